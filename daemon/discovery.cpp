@@ -1,0 +1,285 @@
+#include "daemon/discovery.h"
+
+#include "mad/node_description.h"
+#include "mad/node_info.h"
+#include "mad/port_info.h"
+#include "mad/switch_info.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+
+namespace ibsm::daemon {
+namespace {
+
+using boost::asio::awaitable;
+using boost::asio::use_awaitable;
+using topology::NodeId;
+using topology::PortRef;
+
+std::string hex_status(std::uint16_t s)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%04x", s);
+    return buf;
+}
+
+topology::NodeType to_node_type(mad::NodeKind k)
+{
+    switch (k) {
+    case mad::NodeKind::ca: return topology::NodeType::ca;
+    case mad::NodeKind::switch_node: return topology::NodeType::switch_node;
+    case mad::NodeKind::router: return topology::NodeType::router;
+    }
+    return topology::NodeType::ca;
+}
+
+bool link_is_up(mad::PortState s)
+{
+    return s == mad::PortState::init || s == mad::PortState::armed || s == mad::PortState::active;
+}
+
+class Sweep {
+public:
+    explicit Sweep(mad::Transport& transport) : transport_(transport) {}
+
+    awaitable<DiscoveryResult> run()
+    {
+        auto start = std::chrono::steady_clock::now();
+        auto before = transport_.counters().requests;
+        auto executor = co_await boost::asio::this_coro::executor;
+        boost::asio::steady_timer done(executor, boost::asio::steady_timer::time_point::max());
+        done_ = &done;
+
+        spawn(executor, visit(DrPath{}, std::nullopt));
+        if (outstanding_ > 0) {
+            boost::system::error_code ec;
+            co_await done.async_wait(boost::asio::redirect_error(use_awaitable, ec));
+        }
+        done_ = nullptr;
+        if (failure_) std::rethrow_exception(failure_);
+        if (!sm_port_known_)
+            throw std::runtime_error("the SM's own port did not answer NodeInfo: " +
+                                     (result_.missing.empty() ? std::string("no answer") : result_.missing.front().why));
+
+        result_.smps = transport_.counters().requests - before;
+        result_.elapsed = std::chrono::steady_clock::now() - start;
+        co_return std::move(result_);
+    }
+
+private:
+    template <typename Executor>
+    void spawn(Executor executor, awaitable<void> task)
+    {
+        ++outstanding_;
+        boost::asio::co_spawn(executor, std::move(task), [this](std::exception_ptr e) {
+            // A bug, not a fabric problem: keep the first, finish the sweep.
+            if (e && !failure_) failure_ = e;
+            if (--outstanding_ == 0 && done_) done_->cancel();
+        });
+    }
+
+    std::string where(const std::optional<PortRef>& from) const
+    {
+        if (!from) return "the SM's own node";
+        const auto& n = result_.fabric.node(from->node);
+        return "behind " + n.guid.str() + (n.description.empty() ? "" : " (" + n.description + ")") + " port " +
+               std::to_string(from->port.value());
+    }
+
+    // One Get; on failure records what is missing and returns nullopt.
+    awaitable<std::optional<mad::Smp>> get(const DrPath& path, std::uint16_t attr, std::uint32_t mod,
+                                           std::string what)
+    {
+        mad::SmpRequest req{mad::make_dr_request(mad::Method::get, path, attr, mod, 0), Lid{}};
+        auto r = co_await transport_.async_request(std::move(req), use_awaitable);
+        if (r.ok()) co_return r.smp;
+        std::string why = r.failure == mad::SmpFailure::bad_status ? "bad status " + hex_status(r.status)
+                                                                     : mad::to_string(r.failure);
+        result_.missing.push_back(MissingItem{path, std::move(what), std::move(why)});
+        co_return std::nullopt;
+    }
+
+    void record_duplicate(Guid guid, NodeId existing, const DrPath& second, std::string detail)
+    {
+        result_.duplicates.push_back(DuplicateGuid{guid, result_.paths.at(existing.value), second, std::move(detail)});
+    }
+
+    // Cables a<->b unless one end already leads elsewhere, which only a
+    // duplicate GUID (or a fabric changing under the sweep) can cause.
+    bool link(PortRef a, PortRef b, Guid guid_b, const DrPath& path_b)
+    {
+        auto& f = result_.fabric;
+        auto ra = f.remote(a);
+        auto rb = f.remote(b);
+        if ((ra && *ra != b) || (rb && *rb != a)) {
+            record_duplicate(guid_b, b.node, path_b,
+                             "port " + std::to_string(b.port.value()) + " of " + guid_b.str() +
+                                 " is reached from " + where(a) + " but is already cabled elsewhere");
+            return false;
+        }
+        f.connect(a, b);
+        return true;
+    }
+
+    awaitable<void> visit(DrPath path, std::optional<PortRef> from)
+    {
+        auto executor = co_await boost::asio::this_coro::executor;
+        auto r = co_await get(path, mad::attr::node_info, 0, "NodeInfo (" + where(from) + ")");
+        if (!r) co_return;
+        auto ni = mad::decode_node_info(r->data());
+        if (!ni) {
+            result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(from) + ")", "malformed answer"});
+            co_return;
+        }
+        auto& f = result_.fabric;
+        const PortNum in = ni->local_port_num;
+        const auto type = to_node_type(ni->node_type);
+        if (in.value() > ni->num_ports || (type != topology::NodeType::switch_node && in.value() == 0)) {
+            result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(from) + ")",
+                                                  "LocalPortNum " + std::to_string(in.value()) + " out of range"});
+            co_return;
+        }
+
+        if (auto existing = f.find_node(ni->node_guid)) {
+            auto& n = f.node(*existing);
+            if (n.type != type || n.num_ports() != ni->num_ports) {
+                record_duplicate(ni->node_guid, *existing, path,
+                                 std::string("a ") + topology::to_string(type) + " with " +
+                                     std::to_string(ni->num_ports) + " ports answers " + where(from) +
+                                     " with the GUID of a " + topology::to_string(n.type) + " with " +
+                                     std::to_string(n.num_ports()) + " ports");
+                co_return;
+            }
+            PortRef here{*existing, in};
+            if (from && !link(*from, here, ni->node_guid, path)) co_return;
+            if (!n.is_switch() && !n.port(in).known) {
+                if (!set_port_guid(here, ni->port_guid, path)) co_return;
+                spawn(executor, port_info(*existing, path, in, false));
+            }
+            co_return;
+        }
+
+        NodeId id = f.add_node(type, ni->node_guid, ni->num_ports);
+        auto& n = f.node(id);
+        n.system_guid = ni->system_image_guid;
+        n.vendor_id = ni->vendor_id;
+        n.device_id = ni->device_id;
+        n.revision = ni->revision;
+        result_.paths.resize(f.node_count());
+        result_.paths[id.value] = path;
+        PortRef here{id, in};
+        if (type != topology::NodeType::switch_node && !set_port_guid(here, ni->port_guid, path)) co_return;
+        if (from) {
+            link(*from, here, ni->node_guid, path);
+        } else {
+            result_.sm_port = here;
+            sm_port_known_ = true;
+        }
+
+        spawn(executor, describe(id, path));
+        if (type == topology::NodeType::switch_node) {
+            spawn(executor, switch_info(id, path));
+            for (unsigned p = 0; p <= ni->num_ports; ++p) {
+                PortNum pn(static_cast<std::uint8_t>(p));
+                spawn(executor, port_info(id, path, pn, p != 0 && !(from && pn == in)));
+            }
+        } else {
+            // A CA is only asked about the port we reached; the SM's own CA
+            // is where the sweep leaves for the fabric.
+            spawn(executor, port_info(id, path, in, !from));
+        }
+    }
+
+    bool set_port_guid(PortRef p, Guid guid, const DrPath& path)
+    {
+        try {
+            result_.fabric.set_port_guid(p, guid);
+            return true;
+        } catch (const std::invalid_argument&) {
+            auto other = result_.fabric.find_port(guid);
+            record_duplicate(guid, other ? other->node : p.node, path,
+                             "port GUID " + guid.str() + " answers on two different ports");
+            return false;
+        }
+    }
+
+    awaitable<void> describe(NodeId id, DrPath path)
+    {
+        auto r = co_await get(path, mad::attr::node_description, 0, "NodeDescription");
+        if (!r) co_return;
+        if (auto nd = mad::decode_node_description(r->data())) result_.fabric.node(id).description = nd->text;
+    }
+
+    awaitable<void> switch_info(NodeId id, DrPath path)
+    {
+        auto r = co_await get(path, mad::attr::switch_info, 0, "SwitchInfo");
+        if (!r) co_return;
+        auto si = mad::decode_switch_info(r->data());
+        if (!si) {
+            result_.missing.push_back(MissingItem{path, "SwitchInfo", "malformed answer"});
+            co_return;
+        }
+        auto& sw = *result_.fabric.node(id).sw;
+        sw.linear_fdb_cap = si->linear_fdb_cap;
+        sw.linear_fdb_top = si->linear_fdb_top;
+        sw.life_time_value = si->life_time_value;
+        sw.enhanced_port0 = si->enhanced_port0;
+    }
+
+    awaitable<void> port_info(NodeId id, DrPath path, PortNum pn, bool follow)
+    {
+        auto executor = co_await boost::asio::this_coro::executor;
+        auto r = co_await get(path, mad::attr::port_info, pn.value(), "PortInfo port " + std::to_string(pn.value()));
+        if (!r) co_return;
+        auto pi = mad::decode_port_info(r->data());
+        if (!pi) {
+            result_.missing.push_back(
+                MissingItem{path, "PortInfo port " + std::to_string(pn.value()), "malformed answer"});
+            co_return;
+        }
+        auto& port = result_.fabric.node(id).port(pn);
+        port.known = true;
+        port.lid = pi->lid;
+        port.lmc = pi->lmc;
+        port.state = static_cast<topology::PortState>(pi->port_state);
+        port.phys_state = pi->port_phys_state;
+        port.link_width_active = pi->link_width_active;
+        port.link_speed_active = pi->link_speed_active;
+        port.link_speed_ext_active = pi->link_speed_ext_active;
+        port.vl_cap = pi->vl_cap;
+        port.mtu_cap = pi->mtu_cap;
+        port.capability_mask = pi->capability_mask;
+
+        const PortRef here{id, pn};
+        if (!follow || !link_is_up(pi->port_state) || result_.fabric.remote(here)) co_return;
+        if (path.full()) {
+            result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(here) + ")", "DR path longer than 63 hops"});
+            co_return;
+        }
+        spawn(executor, visit(path.extended(pn), here));
+    }
+
+    mad::Transport& transport_;
+    DiscoveryResult result_;
+    bool sm_port_known_ = false;
+    std::size_t outstanding_ = 0;
+    boost::asio::steady_timer* done_ = nullptr;
+    std::exception_ptr failure_;
+};
+
+} // namespace
+
+awaitable<DiscoveryResult> discover(mad::Transport& transport)
+{
+    Sweep sweep(transport);
+    co_return co_await sweep.run();
+}
+
+} // namespace ibsm::daemon

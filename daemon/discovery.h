@@ -1,0 +1,70 @@
+// Heavy sweep: discovers the fabric breadth-first over directed routes and
+// builds a topology::Fabric.
+//
+// Why: everything after discovery (LIDs, routing, programming) needs the
+// whole graph with port states and the DR path to every switch.
+//
+// Data structures: the Fabric under construction; `paths_` (NodeId -> the DR
+// path the node was first reached by); a count of in-flight tasks, the sweep
+// being done when it falls to zero.
+//
+// Algorithm: start at the SM's own node (path "0"). For a node reached over
+// path P through its port q: NodeInfo; if the node GUID is new, create the
+// node, then ask NodeDescription, and for a switch SwitchInfo and PortInfo of
+// every port (0..N), for a CA/router PortInfo of port q only. Every switch
+// port in INIT/ARMED/ACTIVE whose far end is not yet known is followed over
+// P+port. A node reached again only adds the link (and, for a CA, the port
+// reached). All requests of all nodes are in flight at once, bounded only by
+// the transport window, so the sweep runs at the SMP rate, not the latency.
+// Failures never stop the sweep: a NodeInfo that times out is recorded as a
+// missing node behind its port, a PortInfo as an unknown port; the same GUID
+// appearing at a port that already leads elsewhere is reported as a
+// duplicate GUID.
+#pragma once
+
+#include "mad/transport.h"
+#include "mad/types.h"
+#include "topology/fabric.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct MissingItem {
+    DrPath path;      // where the query went
+    std::string what; // "NodeInfo", "PortInfo port 7", ...
+    std::string why;  // "timeout", "bad status 0x001c", ...
+};
+
+struct DuplicateGuid {
+    Guid guid;
+    DrPath first;  // path the GUID was first seen at
+    DrPath second; // path where a different node answered with the same GUID
+    std::string detail;
+};
+
+struct DiscoveryResult {
+    topology::Fabric fabric;
+    std::vector<DrPath> paths; // indexed by NodeId: how the SM reaches each node
+    topology::PortRef sm_port; // the SM's own port
+    std::vector<MissingItem> missing;
+    std::vector<DuplicateGuid> duplicates;
+    std::uint64_t smps = 0; // requests completed during the sweep
+    std::chrono::steady_clock::duration elapsed{};
+
+    const DrPath& path_to(topology::NodeId n) const { return paths.at(n.value); }
+    bool complete() const { return missing.empty() && duplicates.empty(); }
+};
+
+// Runs one heavy sweep. Never throws for fabric problems; those are in the
+// result. Throws std::runtime_error only when the SM's own node does not
+// answer (nothing can be discovered).
+boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport);
+
+} // namespace ibsm::daemon

@@ -1,0 +1,54 @@
+#include "daemon/sweep_report.h"
+
+#include "topology/netfile_writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace ibsm::daemon {
+
+void log_discovery(const DiscoveryResult& r, const mad::TransportCounters& c)
+{
+    const auto& f = r.fabric;
+    const double secs = std::chrono::duration<double>(r.elapsed).count();
+    spdlog::info("discovered {} nodes ({} switches, {} CAs), {} links in {:.3f} s: {} SMPs, {:.0f} SMPs/s", f.node_count(),
+                 f.switch_count(), f.ca_count(), f.link_count(), secs, r.smps, secs > 0 ? r.smps / secs : 0.0);
+    if (c.timeouts || c.malformed || c.unmatched || c.kernel_errors)
+        spdlog::info("transport: {} sent, {} timeouts, {} malformed, {} unmatched, {} kernel errors", c.sent, c.timeouts,
+                     c.malformed, c.unmatched, c.kernel_errors);
+    for (const auto& m : r.missing) spdlog::warn("missing: {} at DR path {}: {}", m.what, m.path.str(), m.why);
+    for (const auto& d : r.duplicates)
+        spdlog::error("duplicate GUID {}: first at DR path {}, again at {}: {}", d.guid.str(), d.first.str(),
+                      d.second.str(), d.detail);
+    if (!r.complete())
+        spdlog::warn("sweep incomplete: {} missing item(s), {} duplicate GUID(s)", r.missing.size(), r.duplicates.size());
+}
+
+std::string write_topology_dump(const DiscoveryResult& r, const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw std::runtime_error("cannot create dump directory " + dir + ": " + ec.message());
+    const fs::path target = fs::path(dir) / "topology.net";
+    const fs::path tmp = fs::path(dir) / ".topology.net.tmp";
+    {
+        std::ofstream out(tmp);
+        if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+        topology::netfile::WriteOptions wo;
+        wo.first_node = r.sm_port.node;
+        topology::netfile::write(out, r.fabric, wo);
+        out.flush();
+        if (!out) throw std::runtime_error("error writing " + tmp.string());
+    }
+    fs::rename(tmp, target, ec);
+    if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message());
+    return target.string();
+}
+
+} // namespace ibsm::daemon

@@ -1,0 +1,286 @@
+#include "mad/transport.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include <cerrno>
+#include <utility>
+
+namespace ibsm::mad {
+namespace {
+
+constexpr std::size_t mad_header_size = 24;
+
+std::string hex16(unsigned v)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%04x", v & 0xFFFF);
+    return buf;
+}
+
+} // namespace
+
+const char* to_string(SmpFailure f)
+{
+    switch (f) {
+    case SmpFailure::none: return "ok";
+    case SmpFailure::timeout: return "timeout";
+    case SmpFailure::bad_status: return "bad status";
+    case SmpFailure::send_failed: return "send failed";
+    case SmpFailure::shutdown: return "shutdown";
+    }
+    return "?";
+}
+
+Transport::Transport(boost::asio::io_context& io, MadPort& port, TransportOptions options)
+    : io_(io), port_(port), options_(options), timer_(io)
+{
+    if (options_.window == 0) options_.window = 1;
+}
+
+Transport::~Transport()
+{
+    *alive_ = false;
+    stop();
+}
+
+void Transport::start()
+{
+    if (running_) return;
+    running_ = true;
+    if (port_.pollable_by_reactor()) {
+        // The descriptor belongs to libibumad; we only borrow it for readiness.
+        descriptor_.emplace(io_, port_.fd());
+    }
+    wait_readable();
+}
+
+void Transport::stop()
+{
+    if (!running_) return;
+    running_ = false;
+    timer_.cancel();
+    deadlines_.clear();
+    if (descriptor_) {
+        boost::system::error_code ec;
+        descriptor_->cancel(ec);
+        descriptor_->release();
+        descriptor_.reset();
+    }
+    std::vector<std::uint32_t> tids;
+    for (auto& [tid, p] : inflight_) tids.push_back(tid);
+    for (auto tid : tids) complete(tid, SmpResponse{SmpFailure::shutdown, {}, 0, 0}, /*from_initiation=*/true);
+    while (!queue_.empty()) {
+        auto h = std::move(queue_.front().handler);
+        queue_.pop_front();
+        boost::asio::post(io_, [h = std::move(h)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
+    }
+}
+
+void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler)
+{
+    if (!running_) {
+        boost::asio::post(io_, [h = std::move(handler)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
+        return;
+    }
+    queue_.push_back(Pending{std::move(req), std::move(handler), 0});
+    pump_sends(true);
+}
+
+void Transport::pump_sends(bool from_initiation)
+{
+    while (running_ && inflight_.size() < options_.window && !queue_.empty()) {
+        Pending p = std::move(queue_.front());
+        queue_.pop_front();
+        std::uint32_t tid = next_tid_++;
+        if (next_tid_ == 0) next_tid_ = 1;
+        auto [it, inserted] = inflight_.emplace(tid, std::move(p));
+        (void)inserted;
+        if (!transmit(tid, it->second))
+            complete(tid, SmpResponse{SmpFailure::send_failed, {}, 0, it->second.attempts}, from_initiation);
+    }
+}
+
+bool Transport::transmit(std::uint32_t tid, Pending& p)
+{
+    p.request.smp.set_tid(tid);
+    ++p.attempts;
+    ++counters_.sent;
+    if (!port_.send(p.request.smp, p.request.dlid, static_cast<std::uint32_t>(options_.timeout.count()))) return false;
+    deadlines_.push_back(Deadline{std::chrono::steady_clock::now() + options_.timeout, tid, p.attempts});
+    arm_timer();
+    return true;
+}
+
+void Transport::arm_timer()
+{
+    if (timer_armed_ || deadlines_.empty() || !running_) return;
+    timer_armed_ = true;
+    timer_.expires_at(deadlines_.front().at);
+    timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {
+        if (!*alive) return;
+        timer_armed_ = false;
+        if (ec) return;
+        expire_deadlines();
+    });
+}
+
+void Transport::expire_deadlines()
+{
+    const auto now = std::chrono::steady_clock::now();
+    while (!deadlines_.empty() && deadlines_.front().at <= now) {
+        Deadline d = deadlines_.front();
+        deadlines_.pop_front();
+        on_timeout(d.tid, d.attempt); // ignores completed or superseded attempts
+    }
+    // Skip the head entries that are already answered, so the timer is not
+    // armed for deadlines nobody waits on.
+    while (!deadlines_.empty()) {
+        auto it = inflight_.find(deadlines_.front().tid);
+        if (it != inflight_.end() && it->second.attempts == deadlines_.front().attempt) break;
+        deadlines_.pop_front();
+    }
+    arm_timer();
+}
+
+void Transport::on_timeout(std::uint32_t tid, unsigned attempt)
+{
+    auto it = inflight_.find(tid);
+    if (it == inflight_.end() || it->second.attempts != attempt) return;
+    ++counters_.timeouts;
+    if (it->second.attempts > options_.retries) {
+        complete(tid, SmpResponse{SmpFailure::timeout, {}, 0, it->second.attempts});
+        pump_sends();
+        return;
+    }
+    // Retry under a fresh TID so a late answer to the old attempt is told
+    // apart (counted as unmatched) instead of completing the retry twice.
+    Pending p = std::move(it->second);
+    inflight_.erase(it);
+    std::uint32_t new_tid = next_tid_++;
+    if (next_tid_ == 0) next_tid_ = 1;
+    auto [nit, inserted] = inflight_.emplace(new_tid, std::move(p));
+    (void)inserted;
+    if (!transmit(new_tid, nit->second)) {
+        complete(new_tid, SmpResponse{SmpFailure::send_failed, {}, 0, nit->second.attempts});
+        pump_sends();
+    }
+}
+
+void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_initiation)
+{
+    auto it = inflight_.find(tid);
+    if (it == inflight_.end()) return;
+    Pending p = std::move(it->second);
+    inflight_.erase(it);
+    ++counters_.requests;
+    if (!response.ok()) ++counters_.failed;
+    response.attempts = p.attempts;
+    auto run = [h = std::move(p.handler), r = std::move(response)]() mutable { std::move(h)(std::move(r)); };
+    if (from_initiation)
+        boost::asio::post(io_, std::move(run));
+    else
+        boost::asio::dispatch(io_, std::move(run));
+}
+
+void Transport::wait_readable()
+{
+    if (!running_ || waiting_) return;
+    waiting_ = true;
+    if (descriptor_) {
+        descriptor_->async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                                [this, alive = alive_](boost::system::error_code ec) {
+                                    if (!*alive) return;
+                                    waiting_ = false;
+                                    if (ec) return;
+                                    drain();
+                                    wait_readable();
+                                });
+        return;
+    }
+    boost::asio::post(io_, [this, alive = alive_]() {
+        if (!*alive) return;
+        waiting_ = false;
+        // Completions resume their coroutines inline, which send the next
+        // requests, so one turn can carry many round trips; the slice bounds
+        // how long timers and signals wait for their turn.
+        const auto until = std::chrono::steady_clock::now() + options_.sim_poll_slice;
+        while (running_ && *alive && std::chrono::steady_clock::now() < until) {
+            if (!port_.wait_readable(1)) break;
+            drain();
+        }
+        if (*alive) wait_readable();
+    });
+}
+
+void Transport::drain()
+{
+    while (auto r = port_.try_receive()) dispatch(*r);
+    pump_sends();
+}
+
+void Transport::note(const std::string& kind, const std::string& detail)
+{
+    if (!diagnostic_) return;
+    if (noted_.emplace(kind, true).second) diagnostic_(kind + ": " + detail + " (further ones counted, not logged)");
+}
+
+void Transport::dispatch(const RawReceive& r)
+{
+    const Smp& smp = r.smp;
+    if (r.length < mad_header_size) {
+        ++counters_.malformed;
+        note("malformed MAD", "only " + std::to_string(r.length) + " bytes");
+        return;
+    }
+    if (smp.base_version() != 1 ||
+        (smp.mgmt_class() != mgmt_class_lid_routed && smp.mgmt_class() != mgmt_class_directed_route)) {
+        ++counters_.malformed;
+        note("unexpected MAD", "base version " + std::to_string(smp.base_version()) + ", class " +
+                                   hex16(smp.mgmt_class()));
+        return;
+    }
+    const auto tid = static_cast<std::uint32_t>(smp.tid() & 0xFFFFFFFFu);
+    if (r.umad_status != 0) {
+        // The kernel hands back our own send when it timed out or failed.
+        ++counters_.kernel_errors;
+        if (inflight_.contains(tid)) on_timeout(tid, inflight_.at(tid).attempts);
+        return;
+    }
+    if (!smp.is_response()) {
+        if (r.length < mad_size) {
+            ++counters_.malformed;
+            note("truncated request", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
+            return;
+        }
+        ++counters_.unsolicited;
+        if (unsolicited_)
+            unsolicited_(r);
+        else
+            note("unsolicited MAD ignored", "method " + hex16(smp.method()) + ", attribute " + hex16(smp.attr_id()));
+        return;
+    }
+    auto it = inflight_.find(tid);
+    if (it == inflight_.end()) {
+        ++counters_.unmatched;
+        note("unmatched response", "TID " + std::to_string(tid) + ", attribute " + hex16(smp.attr_id()) +
+                                       " (late answer to a retried request?)");
+        return;
+    }
+    if (r.length < mad_size) {
+        ++counters_.malformed;
+        note("truncated response", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
+        return; // the request times out and is retried
+    }
+    ++counters_.responses;
+    const std::uint16_t status = smp.status();
+    complete(tid, SmpResponse{status == 0 ? SmpFailure::none : SmpFailure::bad_status, smp, status, 0});
+}
+
+bool Transport::respond(const Smp& response, const RawReceive& request)
+{
+    ++counters_.sent;
+    return port_.send_response(response, request);
+}
+
+} // namespace ibsm::mad

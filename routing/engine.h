@@ -1,0 +1,43 @@
+// The routing engine interface: pure computation over a Fabric and its LIDs,
+// returning tables or a structured refusal. Engines do no I/O and hold no
+// globals; equal input gives equal output.
+#pragma once
+
+#include "lidassign/lid_map.h"
+#include "routing/tables.h"
+#include "topology/fabric.h"
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ibsm::routing {
+
+struct Options {
+    std::vector<Guid> root_guids; // fat-tree roots when configured (node GUIDs)
+    std::uint8_t lmc = 0;
+    // Port GUID of the SM's own port: engines that must avoid a node (sftree's
+    // subtree root must not host the SM's CA) read it from here.
+    Guid sm_port_guid;
+    std::uint8_t max_vls = 8;
+};
+
+// Why an engine will not route this fabric, e.g. engine "ftree",
+// reason "not a fat-tree: switch 0x... has CAs at rank 2".
+struct Refusal {
+    std::string engine;
+    std::string reason;
+};
+
+using Result = std::variant<RoutingTables, Refusal>;
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual std::string name() const = 0;
+    virtual Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                           const Options& options) const = 0;
+};
+
+} // namespace ibsm::routing

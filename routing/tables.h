@@ -1,0 +1,37 @@
+// What a routing engine produces: a linear forwarding table per switch, the
+// LinearFDBTop to program, and for engines that use several virtual lanes the
+// SL of each (source, destination) pair and the number of VLs needed.
+#pragma once
+
+#include "mad/types.h"
+#include "topology/fabric.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::routing {
+
+inline constexpr std::uint8_t no_route = 255; // LFT entry meaning "drop"
+
+struct Lft {
+    // Index = destination LID (0..top), value = output port, or no_route.
+    // Entry for a switch's own LIDs is 0 (deliver to the management port).
+    std::vector<std::uint8_t> port;
+
+    std::uint8_t at(Lid lid) const { return lid.value() < port.size() ? port[lid.value()] : no_route; }
+};
+
+struct RoutingTables {
+    std::string engine;                         // name of the engine that produced them
+    std::map<topology::NodeId, Lft> lfts;       // one per switch
+    Lid linear_fdb_top;                         // highest LID routed
+    // Engines with several VLs (dfsssp, sftree variants): SL per
+    // (source port, destination LID); empty means SL 0 everywhere.
+    std::map<std::pair<topology::PortRef, Lid>, std::uint8_t> sl;
+    std::uint8_t vls_used = 1;
+};
+
+} // namespace ibsm::routing
