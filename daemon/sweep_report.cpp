@@ -40,9 +40,11 @@ std::string write_topology_dump(const DiscoveryResult& r, const std::string& dir
     {
         std::ofstream out(tmp);
         if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-        topology::netfile::WriteOptions wo;
-        wo.first_node = r.sm_port.node;
-        topology::netfile::write(out, r.fabric, wo);
+        topology::WriteOptions wo;
+        // The SM's node first: fed back to ibsim, the SM attaches where it was.
+        wo.first = r.sm_port.node;
+        wo.comments.push_back("discovered by ibsmd");
+        topology::write_net(out, r.fabric, wo);
         out.flush();
         if (!out) throw std::runtime_error("error writing " + tmp.string());
     }

@@ -1,3 +1,9 @@
+// The simulator's umad2sim intercepts open(), not open64(): with Meson's
+// default -D_FILE_OFFSET_BITS=64 our open() of the issm device would bypass
+// it and ibsim would never learn that this client is the SM (no traps).
+// Nothing in this file needs large-file offsets.
+#undef _FILE_OFFSET_BITS
+
 #include "mad/umad_port.h"
 
 #include <infiniband/umad.h>

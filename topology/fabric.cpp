@@ -7,7 +7,7 @@ namespace ibsm::topology {
 
 NodeId Fabric::add_node(NodeType type, Guid guid, std::uint8_t num_ports, std::string description)
 {
-    if (by_node_guid_.contains(guid))
+    if (by_node_guid_.contains(guid) || (type == NodeType::switch_node && by_port_guid_.contains(guid)))
         throw std::invalid_argument("duplicate node GUID " + guid.str());
     NodeId id{static_cast<std::uint32_t>(nodes_.size())};
     Node n;
@@ -33,6 +33,8 @@ void Fabric::set_port_guid(PortRef p, Guid guid)
 {
     Port& port = this->port(p);
     if (port.guid == guid) return;
+    if (node(p.node).is_switch())
+        throw std::invalid_argument("switch ports carry the node GUID " + node(p.node).guid.str() + ", not " + guid.str());
     if (!guid.is_zero()) {
         auto it = by_port_guid_.find(guid);
         if (it != by_port_guid_.end() && it->second != p)

@@ -98,7 +98,9 @@ public:
     // (duplicate GUIDs are a fabric error callers must report, not merge).
     NodeId add_node(NodeType type, Guid guid, std::uint8_t num_ports, std::string description = {});
 
-    // Records a port GUID (CA/router ports; a switch's ports share the node GUID).
+    // Records a port GUID (CA/router ports; a switch's ports share the node
+    // GUID, so giving one another GUID throws std::invalid_argument, as does
+    // a GUID already used by another port).
     void set_port_guid(PortRef p, Guid guid);
 
     // Cables a to b. Throws std::invalid_argument if either end is already

@@ -46,4 +46,8 @@ TEST_CASE("Fabric rejects duplicate GUIDs and double cabling")
     auto c = f.add_node(NodeType::ca, Guid(3), 1);
     f.set_port_guid({c, PortNum(1)}, Guid(4));
     CHECK_THROWS_AS(f.set_port_guid({a, PortNum(0)}, Guid(4)), std::invalid_argument);
+    // A switch port cannot take another GUID; a switch cannot reuse a CA port GUID.
+    CHECK_THROWS_AS(f.set_port_guid({a, PortNum(2)}, Guid(9)), std::invalid_argument);
+    CHECK(f.find_port(Guid(1)) == PortRef{a, PortNum(0)});
+    CHECK_THROWS_AS(f.add_node(NodeType::switch_node, Guid(4), 4), std::invalid_argument);
 }

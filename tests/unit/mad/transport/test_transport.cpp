@@ -1,0 +1,230 @@
+#include "fake_port.h"
+
+#include "mad/transport.h"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include <map>
+#include <set>
+
+using namespace ibsm;
+using namespace std::chrono_literals;
+
+namespace {
+
+mad::SmpRequest node_info_request(std::uint32_t marker)
+{
+    // attr_mod carries a marker so each response can be checked against
+    // the request it belongs to.
+    return {mad::make_dr_request(mad::Method::get, DrPath{}.extended(PortNum(1)), mad::attr::node_info, marker, 0),
+            Lid{}};
+}
+
+struct Harness {
+    explicit Harness(bool reactor, mad::TransportOptions o = {}) : port(reactor), transport(io, port, o)
+    {
+        transport.set_diagnostic([this](const std::string& m) { diagnostics.push_back(m); });
+        transport.start();
+    }
+
+    // Issues `n` requests; every completion is stored by marker; the
+    // transport stops when the last one completes so io.run() returns.
+    void issue(unsigned n)
+    {
+        remaining = n;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            transport.async_request(node_info_request(i), [this, i](mad::SmpResponse r) {
+                results[i] = r;
+                if (--remaining == 0) transport.stop();
+            });
+        }
+    }
+
+    boost::asio::io_context io;
+    test::FakePort port;
+    mad::Transport transport;
+    std::map<std::uint32_t, mad::SmpResponse> results;
+    std::vector<std::string> diagnostics;
+    unsigned remaining = 0;
+};
+
+} // namespace
+
+TEST_CASE("transport keeps at most `window` SMPs outstanding and matches every answer", "[transport]")
+{
+    for (bool reactor : {true, false}) {
+        DYNAMIC_SECTION((reactor ? "reactor" : "polled"))
+        {
+            Harness h(reactor, {4, 50ms, 2, 1ms});
+            // Answer in batches, newest first, so responses arrive out of order.
+            std::vector<mad::Smp> held;
+            h.port.responder = [&](const mad::Smp& req) {
+                held.push_back(req);
+                std::vector<mad::RawReceive> out;
+                if (held.size() == 4 || req.attr_mod() == 99) {
+                    for (auto it = held.rbegin(); it != held.rend(); ++it)
+                        out.push_back(test::answer(*it, static_cast<std::uint8_t>(it->attr_mod())));
+                    held.clear();
+                }
+                return out;
+            };
+            h.issue(100);
+            h.io.run();
+            REQUIRE(h.results.size() == 100);
+            for (auto& [marker, r] : h.results) {
+                CHECK(r.ok());
+                CHECK(r.smp.attr_mod() == marker);
+                CHECK(r.smp.data()[0] == static_cast<std::uint8_t>(marker));
+                CHECK(r.attempts == 1);
+            }
+            CHECK(h.port.max_outstanding <= 4);
+            CHECK(h.port.max_outstanding == 4);
+            CHECK(h.transport.counters().sent == 100);
+            CHECK(h.transport.counters().responses == 100);
+            // TIDs are unique among the requests on the wire.
+            std::set<std::uint64_t> tids;
+            for (auto& s : h.port.sent) tids.insert(s.tid());
+            CHECK(tids.size() == 100);
+        }
+    }
+}
+
+TEST_CASE("a lost SMP is retried under a new TID and a late answer is counted, not delivered twice", "[transport]")
+{
+    Harness h(true, {16, 20ms, 3, 1ms});
+    std::map<std::uint32_t, int> attempts;
+    std::vector<mad::Smp> dropped;
+    h.port.responder = [&](const mad::Smp& req) {
+        std::vector<mad::RawReceive> out;
+        if (++attempts[req.attr_mod()] < 3) {
+            dropped.push_back(req);
+            return out;
+        }
+        out.push_back(test::answer(req, 7));
+        // The answer to the first, timed-out attempt finally shows up too.
+        out.push_back(test::answer(dropped.front(), 8));
+        dropped.erase(dropped.begin());
+        return out;
+    };
+    h.issue(1);
+    h.io.run();
+    REQUIRE(h.results.size() == 1);
+    CHECK(h.results[0].ok());
+    CHECK(h.results[0].attempts == 3);
+    CHECK(h.results[0].smp.data()[0] == 7);
+    CHECK(h.transport.counters().timeouts == 2);
+    CHECK(h.transport.counters().sent == 3);
+    CHECK(h.transport.counters().unmatched == 1);
+    CHECK(h.port.sent[0].tid() != h.port.sent[1].tid());
+}
+
+TEST_CASE("an SMP nobody answers fails with timeout after every retry", "[transport]")
+{
+    for (bool reactor : {true, false}) {
+        DYNAMIC_SECTION((reactor ? "reactor" : "polled"))
+        {
+            Harness h(reactor, {16, 10ms, 2, 1ms});
+            h.port.responder = [](const mad::Smp&) { return std::vector<mad::RawReceive>{}; };
+            auto start = std::chrono::steady_clock::now();
+            h.issue(3);
+            h.io.run();
+            REQUIRE(h.results.size() == 3);
+            for (auto& [m, r] : h.results) {
+                CHECK(r.failure == mad::SmpFailure::timeout);
+                CHECK(r.attempts == 3);
+            }
+            CHECK(h.transport.counters().sent == 9);
+            CHECK(h.transport.counters().failed == 3);
+            CHECK(std::chrono::steady_clock::now() - start >= 30ms);
+        }
+    }
+}
+
+TEST_CASE("a non-zero MAD status is reported, not retried", "[transport]")
+{
+    Harness h(true);
+    h.port.responder = [](const mad::Smp& req) { return std::vector<mad::RawReceive>{test::answer(req, 0, 0x001c)}; };
+    h.issue(1);
+    h.io.run();
+    CHECK(h.results[0].failure == mad::SmpFailure::bad_status);
+    CHECK(h.results[0].status == 0x001c);
+    CHECK(h.transport.counters().sent == 1);
+}
+
+TEST_CASE("malformed, foreign and unmatched MADs are counted, reported once per kind and dropped", "[transport]")
+{
+    Harness h(true);
+    h.port.responder = [&](const mad::Smp& req) {
+        std::vector<mad::RawReceive> out;
+        mad::RawReceive shorty;
+        shorty.length = 10;
+        out.push_back(shorty);
+        out.push_back(shorty);
+        auto bad_version = test::answer(req, 1);
+        bad_version.smp.bytes()[0] = 2;
+        out.push_back(bad_version);
+        auto foreign_class = test::answer(req, 1);
+        foreign_class.smp.bytes()[1] = 0x04; // PerfMgt
+        out.push_back(foreign_class);
+        auto truncated = test::answer(req, 1);
+        truncated.length = 100;
+        out.push_back(truncated);
+        auto stranger = test::answer(req, 1);
+        stranger.smp.set_tid(0xdead0000beefULL);
+        out.push_back(stranger);
+        out.push_back(test::answer(req, 42));
+        return out;
+    };
+    h.issue(1);
+    h.io.run();
+    CHECK(h.results[0].ok());
+    CHECK(h.results[0].smp.data()[0] == 42);
+    const auto& c = h.transport.counters();
+    CHECK(c.malformed == 5);
+    CHECK(c.unmatched == 1);
+    // short, unexpected (version and class share a kind), truncated, unmatched
+    CHECK(h.diagnostics.size() == 4);
+}
+
+TEST_CASE("unsolicited traps and Gets go to the handler; the SM can answer them", "[transport]")
+{
+    Harness h(true);
+    std::vector<mad::RawReceive> got;
+    h.transport.set_unsolicited_handler([&](const mad::RawReceive& r) {
+        got.push_back(r);
+        std::array<std::uint8_t, 64> data{};
+        h.transport.respond(mad::make_get_resp(r.smp, data), r);
+        h.transport.stop();
+    });
+    mad::RawReceive trap;
+    trap.smp = mad::make_lid_request(mad::Method::trap, Lid(1), mad::attr::notice, 0, 77);
+    trap.length = mad::mad_size;
+    h.port.inject(trap);
+    h.io.run();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].smp.attr_id() == mad::attr::notice);
+    CHECK(h.transport.counters().unsolicited == 1);
+    REQUIRE(h.port.responses.size() == 1);
+    CHECK(h.port.responses[0].tid() == 77);
+    CHECK(h.port.responses[0].is_response());
+}
+
+TEST_CASE("stop() fails pending and queued requests with shutdown; send failures are reported", "[transport]")
+{
+    Harness h(true, {2, 1000ms, 0, 1ms});
+    h.port.responder = [](const mad::Smp&) { return std::vector<mad::RawReceive>{}; };
+    h.issue(5);
+    boost::asio::post(h.io, [&] { h.transport.stop(); });
+    h.io.run();
+    REQUIRE(h.results.size() == 5);
+    for (auto& [m, r] : h.results) CHECK(r.failure == mad::SmpFailure::shutdown);
+
+    Harness f(true);
+    f.port.fail_sends = true;
+    f.issue(2);
+    f.io.run();
+    for (auto& [m, r] : f.results) CHECK(r.failure == mad::SmpFailure::send_failed);
+}

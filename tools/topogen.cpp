@@ -1,0 +1,235 @@
+// `ibsm topogen`: build a fabric with one of the topology generators, apply
+// the requested depopulation/degradation, and write it as a net file that
+// ibsim and our reader accept, with a CA (the SM host) first.
+#include "tools/args.h"
+#include "tools/subcommands.h"
+
+#include "topology/fabric.h"
+#include "topology/gen_degrade.h"
+#include "topology/gen_irregular.h"
+#include "topology/gen_pgft.h"
+#include "topology/netfile_file.h"
+#include "topology/netfile_format.h"
+#include "topology/netfile_writer.h"
+
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ibsm::tools {
+
+namespace {
+
+using topology::Fabric;
+
+constexpr const char* help_text = R"(usage: ibsm topogen <kind> [kind options] [common options]
+
+kinds:
+  pgft   --m M1,..,Mh --w W1,..,Wh [--p P1,..,Ph] [--levels H] [--dual-port]
+         Parallel-ports generalized fat-tree PGFT(h; m; w; p) (seed 003).
+         Level 0 = hosts; switch ports: down ports first, then up ports.
+         e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)
+  kary   --k K --n N [--dual-port]
+         k-ary n-tree (k^n hosts, n*k^(n-1) switches).
+  ring   --switches N --hosts-per-switch K
+  torus  --x X --y Y --hosts-per-switch K
+  mesh   --x X --y Y --hosts-per-switch K
+
+common options:
+  --out FILE                  write the net file here (default: stdout)
+  --hosts-missing N           remove N hosts chosen at random (seeded)
+  --hosts-missing-per-leaf K  remove the last K hosts of every leaf
+  --remove-switches M         remove M host-less switches (seeded)
+  --remove-links N            remove N switch-to-switch links (seeded)
+  --seed S                    seed for the random choices (default 1)
+  --allow-disconnect          let removals split the fabric
+  --sm-host NAME|GUID         CA written first (ibsim attaches the SM there);
+                              default: the first CA with a cable
+)";
+
+const std::vector<OptionSpec> common_options = {
+    {"out", true},           {"hosts-missing", true}, {"hosts-missing-per-leaf", true},
+    {"remove-switches", true}, {"remove-links", true}, {"seed", true},
+    {"allow-disconnect", false}, {"sm-host", true},   {"help", false},
+};
+
+std::vector<OptionSpec> options_for(const std::string& kind)
+{
+    std::vector<OptionSpec> specs = common_options;
+    std::vector<OptionSpec> extra;
+    if (kind == "pgft")
+        extra = {{"levels", true}, {"m", true}, {"w", true}, {"p", true}, {"dual-port", false}};
+    else if (kind == "kary")
+        extra = {{"k", true}, {"n", true}, {"dual-port", false}};
+    else if (kind == "ring")
+        extra = {{"switches", true}, {"hosts-per-switch", true}};
+    else if (kind == "torus" || kind == "mesh")
+        extra = {{"x", true}, {"y", true}, {"hosts-per-switch", true}};
+    else
+        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ring, torus, mesh)");
+    specs.insert(specs.end(), extra.begin(), extra.end());
+    return specs;
+}
+
+std::string join(const std::vector<unsigned>& v)
+{
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+}
+
+// Returns the fabric and a short label naming its parameters.
+std::pair<Fabric, std::string> generate(const std::string& kind, const Args& args)
+{
+    if (kind == "pgft" || kind == "kary") {
+        topology::PgftParams p;
+        std::string label;
+        if (kind == "pgft") {
+            p.m = args.number_list("m", 1, 254);
+            p.w = args.number_list("w", 1, 254);
+            p.p = args.number_list("p", 1, 254);
+            if (p.m.empty()) throw UsageError("pgft needs --m (down-link counts per level, e.g. 12,12,24)");
+            if (p.w.empty()) throw UsageError("pgft needs --w (up-link counts per level, e.g. 1,12,12)");
+            if (p.p.empty()) p.p.assign(p.m.size(), 1);
+            if (args.has("levels")) {
+                auto h = args.required_number("levels", 1, 16);
+                if (h != p.m.size() || h != p.w.size() || h != p.p.size())
+                    throw UsageError("--levels " + std::to_string(h) + " but --m/--w/--p give " +
+                                     std::to_string(p.m.size()) + "/" + std::to_string(p.w.size()) + "/" +
+                                     std::to_string(p.p.size()) + " values");
+            }
+            label = "PGFT(" + std::to_string(p.m.size()) + "; " + join(p.m) + "; " + join(p.w) + "; " + join(p.p) + ")";
+        } else {
+            auto k = static_cast<unsigned>(args.required_number("k", 1, 127));
+            auto n = static_cast<unsigned>(args.required_number("n", 1, 16));
+            p = topology::kary_ntree(k, n);
+            label = std::to_string(k) + "-ary " + std::to_string(n) + "-tree";
+        }
+        p.dual_port_hosts = args.has("dual-port");
+        if (p.dual_port_hosts) label += ", dual-port hosts";
+        return {topology::generate_pgft(p), label};
+    }
+    if (kind == "ring") {
+        topology::RingParams r;
+        r.switches = static_cast<unsigned>(args.required_number("switches", 2, 65536));
+        r.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 250));
+        return {topology::generate_ring(r),
+                "ring of " + std::to_string(r.switches) + " switches x " + std::to_string(r.hosts_per_switch) + " hosts"};
+    }
+    topology::TorusParams t;
+    t.x = static_cast<unsigned>(args.required_number("x", 1, 65536));
+    t.y = static_cast<unsigned>(args.required_number("y", 1, 65536));
+    t.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 250));
+    t.wrap = kind == "torus";
+    return {topology::generate_torus(t), kind + " " + std::to_string(t.x) + "x" + std::to_string(t.y) + " x " +
+                                             std::to_string(t.hosts_per_switch) + " hosts"};
+}
+
+std::string describe(const Fabric& original, Guid g)
+{
+    auto id = original.find_node(g);
+    return id ? "\"" + original.node(*id).description + "\" " + g.str() : g.str();
+}
+
+std::optional<topology::NodeId> find_sm_host(const Fabric& f, const std::string& what)
+{
+    for (topology::NodeId id : f.node_ids()) {
+        const auto& n = f.node(id);
+        if (n.type != topology::NodeType::ca) continue;
+        if (n.description == what || n.guid.str() == what || topology::netfile::node_name(n.type, n.guid) == what)
+            return id;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+int topogen_main(const std::vector<std::string>& argv)
+{
+    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ring, torus, mesh)");
+    if (argv[0] == "--help" || argv[0] == "-h") {
+        std::cout << help_text;
+        return 0;
+    }
+    const std::string kind = argv[0];
+    Args args(std::vector<std::string>(argv.begin() + 1, argv.end()), options_for(kind));
+    if (args.has("help")) {
+        std::cout << help_text;
+        return 0;
+    }
+    const std::uint64_t seed = args.number("seed", 1, 0, UINT64_MAX);
+    const auto hosts_missing = args.number("hosts-missing", 0, 0, UINT32_MAX);
+    const auto per_leaf = args.number("hosts-missing-per-leaf", 0, 0, 254);
+    topology::DegradeSpec spec;
+    spec.switches = args.number("remove-switches", 0, 0, UINT32_MAX);
+    spec.links = args.number("remove-links", 0, 0, UINT32_MAX);
+    spec.seed = seed;
+    spec.keep_connected = !args.has("allow-disconnect");
+
+    Fabric fabric;
+    std::string label;
+    topology::Removal removed;
+    Fabric original;
+    try {
+        std::tie(fabric, label) = generate(kind, args);
+        original = fabric;
+        if (per_leaf > 0) {
+            auto d = topology::remove_hosts_per_leaf(fabric, static_cast<unsigned>(per_leaf));
+            fabric = std::move(d.fabric);
+            removed.hosts = d.removed.hosts;
+        }
+        if (hosts_missing > 0) {
+            auto d = topology::remove_random_hosts(fabric, hosts_missing, seed);
+            fabric = std::move(d.fabric);
+            removed.hosts.insert(removed.hosts.end(), d.removed.hosts.begin(), d.removed.hosts.end());
+        }
+        if (spec.switches > 0 || spec.links > 0) {
+            auto d = topology::degrade(fabric, spec);
+            fabric = std::move(d.fabric);
+            removed.switches = d.removed.switches;
+            removed.links = d.removed.links;
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+
+    topology::WriteOptions wo;
+    if (auto host = args.value("sm-host")) {
+        wo.first = find_sm_host(fabric, *host);
+        if (!wo.first) throw UsageError("--sm-host: no CA named or with GUID '" + *host + "'");
+    } else {
+        wo.first = topology::first_cabled_ca(fabric);
+        if (!wo.first) throw UsageError("the fabric has no cabled CA for the SM to attach to");
+    }
+
+    std::ostringstream summary;
+    summary << label << ": " << fabric.node_count() << " nodes (" << fabric.switch_count() << " switches, "
+            << fabric.ca_count() << " CAs), " << fabric.link_count() << " links; removed " << removed.hosts.size()
+            << " hosts, " << removed.switches.size() << " switches, " << removed.links.size() << " links";
+    if (!removed.hosts.empty() || !removed.switches.empty() || !removed.links.empty()) summary << " (seed " << seed << ")";
+    summary << "; SM host \"" << fabric.node(*wo.first).description << "\"";
+
+    std::string cmdline = "ibsm topogen";
+    for (const auto& a : argv) cmdline += " " + a;
+    wo.comments.push_back("command: " + cmdline);
+    wo.comments.push_back(summary.str());
+    for (Guid g : removed.hosts) wo.comments.push_back("removed host " + describe(original, g));
+    for (Guid g : removed.switches) wo.comments.push_back("removed switch " + describe(original, g));
+    for (const auto& l : removed.links)
+        wo.comments.push_back("removed link " + describe(original, l.a_node) + " [" +
+                              std::to_string(l.a_port.value()) + "] - " + describe(original, l.b_node) + " [" +
+                              std::to_string(l.b_port.value()) + "]");
+
+    auto out = args.value("out");
+    if (!out || *out == "-") {
+        topology::write_net(std::cout, fabric, wo);
+        std::cerr << summary.str() << '\n';
+    } else {
+        topology::save_net_file(*out, fabric, wo);
+        std::cout << summary.str() << " -> " << *out << '\n';
+    }
+    return 0;
+}
+
+} // namespace ibsm::tools
