@@ -1,0 +1,193 @@
+#include "routing/analysis/analyze.h"
+
+#include "routing/analysis/congestion.h"
+#include "routing/analysis/connectivity.h"
+#include "routing/analysis/credit_loops.h"
+#include "routing/analysis/edge_forwarding.h"
+#include "routing/analysis/forwarding.h"
+#include "routing/analysis/host_order.h"
+#include "routing/analysis/network.h"
+#include "routing/analysis/parallel.h"
+#include "routing/analysis/shifts.h"
+#include "routing/analysis/shortest_paths.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <set>
+
+namespace ibsm::routing::analysis {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+NamedPort named_port(const Network& net, topology::PortRef p)
+{
+    return NamedPort{net.display_name(p.node), net.fabric().node(p.node).guid, p.port.value()};
+}
+
+NamedLink named_link(const Network& net, std::int32_t channel)
+{
+    const Channel& c = net.channel(channel);
+    return NamedLink{named_port(net, c.tail), named_port(net, c.head)};
+}
+
+std::vector<NamedPair> named_pairs(const Network& net, const std::vector<PairExample>& ex)
+{
+    std::vector<NamedPair> out;
+    for (const PairExample& e : ex) {
+        const Endpoint& src = net.endpoint(e.source);
+        std::int32_t owner = net.lid_owner(e.lid);
+        out.push_back(NamedPair{src.name, net.fabric().node(src.port.node).guid, e.lid,
+                                owner >= 0 ? net.endpoint(owner).name : std::string("?")});
+    }
+    return out;
+}
+
+CreditReport credit_report(const Network& net, const CreditLoops& loops)
+{
+    CreditReport r;
+    r.computed = loops.computed;
+    for (const VlCreditResult& v : loops.vls) {
+        VlCreditReport vr;
+        vr.vl = v.vl;
+        vr.dependencies = v.dependencies;
+        for (std::int32_t c : v.cycle) vr.cycle.push_back(named_link(net, c));
+        r.vls.push_back(std::move(vr));
+    }
+    return r;
+}
+
+LoadReport load_report(const Network& net, const LoadSummary& s)
+{
+    LoadReport r;
+    r.channels = s.channels;
+    r.max = s.max;
+    r.mean = s.mean;
+    if (s.max_channel >= 0) r.max_link = named_link(net, s.max_channel);
+    return r;
+}
+
+LidReport lid_report(const Network& net, const RoutingTables& tables)
+{
+    LidReport r;
+    std::set<unsigned> lmcs;
+    for (const Endpoint& e : net.endpoints()) {
+        (e.is_switch ? r.switches_with_lid : r.ca_ports)++;
+        lmcs.insert(e.lmc);
+    }
+    for (std::uint32_t l = 1; l < net.lid_table_size(); ++l) {
+        if (net.lid_owner(l) < 0) continue;
+        ++r.lids;
+        if (r.min_lid == 0) r.min_lid = l;
+        r.max_lid = l;
+    }
+    r.lmcs.assign(lmcs.begin(), lmcs.end());
+    r.linear_fdb_top = tables.linear_fdb_top.value();
+    for (std::size_t s = 0; s < net.switch_count(); ++s)
+        if (!net.lft(static_cast<std::int32_t>(s))) ++r.switches_without_lft;
+    return r;
+}
+
+} // namespace
+
+Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, const Options& options)
+{
+    Report rep;
+    auto t0 = Clock::now();
+    auto lap = [&](const char* stage) {
+        auto t = Clock::now();
+        rep.seconds.emplace_back(stage, std::chrono::duration<double>(t - t0).count());
+        t0 = t;
+    };
+
+    const Network net(fabric, tables);
+    std::vector<std::int32_t> order =
+        options.order_lines.empty() ? net.hosts_by_name() : resolve_host_order(net, options.order_lines);
+    rep.host_order = options.order_lines.empty() ? "name" : "given";
+    rep.engine = tables.engine;
+    rep.switches = net.switch_count();
+    rep.hosts = net.hosts_by_name().size();
+    rep.links = fabric.link_count();
+    rep.lids = lid_report(net, tables);
+    const ShortestPaths sp(net, options.threads);
+    const SlLookup sls(net, tables);
+    lap("prepare");
+
+    // One pass over every destination LID.
+    std::vector<std::uint32_t> dests;
+    for (std::uint32_t l = 1; l < net.lid_table_size(); ++l)
+        if (net.lid_owner(l) >= 0) dests.push_back(l);
+    const unsigned workers =
+        static_cast<unsigned>(std::min<std::size_t>(worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
+    struct Worker {
+        DestinationTree tree;
+        ConnectivityCounter conn;
+        CdgBuilder cdg;
+        EdgeForwardingCounter efi;
+    };
+    std::vector<std::unique_ptr<Worker>> ws;
+    for (unsigned w = 0; w < workers; ++w)
+        ws.push_back(std::make_unique<Worker>(Worker{DestinationTree{},
+                                                     ConnectivityCounter(net, sp, options.switch_traffic,
+                                                                         options.max_examples),
+                                                     CdgBuilder(net, sls), EdgeForwardingCounter(net)}));
+    PathTable paths(net);
+    parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
+        Worker& k = *ws[w];
+        trace_destination(net, dests[i], k.tree);
+        k.conn.add(k.tree);
+        k.cdg.add(k.tree);
+        k.efi.add(k.tree);
+        paths.add(k.tree);
+    });
+    for (unsigned w = 1; w < workers; ++w) {
+        ws[0]->conn.merge(ws[w]->conn);
+        ws[0]->cdg.merge(ws[w]->cdg);
+        ws[0]->efi.merge(ws[w]->efi);
+    }
+    lap("trace");
+
+    Connectivity conn = ws[0]->conn.result();
+    for (std::size_t c = 0; c < pair_class_count; ++c) {
+        const PairStats& s = conn.classes[c];
+        ClassReport cr;
+        cr.cls = static_cast<PairClass>(c);
+        cr.counted = options.switch_traffic || cr.cls == PairClass::ca_to_ca || cr.cls == PairClass::ca_to_switch;
+        cr.pairs = s.pairs;
+        cr.delivered = s.delivered;
+        cr.unreachable = s.unreachable;
+        cr.loops = s.loops;
+        cr.hops_mean = s.hops_mean();
+        cr.hops_max = s.hops_max();
+        cr.shortest_mean = s.shortest_mean();
+        cr.stretch_mean = s.stretch_mean();
+        cr.stretch_max = s.stretch_max();
+        cr.nonminimal = s.nonminimal();
+        cr.unreachable_examples = named_pairs(net, s.unreachable_examples);
+        cr.loop_examples = named_pairs(net, s.loop_examples);
+        rep.classes.push_back(std::move(cr));
+    }
+    rep.credit_ca_only = credit_report(net, ws[0]->cdg.result(CdgBuilder::ca_only));
+    if (options.switch_traffic) rep.credit_all = credit_report(net, ws[0]->cdg.result(CdgBuilder::with_switches));
+    EdgeForwarding efi = ws[0]->efi.result();
+    rep.efi_routes = efi.routes;
+    rep.efi_all = load_report(net, efi.all);
+    rep.efi_switch_links = load_report(net, efi.switch_links);
+    ws.clear();
+    lap("credit_loops");
+
+    const FlowEvaluator eval(net, paths);
+    if (options.run_ebb) {
+        rep.ebb = effective_bisection_bandwidth(eval, net.hosts_by_name(), options.ebb, options.threads);
+        lap("ebb");
+    }
+    if (options.run_shifts) {
+        rep.shifts = shift_permutations(eval, order, options.threads);
+        lap("shifts");
+    }
+    return rep;
+}
+
+} // namespace ibsm::routing::analysis

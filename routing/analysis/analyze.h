@@ -1,0 +1,40 @@
+// The analyzer's entry point: scores a set of forwarding tables on a fabric.
+//
+// Why: one call used by `ibsm analyze` and by tests; it works for tables from
+// any SM (ours, or OpenSM's read back with dump_fts), because it only follows
+// the LFTs and the LIDs shown on the fabric's ports.
+//
+// Algorithm: build the dense Network view, then one pass over every
+// destination LID (split over threads) tracing the in-tree of routes to it and
+// feeding connectivity/hop counts, the channel dependency graphs, the
+// edge-forwarding loads and the per-host path table; then the congestion
+// patterns (random bisections, shifts) over the path table.
+#pragma once
+
+#include "routing/analysis/ebb.h"
+#include "routing/analysis/report.h"
+#include "routing/tables.h"
+#include "topology/fabric.h"
+
+#include <string>
+#include <vector>
+
+namespace ibsm::routing::analysis {
+
+struct Options {
+    bool run_ebb = true;
+    EbbOptions ebb;
+    bool run_shifts = true;
+    // Host order for shifts as text lines (see host_order.h); empty = name order.
+    std::vector<std::string> order_lines;
+    // Include switch-originated traffic (switch -> * pairs, second CDG).
+    bool switch_traffic = true;
+    unsigned threads = 0; // 0 = hardware concurrency
+    std::size_t max_examples = 5;
+};
+
+// Throws std::invalid_argument for inconsistent input (duplicate LIDs, bad
+// host order lines).
+Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, const Options& options);
+
+} // namespace ibsm::routing::analysis

@@ -1,0 +1,197 @@
+#include "routing/analysis/credit_loops.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ibsm::routing::analysis {
+
+SlLookup::SlLookup(const Network& net, const RoutingTables& tables)
+{
+    vls_ = std::max<std::uint8_t>(1, tables.vls_used);
+    if (tables.sl.empty()) return;
+    std::unordered_map<std::uint64_t, std::int32_t> endpoint_of;
+    auto key = [](topology::PortRef p) { return (std::uint64_t{p.node.value} << 8) | p.port.value(); };
+    for (std::size_t e = 0; e < net.endpoints().size(); ++e)
+        endpoint_of.emplace(key(net.endpoints()[e].port), static_cast<std::int32_t>(e));
+    by_lid_.resize(net.lid_table_size());
+    for (const auto& [pair, sl] : tables.sl) {
+        if (sl > 15)
+            throw std::invalid_argument("SL " + std::to_string(sl) + " for source " + net.port_label(pair.first) +
+                                        " is out of range 0..15");
+        auto it = endpoint_of.find(key(pair.first));
+        std::uint32_t lid = pair.second.value();
+        if (it == endpoint_of.end() || lid >= by_lid_.size()) continue; // no such source / destination
+        by_lid_[lid].emplace_back(it->second, sl);
+        vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(sl + 1));
+        empty_ = false;
+    }
+}
+
+const std::vector<std::pair<std::int32_t, std::uint8_t>>& SlLookup::for_lid(std::uint32_t lid) const
+{
+    return lid < by_lid_.size() ? by_lid_[lid] : none_;
+}
+
+CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls)
+    : net_(&net), sls_(&sls), vls_(sls.vl_count()), sw_offset_(net.switch_count()), sw_stride_(net.switch_count()),
+      mask_ca_(net.switch_count(), 0), mask_all_(net.switch_count(), 0), listed_(net.switch_count(), 0),
+      ca_at_(net.switch_count(), 0)
+{
+    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+        std::size_t ports = net.switch_ports(static_cast<std::int32_t>(s)) + 1u;
+        sw_stride_[s] = (ports + 63) / 64;
+        sw_offset_[s] = words_;
+        words_ += ports * sw_stride_[s];
+    }
+    bits_.assign(2u * vls_, std::vector<Word>(words_, 0));
+    used_vls_.assign(2u * vls_, 0);
+    for (const Endpoint& e : net.endpoints())
+        if (!e.is_switch && e.attach_switch >= 0) ++ca_at_[static_cast<std::size_t>(e.attach_switch)];
+}
+
+CdgBuilder::Word* CdgBuilder::row(int mode, unsigned vl, std::int32_t sw, unsigned in_port)
+{
+    auto s = static_cast<std::size_t>(sw);
+    return &bits_[static_cast<std::size_t>(mode) * vls_ + vl][sw_offset_[s] + in_port * sw_stride_[s]];
+}
+
+const CdgBuilder::Word* CdgBuilder::row(int mode, unsigned vl, std::int32_t sw, unsigned in_port) const
+{
+    auto s = static_cast<std::size_t>(sw);
+    return &bits_[static_cast<std::size_t>(mode) * vls_ + vl][sw_offset_[s] + in_port * sw_stride_[s]];
+}
+
+void CdgBuilder::add(const DestinationTree& t)
+{
+    if (t.owner < 0) return;
+    const Network& net = *net_;
+    const Endpoint& dst = net.endpoint(t.owner);
+    constexpr std::uint32_t switch_listed = 0x80000000u;
+    const auto nsw = net.switch_count();
+
+    std::fill(mask_ca_.begin(), mask_ca_.end(), 0);
+    std::fill(mask_all_.begin(), mask_all_.end(), 0);
+    std::fill(listed_.begin(), listed_.end(), 0);
+    for (const auto& [src, sl] : sls_->for_lid(t.lid)) {
+        if (src == t.owner) continue;
+        const Endpoint& e = net.endpoint(src);
+        if (e.attach_switch < 0) continue;
+        auto s = static_cast<std::size_t>(e.attach_switch);
+        auto bit = static_cast<std::uint16_t>(1u << sl);
+        if (e.is_switch) {
+            mask_all_[s] |= bit;
+            listed_[s] |= switch_listed;
+        } else {
+            mask_ca_[s] |= bit;
+            ++listed_[s];
+        }
+    }
+    for (std::size_t s = 0; s < nsw; ++s) {
+        auto si = static_cast<std::int32_t>(s);
+        std::uint32_t n = ca_at_[s];
+        if (!dst.is_switch && dst.attach_switch == si) --n;
+        if (n > (listed_[s] & ~switch_listed)) mask_ca_[s] |= 1;
+        std::int32_t self = net.switch_endpoint(si);
+        if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= 1;
+        mask_all_[s] |= mask_ca_[s];
+    }
+
+    for (std::int32_t s : t.order) {
+        auto si = static_cast<std::size_t>(s);
+        for (unsigned vl = 0; vl < vls_; ++vl) {
+            if (mask_ca_[si] >> vl & 1u) used_vls_[vl] = 1;
+            if (mask_all_[si] >> vl & 1u) used_vls_[vls_ + vl] = 1;
+        }
+        std::int32_t c = t.next[si];
+        if (c < 0) continue;
+        const Channel& in = net.channel(c);
+        std::int32_t nxt = in.head_switch;
+        if (nxt < 0) continue;
+        auto ni = static_cast<std::size_t>(nxt);
+        mask_ca_[ni] |= mask_ca_[si];
+        mask_all_[ni] |= mask_all_[si];
+        std::int32_t oc = t.next[ni];
+        if (oc < 0 || net.channel(oc).head_switch < 0) continue;
+        unsigned in_port = in.head.port.value();
+        unsigned out_port = net.channel(oc).tail.port.value();
+        Word bit = Word{1} << (out_port % 64);
+        for (std::uint16_t m = mask_ca_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
+            row(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+        for (std::uint16_t m = mask_all_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
+            row(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+    }
+}
+
+void CdgBuilder::merge(const CdgBuilder& other)
+{
+    for (std::size_t m = 0; m < bits_.size(); ++m) {
+        for (std::size_t w = 0; w < words_; ++w) bits_[m][w] |= other.bits_[m][w];
+        used_vls_[m] |= other.used_vls_[m];
+    }
+}
+
+CreditLoops CdgBuilder::result(int mode) const
+{
+    const Network& net = *net_;
+    CreditLoops out;
+    out.computed = true;
+    const auto nch = net.channels().size();
+    for (unsigned vl = 0; vl < vls_; ++vl) {
+        if (!used_vls_[static_cast<std::size_t>(mode) * vls_ + vl]) continue;
+        VlCreditResult r;
+        r.vl = static_cast<std::uint8_t>(vl);
+        for (Word w : bits_[static_cast<std::size_t>(mode) * vls_ + vl]) r.dependencies += static_cast<unsigned>(std::popcount(w));
+
+        // Iterative DFS; a frame remembers which out-port bit to try next.
+        struct Frame {
+            std::int32_t channel;
+            unsigned next_port;
+        };
+        std::vector<std::uint8_t> color(nch, 0); // 0 new, 1 on stack, 2 done
+        std::vector<std::int32_t> stack_pos(nch, -1);
+        std::vector<Frame> stack;
+        for (std::size_t root = 0; root < nch && r.cycle.empty(); ++root) {
+            const Channel& rc = net.channel(static_cast<std::int32_t>(root));
+            if (rc.tail_switch < 0 || rc.head_switch < 0 || color[root] != 0) continue;
+            color[root] = 1;
+            stack_pos[root] = 0;
+            stack.push_back(Frame{static_cast<std::int32_t>(root), 0});
+            while (!stack.empty() && r.cycle.empty()) {
+                Frame& f = stack.back();
+                const Channel& c = net.channel(f.channel);
+                const std::int32_t sw = c.head_switch;
+                const unsigned nports = net.switch_ports(sw) + 1u;
+                const Word* bits = row(mode, vl, sw, c.head.port.value());
+                std::int32_t succ = -1;
+                while (f.next_port < nports) {
+                    unsigned p = f.next_port++;
+                    if (bits[p / 64] >> (p % 64) & 1u) {
+                        succ = net.channel_from(sw, p);
+                        if (succ >= 0) break;
+                    }
+                }
+                if (succ < 0) {
+                    color[static_cast<std::size_t>(f.channel)] = 2;
+                    stack.pop_back();
+                    continue;
+                }
+                auto su = static_cast<std::size_t>(succ);
+                if (color[su] == 1) {
+                    for (std::size_t k = static_cast<std::size_t>(stack_pos[su]); k < stack.size(); ++k)
+                        r.cycle.push_back(stack[k].channel);
+                } else if (color[su] == 0) {
+                    color[su] = 1;
+                    stack_pos[su] = static_cast<std::int32_t>(stack.size());
+                    stack.push_back(Frame{succ, 0});
+                }
+            }
+            stack.clear();
+        }
+        out.vls.push_back(std::move(r));
+    }
+    return out;
+}
+
+} // namespace ibsm::routing::analysis

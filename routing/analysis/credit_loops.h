@@ -1,0 +1,94 @@
+// Credit loops: cycles in the channel dependency graph (CDG) of the routes.
+//
+// Why: InfiniBand's credit-based flow control deadlocks when buffers wait on
+// each other in a cycle (seed 001 §II-A); a routing is deadlock-free per VL
+// iff the CDG of the routes on that VL is acyclic.
+//
+// Data structures: CDG nodes are directed switch-to-switch links (channels);
+// CA links can never be on a cycle (a CA does not forward), so they are left
+// out. A dependency c1 -> c2 always turns at the switch c1 enters, so the
+// edges are stored per switch as a bit matrix [in port][out port], one per VL
+// and one set with and one without switch-originated traffic.
+//
+// Algorithm: per destination LID, the routes to it form an in-tree; walking
+// the delivered switches farthest-first, the set of VLs used by traffic
+// leaving a switch is OR-ed into its next switch, and that next switch gets a
+// dependency (arriving port -> its own output port) for those VLs. This is
+// O(destinations x switches), not O(pairs x hops). VL = SL of the
+// (source port, destination LID) pair (identity SL->VL; SL 0 when the tables
+// give none). Only delivered routes create dependencies; forwarding loops are
+// reported separately. Cycles are found by an iterative depth-first search.
+#pragma once
+
+#include "routing/analysis/forwarding.h"
+#include "routing/analysis/network.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing::analysis {
+
+struct VlCreditResult {
+    std::uint8_t vl = 0;
+    std::uint64_t dependencies = 0;    // CDG edges on this VL
+    std::vector<std::int32_t> cycle;   // channels c0 -> c1 -> ... -> c0; empty = acyclic
+};
+
+struct CreditLoops {
+    bool computed = false;
+    std::vector<VlCreditResult> vls;   // VLs that carry traffic
+    bool has_loop() const
+    {
+        for (const auto& v : vls)
+            if (!v.cycle.empty()) return true;
+        return false;
+    }
+};
+
+// SLs of the routes, grouped by destination LID for the per-destination pass.
+class SlLookup {
+public:
+    SlLookup(const Network& net, const RoutingTables& tables);
+    bool empty() const { return empty_; }
+    // (source endpoint, SL) pairs listed for `lid`; sources not listed use SL 0.
+    const std::vector<std::pair<std::int32_t, std::uint8_t>>& for_lid(std::uint32_t lid) const;
+    std::uint8_t vl_count() const { return vls_; }
+
+private:
+    bool empty_ = true;
+    std::uint8_t vls_ = 1;
+    std::vector<std::vector<std::pair<std::int32_t, std::uint8_t>>> by_lid_;
+    std::vector<std::pair<std::int32_t, std::uint8_t>> none_;
+};
+
+class CdgBuilder {
+public:
+    // mode 0 = CA-originated traffic only, mode 1 = CA and switch traffic.
+    static constexpr int ca_only = 0, with_switches = 1;
+
+    CdgBuilder(const Network& net, const SlLookup& sls);
+    void add(const DestinationTree& tree);
+    void merge(const CdgBuilder& other);
+    // Finds one cycle per VL for the given mode.
+    CreditLoops result(int mode) const;
+
+private:
+    using Word = std::uint64_t;
+    Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port);
+    const Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port) const;
+
+    const Network* net_;
+    const SlLookup* sls_;
+    unsigned vls_;
+    std::vector<std::size_t> sw_offset_; // first word of switch s in a (mode, vl) matrix
+    std::vector<std::size_t> sw_stride_; // words per in-port row
+    std::size_t words_ = 0;
+    std::vector<std::vector<Word>> bits_; // [mode * vls + vl]
+    std::vector<std::uint8_t> used_vls_;  // [mode * vls + vl] != 0 when some traffic uses it
+    // scratch for add()
+    std::vector<std::uint16_t> mask_ca_, mask_all_;
+    std::vector<std::uint32_t> listed_;
+    std::vector<std::uint32_t> ca_at_;
+};
+
+} // namespace ibsm::routing::analysis

@@ -1,0 +1,96 @@
+// Fallback chain (see header). Design rule 6: engines return reasons; this is
+// where the reasons are collected and the fallback decided.
+#include "routing/chain.h"
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+
+namespace ibsm::routing {
+
+void validate(const Registry& registry, const ChainSpec& spec)
+{
+    if (spec.engines.empty()) throw std::invalid_argument("routing chain is empty");
+    for (std::size_t i = 0; i < spec.engines.size(); ++i) {
+        const auto& name = spec.engines[i];
+        if (!registry.contains(name)) {
+            std::string known;
+            for (const auto& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
+            throw std::invalid_argument("unknown routing engine '" + name + "' (known: " + known + ")");
+        }
+        if (std::find(spec.engines.begin(), spec.engines.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+            spec.engines.begin() + static_cast<std::ptrdiff_t>(i))
+            throw std::invalid_argument("routing engine '" + name + "' appears twice in the chain");
+    }
+    if (!spec.no_fallback && !registry.contains(fallback_engine))
+        throw std::invalid_argument(std::string("fallback engine '") + fallback_engine + "' is not registered");
+}
+
+namespace {
+
+// One attempt: tables, or the refusal (an exception becomes one).
+Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidassign::LidMap& lids,
+               const Options& options)
+{
+    try {
+        Result r = engine.compute(fabric, lids, options);
+        if (auto* t = std::get_if<RoutingTables>(&r)) t->engine = engine.name();
+        return r;
+    } catch (const std::exception& e) {
+        return Refusal{engine.name(), std::string("engine failed: ") + e.what()};
+    }
+}
+
+} // namespace
+
+ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
+                       const lidassign::LidMap& lids, const Options& options)
+{
+    validate(registry, spec);
+    ChainOutcome out;
+    for (const auto& name : spec.engines) {
+        auto engine = registry.create(name);
+        Result r = attempt(*engine, fabric, lids, options);
+        if (auto* t = std::get_if<RoutingTables>(&r)) {
+            out.tables = std::move(*t);
+            return out;
+        }
+        auto refusal = std::get<Refusal>(std::move(r));
+        if (refusal.engine.empty()) refusal.engine = name;
+        out.refusals.push_back(std::move(refusal));
+    }
+    const bool tried = std::find(spec.engines.begin(), spec.engines.end(), fallback_engine) != spec.engines.end();
+    if (spec.no_fallback || tried) return out;
+
+    auto engine = registry.create(fallback_engine);
+    Result r = attempt(*engine, fabric, lids, options);
+    if (auto* t = std::get_if<RoutingTables>(&r)) {
+        out.tables = std::move(*t);
+        out.fell_back = true;
+    } else {
+        out.refusals.push_back(std::get<Refusal>(std::move(r)));
+    }
+    return out;
+}
+
+std::vector<std::string> split_engine_list(std::string_view text)
+{
+    std::vector<std::string> out;
+    const std::string whole(text);
+    auto trim = [](std::string_view s) {
+        while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+        while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+        return s;
+    };
+    for (;;) {
+        auto comma = text.find(',');
+        auto item = trim(text.substr(0, comma));
+        if (item.empty()) throw std::invalid_argument("empty engine name in list '" + whole + "'");
+        out.emplace_back(item);
+        if (comma == std::string_view::npos) break;
+        text.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+} // namespace ibsm::routing

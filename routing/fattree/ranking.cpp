@@ -1,0 +1,268 @@
+// Fat-tree recognition (see ranking.h for the why and the algorithm).
+#include "routing/fattree/ranking.h"
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+namespace ibsm::routing::fattree {
+
+using topology::Fabric;
+using topology::NodeId;
+using topology::PortRef;
+
+bool fattree_link_usable(const Fabric& fabric, PortRef end)
+{
+    const auto& p = fabric.port(end);
+    if (!p.remote) return false;
+    const auto& q = fabric.port(*p.remote);
+    auto ok = [](const topology::Port& x) { return x.known && x.state != topology::PortState::down; };
+    return ok(p) && ok(q);
+}
+
+namespace {
+
+std::string name_of(const Fabric& f, NodeId n)
+{
+    const auto& node = f.node(n);
+    std::string s = node.is_switch() ? "switch " : "CA ";
+    if (!node.description.empty()) s += '"' + node.description + "\" ";
+    return s + "(" + node.guid.str() + ")";
+}
+
+struct Graph {
+    std::vector<NodeId> switches;
+    std::vector<std::uint32_t> index_of_node;
+    std::vector<std::vector<SwitchLink>> links;     // switch neighbours, by port
+    std::vector<std::vector<std::uint8_t>> ca_ports;
+};
+
+struct Evaluation {
+    bool ok = false;
+    std::string reason;
+    std::vector<int> rank;
+    int leaf_rank = 0;
+    std::size_t empty_leaves = 0;
+};
+
+std::vector<int> bfs(const Graph& g, const std::vector<std::uint32_t>& sources)
+{
+    std::vector<int> dist(g.switches.size(), -1);
+    std::deque<std::uint32_t> queue;
+    for (auto s : sources) {
+        if (dist[s] == 0) continue;
+        dist[s] = 0;
+        queue.push_back(s);
+    }
+    while (!queue.empty()) {
+        auto s = queue.front();
+        queue.pop_front();
+        for (const auto& l : g.links[s])
+            if (dist[l.peer] < 0) {
+                dist[l.peer] = dist[s] + 1;
+                queue.push_back(l.peer);
+            }
+    }
+    return dist;
+}
+
+Evaluation evaluate(const Fabric& f, const Graph& g, const std::vector<std::uint32_t>& roots)
+{
+    Evaluation e;
+    e.rank = bfs(g, roots);
+    const std::size_t S = g.switches.size();
+    auto has_cas = [&](std::uint32_t s) { return !g.ca_ports[s].empty(); };
+
+    int leaf_rank = -1;
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (has_cas(s) && e.rank[s] >= 0 && (leaf_rank < 0 || e.rank[s] < leaf_rank)) leaf_rank = e.rank[s];
+    if (leaf_rank < 0) {
+        e.reason = "not a fat-tree: no switch with CAs is connected to the root switches";
+        return e;
+    }
+    // A leaf that lost all up links but hangs off another leaf by a
+    // horizontal link is still a leaf (seed 000 Fig. 1 siblings).
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::uint32_t s = 0; s < S; ++s) {
+            if (!has_cas(s) || e.rank[s] != leaf_rank + 1) continue;
+            bool only_leaves = !g.links[s].empty();
+            bool touches_leaf_rank = false;
+            for (const auto& l : g.links[s]) {
+                if (!has_cas(l.peer) || e.rank[l.peer] < leaf_rank) only_leaves = false;
+                if (e.rank[l.peer] == leaf_rank) touches_leaf_rank = true;
+            }
+            if (only_leaves && touches_leaf_rank) {
+                e.rank[s] = leaf_rank;
+                changed = true;
+            }
+        }
+    }
+    // A switch above the leaves that lost every up link is only reached
+    // through its leaves: put it back above them.
+    if (leaf_rank >= 1)
+        for (std::uint32_t s = 0; s < S; ++s) {
+            if (has_cas(s) || e.rank[s] != leaf_rank + 1 || g.links[s].empty()) continue;
+            bool only_leaves = true;
+            for (const auto& l : g.links[s]) only_leaves &= e.rank[l.peer] == leaf_rank;
+            if (only_leaves) e.rank[s] = leaf_rank - 1;
+        }
+    for (std::uint32_t s = 0; s < S; ++s) {
+        if (e.rank[s] < 0) continue;
+        if (has_cas(s) && e.rank[s] != leaf_rank) {
+            std::uint32_t other = 0;
+            while (!(has_cas(other) && e.rank[other] == leaf_rank)) ++other;
+            e.reason = "not a fat-tree: CAs at different ranks: " + name_of(f, g.switches[s]) + " has CAs at rank " +
+                       std::to_string(e.rank[s]) + " but " + name_of(f, g.switches[other]) + " at rank " +
+                       std::to_string(leaf_rank);
+            return e;
+        }
+    }
+    for (std::uint32_t s = 0; s < S; ++s) {
+        if (e.rank[s] < 0) continue;
+        if (e.rank[s] > leaf_rank) {
+            e.reason = "not a fat-tree: " + name_of(f, g.switches[s]) + " at rank " + std::to_string(e.rank[s]) +
+                       " is below the leaf switches (rank " + std::to_string(leaf_rank) + ")";
+            return e;
+        }
+        if (e.rank[s] == leaf_rank && !has_cas(s)) ++e.empty_leaves;
+        for (const auto& l : g.links[s])
+            if (e.rank[l.peer] == e.rank[s] && e.rank[s] != leaf_rank) {
+                e.reason = "not a fat-tree: " + name_of(f, g.switches[s]) + " and " + name_of(f, g.switches[l.peer]) +
+                           " are linked at the same rank " + std::to_string(e.rank[s]) +
+                           " (only leaf switches may be linked horizontally)";
+                return e;
+            }
+    }
+    std::size_t in_tree = 0;
+    for (std::uint32_t s = 0; s < S; ++s) in_tree += e.rank[s] >= 0;
+    if (leaf_rank == 0 && in_tree > 1) {
+        e.reason = "not a fat-tree: every switch has CAs and none is above the leaves (a ring, mesh or torus)";
+        return e;
+    }
+    e.leaf_rank = leaf_rank;
+    e.ok = true;
+    return e;
+}
+
+} // namespace
+
+std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vector<Guid>& root_guids)
+{
+    Graph g;
+    g.index_of_node.assign(f.node_count(), no_switch);
+    for (auto id : f.node_ids())
+        if (f.node(id).is_switch()) {
+            g.index_of_node[id.value] = static_cast<std::uint32_t>(g.switches.size());
+            g.switches.push_back(id);
+        }
+    const std::size_t S = g.switches.size();
+    if (S == 0) return std::string("not a fat-tree: the fabric has no switches");
+    g.links.resize(S);
+    g.ca_ports.resize(S);
+
+    for (auto id : f.node_ids()) {
+        const auto& node = f.node(id);
+        for (std::size_t p = 1; p < node.ports.size(); ++p) {
+            const PortRef ref{id, PortNum(static_cast<std::uint8_t>(p))};
+            if (!fattree_link_usable(f, ref)) continue;
+            const PortRef peer = *node.ports[p].remote;
+            const auto& pn = f.node(peer.node);
+            if (!node.is_switch()) {
+                if (!pn.is_switch())
+                    return "not a fat-tree: CA-to-CA link between " + name_of(f, id) + " port " + std::to_string(p) +
+                           " and " + name_of(f, peer.node) + " port " + std::to_string(peer.port.value());
+                continue;
+            }
+            const auto s = g.index_of_node[id.value];
+            if (pn.is_switch())
+                g.links[s].push_back(SwitchLink{static_cast<std::uint8_t>(p), peer.port.value(),
+                                                g.index_of_node[peer.node.value]});
+            else
+                g.ca_ports[s].push_back(static_cast<std::uint8_t>(p));
+        }
+    }
+    std::vector<std::uint32_t> leaves;
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (!g.ca_ports[s].empty()) leaves.push_back(s);
+    if (leaves.empty()) return std::string("not a fat-tree: no CA is cabled to a switch");
+
+    Evaluation chosen;
+    if (!root_guids.empty()) {
+        std::vector<std::uint32_t> roots;
+        for (auto guid : root_guids) {
+            auto n = f.find_node(guid);
+            if (!n || !f.node(*n).is_switch())
+                return "configured fat-tree root " + guid.str() + " is not a switch in this fabric";
+            roots.push_back(g.index_of_node[n->value]);
+        }
+        chosen = evaluate(f, g, roots);
+        if (!chosen.ok) return chosen.reason + " (ranked from the configured roots)";
+    } else {
+        // A switch without CAs cabled like a leaf (its neighbours are a
+        // subset of some leaf's neighbours) is an empty leaf: it starts the
+        // upward BFS too, or it would look like a switch above the tops.
+        auto sources = leaves;
+        for (std::uint32_t e = 0; e < S; ++e) {
+            if (!g.ca_ports[e].empty() || g.links[e].empty()) continue;
+            std::vector<std::uint32_t> mine;
+            for (const auto& l : g.links[e]) mine.push_back(l.peer);
+            std::sort(mine.begin(), mine.end());
+            mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+            bool twin = false;
+            for (const auto& n : g.links[e]) {
+                for (const auto& cand : g.links[n.peer]) {
+                    if (g.ca_ports[cand.peer].empty()) continue;
+                    std::vector<std::uint32_t> theirs;
+                    for (const auto& l : g.links[cand.peer]) theirs.push_back(l.peer);
+                    std::sort(theirs.begin(), theirs.end());
+                    if (std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end())) {
+                        twin = true;
+                        break;
+                    }
+                }
+                if (twin) break;
+            }
+            if (twin) sources.push_back(e);
+        }
+        auto dist = bfs(g, sources);
+        int far = *std::max_element(dist.begin(), dist.end());
+        std::optional<Evaluation> best;
+        for (int d = far; d >= std::max(0, far - 1); --d) {
+            std::vector<std::uint32_t> roots;
+            for (std::uint32_t s = 0; s < S; ++s)
+                if (dist[s] == d) roots.push_back(s);
+            auto e = evaluate(f, g, roots);
+            if (!best || (e.ok && (!best->ok || e.empty_leaves < best->empty_leaves))) best = std::move(e);
+            if (d == 0) break;
+        }
+        chosen = std::move(*best);
+        if (!chosen.ok) return chosen.reason;
+    }
+
+    FatTree t;
+    t.switches = g.switches;
+    t.index_of_node = g.index_of_node;
+    t.height = static_cast<std::uint8_t>(chosen.leaf_rank + 1);
+    t.level.assign(S, 0);
+    t.up.resize(S);
+    t.down.resize(S);
+    t.sibling.resize(S);
+    t.ca_ports.resize(S);
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (chosen.rank[s] >= 0) t.level[s] = static_cast<std::uint8_t>(chosen.leaf_rank - chosen.rank[s] + 1);
+    for (std::uint32_t s = 0; s < S; ++s) {
+        if (!t.level[s]) continue;
+        t.ca_ports[s] = g.ca_ports[s];
+        for (const auto& l : g.links[s]) {
+            if (!t.level[l.peer]) continue;
+            if (t.level[l.peer] == t.level[s] + 1) t.up[s].push_back(l);
+            else if (t.level[l.peer] + 1 == t.level[s]) t.down[s].push_back(l);
+            else t.sibling[s].push_back(l);
+        }
+        if (!t.ca_ports[s].empty()) t.leaves.push_back(s);
+    }
+    return t;
+}
+
+} // namespace ibsm::routing::fattree

@@ -1,0 +1,70 @@
+// Fat-tree recognition: which switch sits at which level, and which of its
+// links go up, down or sideways.
+//
+// Why: D-Mod-K (seed 003 §IV) and sFtree (seed 000 §4) are defined on the
+// levels of a fat-tree; a discovered fabric only gives a graph. This turns the
+// graph into levels, or says clearly why the fabric is not a fat-tree so the
+// fallback chain can try the next engine.
+//
+// Data structures: switches are numbered 0..S-1 in node order; per switch the
+// level (seed 003 §II-B numbering: 1 = leaf switches, h = top switches, 0 = not
+// connected to the tree) and its usable links split into up / down / sibling
+// (same level, only between leaf switches as in seed 000 Fig. 1) lists, each
+// sorted by local port number, plus the ports that lead to CAs/routers.
+//
+// Algorithm (seed 000 §3 and OpenSM's ftree ranking): leaves are the switches
+// with CAs. Roots are the configured root GUIDs, or found automatically by a
+// BFS upward from the leaves: the switches farthest from every leaf. Ranks
+// are then a BFS from the roots, and the tree is checked: every CA at the
+// deepest rank, no switch below the leaves, horizontal links only between
+// leaves, more than one level when there is more than one switch. Two root
+// candidates are tried automatically (the farthest switches, and those one
+// step nearer); the one leaving fewer CA-less switches at the leaf rank wins,
+// which keeps a middle switch that lost all its down links from being taken
+// for the single root. A leaf that lost every up link but keeps a horizontal
+// link to another leaf stays a leaf; a switch without CAs cabled like a leaf
+// (its neighbours a subset of a leaf's) is an empty leaf and starts the
+// upward BFS too; a switch above the leaves that lost every up link (reached
+// only through its leaves) is put back one rank above them.
+#pragma once
+
+#include "mad/types.h"
+#include "topology/fabric.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ibsm::routing::fattree {
+
+inline constexpr std::uint32_t no_switch = 0xFFFFFFFFu;
+
+struct SwitchLink {
+    std::uint8_t port = 0;      // local port
+    std::uint8_t peer_port = 0; // port at the other end
+    std::uint32_t peer = no_switch;
+};
+
+struct FatTree {
+    std::vector<topology::NodeId> switches;   // switch index -> node
+    std::vector<std::uint32_t> index_of_node;  // NodeId.value -> switch index or no_switch
+    std::vector<std::uint8_t> level;           // 1 = leaf .. height = top; 0 = outside the tree
+    std::uint8_t height = 0;
+    std::vector<std::vector<SwitchLink>> up, down, sibling;
+    std::vector<std::vector<std::uint8_t>> ca_ports; // ports cabled to CAs/routers
+    std::vector<std::uint32_t> leaves;         // switches with CAs, by switch index
+
+    std::size_t size() const { return switches.size(); }
+    bool in_tree(std::uint32_t s) const { return level[s] != 0; }
+};
+
+// Usable for routing: answered and not DOWN on both ends (the same rule as
+// the other engines).
+bool fattree_link_usable(const topology::Fabric& fabric, topology::PortRef end);
+
+// The fat-tree, or the reason the fabric is not one ("not a fat-tree: ...").
+std::variant<FatTree, std::string> rank_fat_tree(const topology::Fabric& fabric,
+                                                 const std::vector<Guid>& root_guids);
+
+} // namespace ibsm::routing::fattree

@@ -1,0 +1,393 @@
+// sFtree: seed 000 Algorithms 1 and 2 on top of D-Mod-K (see sftree.h).
+#include "routing/fattree/sftree.h"
+
+#include <algorithm>
+
+namespace ibsm::routing::fattree {
+
+namespace {
+
+constexpr std::uint8_t unknown_hops = 0xFF;
+
+class Sftree {
+public:
+    Sftree(const topology::Fabric& f, const lidassign::LidMap& lids, SftreeResult& r, const CaOrder& order)
+        : f_(f), lids_(lids), r_(r), t_(r.tree), order_(order), S_(t_.size())
+    {
+        rows_.resize(S_, nullptr);
+        for (std::uint32_t s = 0; s < S_; ++s) rows_[s] = &r_.tables.lfts.at(t_.switches[s]).port;
+        for (const auto& [port, pl] : lids_.entries())
+            for (std::uint16_t o = 0; o < pl.count(); ++o)
+                dests_.push_back(Lid(static_cast<std::uint16_t>(pl.base.value() + o)));
+        std::sort(dests_.begin(), dests_.end());
+        hops_.resize(static_cast<std::size_t>(lids_.top().value()) + 1);
+    }
+
+    void run(Guid sm_port_guid)
+    {
+        const auto sm_leaf = leaf_of_port(sm_port_guid);
+        root_ = select_root(sm_leaf);
+        if (root_ == no_switch) return;
+        r_.subtree_root = t_.switches[root_];
+        root_lid_ = lid_of(root_);
+        auto sibs = t_.sibling[root_];
+        std::sort(sibs.begin(), sibs.end(), [](auto& a, auto& b) { return a.port < b.port; });
+        if (!sibs.empty()) {
+            sib_ = sibs.front().peer;
+            sib_port_ = sibs.front().port;
+            sib_lid_ = lid_of(sib_);
+        }
+        for (std::uint32_t src = 0; src < S_; ++src) {
+            if (!t_.in_tree(src)) continue;
+            auto& row = *rows_[src];
+            for (auto dst : dests_)
+                if (row[dst.value()] == no_route) route_pair(src, dst);
+        }
+    }
+
+private:
+    Lid lid_of(std::uint32_t s) const
+    {
+        auto l = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)});
+        return l ? l->base : Lid();
+    }
+
+    // The switch hosting the SM: the leaf its CA port is cabled to, or the
+    // switch itself when the SM runs on a switch's port 0.
+    std::uint32_t leaf_of_port(Guid port_guid) const
+    {
+        if (port_guid.is_zero()) return no_switch;
+        auto p = f_.find_port(port_guid);
+        if (!p) return no_switch;
+        if (f_.node(p->node).is_switch()) return t_.index_of_node[p->node.value];
+        const auto& port = f_.port(*p);
+        if (!port.remote || !f_.node(port.remote->node).is_switch()) return no_switch;
+        return t_.index_of_node[port.remote->node.value];
+    }
+
+    // Algorithm 1.
+    std::uint32_t select_root(std::uint32_t sm_leaf)
+    {
+        for (auto leaf : order_.leaf_order) {
+            if (leaf == sm_leaf) continue;
+            const auto& row = *rows_[leaf];
+            bool all = true;
+            for (auto d : dests_)
+                if (row[d.value()] == no_route) {
+                    all = false;
+                    break;
+                }
+            if (all) {
+                r_.root_routes_everything = true;
+                return leaf;
+            }
+        }
+        for (auto leaf : order_.leaf_order)
+            if (leaf != sm_leaf) return leaf;
+        return order_.leaf_order.empty() ? no_switch : order_.leaf_order.front();
+    }
+
+    bool routes(std::uint32_t s, Lid dst) const { return dst && (*rows_[s])[dst.value()] != no_route; }
+
+    // Algorithm 2 lines 1-2 and 6-13, without the hop bookkeeping: the new
+    // entry of src toward dst. Entries written are logged in `written_`.
+    bool assign_entry(std::uint32_t src, Lid dst)
+    {
+        auto& row = *rows_[src];
+        if (routes(root_, dst) && root_lid_ && routes(src, root_lid_)) {
+            write(src, dst, row[root_lid_.value()]);
+            return true;
+        }
+        if (sib_ != no_switch && sib_lid_ && (src == root_ || routes(src, sib_lid_)) && routes(sib_, dst)) {
+            if (!routes(root_, dst)) {
+                write(root_, dst, sib_port_);
+                if (!get_path_length(sib_, dst)) return false;
+                hops_for(dst)[root_] = static_cast<std::uint8_t>(hops_for(dst)[sib_] + 1);
+            }
+            if (src != root_) write(src, dst, row[sib_lid_.value()]);
+            return true;
+        }
+        return false;
+    }
+
+    void write(std::uint32_t s, Lid dst, std::uint8_t port)
+    {
+        written_.push_back(s);
+        (*rows_[s])[dst.value()] = port;
+    }
+
+    // Algorithm 2 for one pair; on failure every entry it wrote is undone, so
+    // the tables never get a forwarding loop.
+    void route_pair(std::uint32_t src, Lid dst)
+    {
+        written_.clear();
+        if (assign_entry(src, dst) && get_path_length(src, dst)) {
+            auto& log = alg2_[dst];
+            log.insert(log.end(), written_.begin(), written_.end());
+            return;
+        }
+        for (auto s : written_) (*rows_[s])[dst.value()] = no_route;
+        auto& h = hops_for(dst);
+        for (auto s : written_) h[s] = unknown_hops;
+        r_.failed.emplace_back(t_.switches[src], dst);
+    }
+
+    std::vector<std::uint8_t>& hops_for(Lid dst)
+    {
+        if (hops_.size() <= dst.value()) hops_.resize(static_cast<std::size_t>(dst.value()) + 1);
+        auto& h = hops_[dst.value()];
+        if (!h.empty()) return h;
+        h.assign(S_, unknown_hops);
+        auto owner = lids_.port_of(dst);
+        if (owner) {
+            if (f_.node(owner->node).is_switch()) {
+                auto s = t_.index_of_node[owner->node.value];
+                if (s != no_switch) h[s] = 0;
+            } else if (const auto& p = f_.port(*owner); p.remote && f_.node(p.remote->node).is_switch()) {
+                auto s = t_.index_of_node[p.remote->node.value];
+                if (s != no_switch) h[s] = 1;
+            }
+        }
+        return h;
+    }
+
+    // get_path_length: walk to the first switch with a known hop count,
+    // then write the counts back along the walk. False on a loop/dead end.
+    bool get_path_length(std::uint32_t src, Lid dst)
+    {
+        auto& h = hops_for(dst);
+        std::vector<std::uint32_t> walk_;
+        std::uint32_t cur = src;
+        while (h[cur] == unknown_hops) {
+            if (walk_.size() > S_) return false;
+            walk_.push_back(cur);
+            if ((*rows_[cur])[dst.value()] == no_route && !assign_entry(cur, dst)) return false;
+            const auto port = (*rows_[cur])[dst.value()];
+            if (port == no_route || port == 0) return false;
+            const auto& p = f_.node(t_.switches[cur]).ports[port];
+            if (!p.remote || !f_.node(p.remote->node).is_switch()) return false;
+            const auto next = t_.index_of_node[p.remote->node.value];
+            if (next == no_switch) return false;
+            if (std::find(walk_.begin(), walk_.end(), next) != walk_.end()) return false;
+            cur = next;
+        }
+        unsigned hops = h[cur];
+        for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) h[*it] = static_cast<std::uint8_t>(++hops);
+        return true;
+    }
+
+    const topology::Fabric& f_;
+    const lidassign::LidMap& lids_;
+    SftreeResult& r_;
+    const FatTree& t_;
+    const CaOrder& order_;
+    std::size_t S_;
+    std::vector<std::vector<std::uint8_t>*> rows_;
+    std::vector<Lid> dests_;
+    std::uint32_t root_ = no_switch, sib_ = no_switch;
+    std::uint8_t sib_port_ = 0;
+    Lid root_lid_, sib_lid_;
+    std::vector<std::uint32_t> written_;
+    std::vector<std::vector<std::uint8_t>> hops_; // by LID, empty = not touched
+
+public:
+    // The hop counts of the LIDs Algorithm 2 kept entries for.
+    void publish_hops()
+    {
+        for (auto& [dst, list] : alg2_)
+            if (dst.value() < hops_.size() && !hops_[dst.value()].empty())
+                r_.hops.emplace(dst, std::move(hops_[dst.value()]));
+    }
+
+    // Safety net for seed 000 §5 on irregular trees: the proof assumes no
+    // up->down path runs through a subtree channel into another U-turn,
+    // which a degraded tree can violate. The channel dependency graph of
+    // all routes (every switch a source, which covers CA traffic) is built;
+    // while it has a cycle, the Algorithm 2 entries of the destinations that
+    // make one of the cycle's non-up*/down* turns are withdrawn and their
+    // pairs reported as failed. Complete trees never get here.
+    void break_credit_loops()
+    {
+        build_channels();
+        for (int round = 0; round < 256 && !alg2_.empty(); ++round) {
+            auto cycle = find_cycle();
+            if (cycle.empty()) return;
+            std::vector<Lid> blamed;
+            for (auto [x, in, out] : cycle) {
+                if (legal_turn(x, in, out)) continue;
+                for (auto& [dst, list] : alg2_) {
+                    const auto& row = *rows_[x];
+                    if (row[dst.value()] != out) continue;
+                    const auto u = peer_[x][in];
+                    const auto back = f_.node(t_.switches[x]).ports[in].remote->port.value();
+                    if ((*rows_[u])[dst.value()] == back) blamed.push_back(dst);
+                }
+            }
+            if (blamed.empty())
+                for (auto& [dst, list] : alg2_) blamed.push_back(dst);
+            for (auto dst : blamed) withdraw(dst);
+        }
+        if (!alg2_.empty() && !find_cycle().empty()) {
+            std::vector<Lid> all;
+            for (auto& [dst, list] : alg2_) all.push_back(dst);
+            for (auto dst : all) withdraw(dst);
+        }
+    }
+
+private:
+    struct Turn {
+        std::uint32_t sw;
+        std::uint8_t in, out;
+    };
+
+    void withdraw(Lid dst)
+    {
+        auto it = alg2_.find(dst);
+        if (it == alg2_.end()) return;
+        for (auto s : it->second) {
+            if ((*rows_[s])[dst.value()] == no_route) continue;
+            (*rows_[s])[dst.value()] = no_route;
+            r_.failed.emplace_back(t_.switches[s], dst);
+        }
+        if (dst.value() < hops_.size()) hops_[dst.value()].clear();
+        alg2_.erase(it);
+    }
+
+    int dir(std::uint32_t from, std::uint32_t to) const
+    {
+        return t_.level[to] > t_.level[from] ? 1 : t_.level[to] < t_.level[from] ? -1 : 0;
+    }
+    // up->up, up->down, down->down, and a last horizontal hop after either.
+    bool legal_turn(std::uint32_t x, std::uint8_t in, std::uint8_t out) const
+    {
+        const int a = dir(peer_[x][in], x), b = dir(x, peer_[x][out]);
+        return a == 1 || (a == -1 && b != 1);
+    }
+
+    void build_channels()
+    {
+        peer_.assign(S_, {});
+        words_ = 0;
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            const auto& node = f_.node(t_.switches[s]);
+            peer_[s].assign(node.ports.size(), no_switch);
+            for (const auto* list : {&t_.up[s], &t_.down[s], &t_.sibling[s]})
+                for (const auto& l : *list) peer_[s][l.port] = l.peer;
+        }
+        stride_ = 1 + 255 / 64;
+    }
+
+    // Dependencies per switch as [in port][out port] bits. Switch-major:
+    // a switch's row and its neighbours' rows are read in LID order, which
+    // stays in cache (LID-major would miss on every row).
+    std::vector<std::vector<std::uint64_t>> dependencies() const
+    {
+        std::vector<std::vector<std::uint64_t>> bits(S_);
+        for (std::uint32_t s = 0; s < S_; ++s) bits[s].assign(peer_[s].size() * stride_, 0);
+        for (std::uint32_t u = 0; u < S_; ++u) {
+            if (!t_.in_tree(u)) continue;
+            const auto& row_u = *rows_[u];
+            const auto& ports_u = f_.node(t_.switches[u]).ports;
+            for (auto dst : dests_) {
+                const auto pu = row_u[dst.value()];
+                if (pu == no_route || pu == 0 || pu >= peer_[u].size()) continue;
+                const auto x = peer_[u][pu];
+                if (x == no_switch) continue;
+                const auto out = (*rows_[x])[dst.value()];
+                if (out == no_route || out == 0 || out >= peer_[x].size() || peer_[x][out] == no_switch) continue;
+                const auto in = ports_u[pu].remote->port.value();
+                bits[x][in * stride_ + out / 64] |= 1ull << (out % 64);
+            }
+        }
+        return bits;
+    }
+
+    // One cycle of turns, or empty.
+    std::vector<Turn> find_cycle() const
+    {
+        const auto bits = dependencies();
+        // Channel (s, out port) leading to a switch; colour per channel.
+        std::vector<std::vector<std::uint8_t>> colour(S_);
+        for (std::uint32_t s = 0; s < S_; ++s) colour[s].assign(peer_[s].size(), 0);
+        struct Frame {
+            std::uint32_t s;
+            std::uint8_t port; // channel s --port--> x
+            unsigned next_out;
+        };
+        std::vector<Frame> stack;
+        for (std::uint32_t s0 = 0; s0 < S_; ++s0)
+            for (std::size_t p0 = 1; p0 < peer_[s0].size(); ++p0) {
+                if (peer_[s0][p0] == no_switch || colour[s0][p0]) continue;
+                colour[s0][p0] = 1;
+                stack.push_back({s0, static_cast<std::uint8_t>(p0), 0});
+                while (!stack.empty()) {
+                    auto& fr = stack.back();
+                    const auto x = peer_[fr.s][fr.port];
+                    const auto in = f_.node(t_.switches[fr.s]).ports[fr.port].remote->port.value();
+                    bool pushed = false;
+                    while (fr.next_out < peer_[x].size()) {
+                        const unsigned o = fr.next_out++;
+                        if (!((bits[x][in * stride_ + o / 64] >> (o % 64)) & 1)) continue;
+                        if (peer_[x][o] == no_switch) continue;
+                        auto& c = colour[x][o];
+                        if (c == 1) {
+                            // Cycle: frames from channel (x, o) to the top, plus the closing turn.
+                            std::vector<Turn> cycle;
+                            std::size_t k = stack.size();
+                            while (k > 0 && !(stack[k - 1].s == x && stack[k - 1].port == o)) --k;
+                            for (std::size_t i = k == 0 ? 0 : k - 1; i + 1 < stack.size(); ++i) {
+                                const auto& a = stack[i];
+                                const auto& b = stack[i + 1];
+                                cycle.push_back({b.s, f_.node(t_.switches[a.s]).ports[a.port].remote->port.value(), b.port});
+                            }
+                            cycle.push_back({x, in, static_cast<std::uint8_t>(o)});
+                            return cycle;
+                        }
+                        if (c == 0) {
+                            c = 1;
+                            stack.push_back({x, static_cast<std::uint8_t>(o), 0});
+                            pushed = true;
+                            break;
+                        }
+                    }
+                    if (!pushed) {
+                        colour[stack.back().s][stack.back().port] = 2;
+                        stack.pop_back();
+                    }
+                }
+            }
+        return {};
+    }
+
+    std::map<Lid, std::vector<std::uint32_t>> alg2_; // switches given an Algorithm 2 entry, per LID
+    std::vector<std::vector<std::uint32_t>> peer_;
+    std::size_t words_ = 0, stride_ = 4;
+};
+
+} // namespace
+
+std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                               const Options& options)
+{
+    auto d = run_dmodk(fabric, lids, options, "sftree");
+    if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
+    auto& run = std::get<DmodkRun>(d);
+    SftreeResult r;
+    r.tables = std::move(run.tables);
+    r.tree = std::move(run.tree);
+    Sftree s(fabric, lids, r, run.order);
+    s.run(options.sm_port_guid);
+    s.break_credit_loops();
+    s.publish_hops();
+    return r;
+}
+
+Result SftreeEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                             const Options& options) const
+{
+    auto r = run_sftree(fabric, lids, options);
+    if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
+    return std::move(std::get<SftreeResult>(r).tables);
+}
+
+} // namespace ibsm::routing::fattree

@@ -1,0 +1,48 @@
+// Registry of routing engines by name (see header).
+#include "routing/registry.h"
+
+#include "routing/fattree/dmodk.h"
+#include "routing/fattree/sftree.h"
+#include "routing/minhop.h"
+
+#include <stdexcept>
+
+namespace ibsm::routing {
+
+void Registry::add(std::string name, EngineFactory factory)
+{
+    if (name.empty()) throw std::invalid_argument("routing engine name must not be empty");
+    if (!factory) throw std::invalid_argument("routing engine '" + name + "' has no factory");
+    if (factories_.contains(name)) throw std::invalid_argument("routing engine '" + name + "' registered twice");
+    factories_.emplace(std::move(name), std::move(factory));
+}
+
+bool Registry::contains(std::string_view name) const
+{
+    return factories_.find(name) != factories_.end();
+}
+
+std::unique_ptr<Engine> Registry::create(std::string_view name) const
+{
+    auto it = factories_.find(name);
+    if (it == factories_.end()) return nullptr;
+    return it->second();
+}
+
+std::vector<std::string> Registry::names() const
+{
+    std::vector<std::string> out;
+    for (const auto& [name, factory] : factories_) out.push_back(name);
+    return out;
+}
+
+Registry default_registry()
+{
+    Registry r;
+    r.add("minhop", [] { return std::make_unique<MinHopEngine>(); });
+    r.add("ftree", [] { return std::make_unique<fattree::FtreeEngine>(); });
+    r.add("sftree", [] { return std::make_unique<fattree::SftreeEngine>(); });
+    return r;
+}
+
+} // namespace ibsm::routing

@@ -1,0 +1,156 @@
+// `ibsm analyze`: score forwarding tables — ours from `ibsm route`, or any
+// SM's read back from a live fabric with ibnetdiscover + dump_fts — with the
+// route-quality analysis of routing/analysis (reachability, forwarding and
+// credit loops, edge-forwarding index, effective bisection bandwidth, shift
+// permutations, hops and stretch). This file only does the file and
+// command-line work.
+#include "tools/args.h"
+#include "tools/subcommands.h"
+
+#include "routing/analysis/analyze.h"
+#include "routing/lft_dump.h"
+#include "topology/netfile_file.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace ibsm::tools {
+
+namespace {
+
+constexpr const char* analyze_help = R"(usage: ibsm analyze DIR [options]
+       ibsm analyze --topology NETFILE --lfts DUMPFILE [options]
+
+Scores unicast forwarding tables. DIR is an `ibsm route` output directory
+(DIR/topology.net + DIR/lfts.dump); otherwise give a topology in ibnetdiscover
+format (a live fabric's `ibnetdiscover` output) and the matching `dump_fts`
+output. LIDs are taken from the topology file as ibnetdiscover shows them.
+
+options:
+  --json                 print the report as JSON instead of text
+  --out FILE             write the report to FILE instead of stdout
+  --bisections N         random bisect patterns for the effective bisection
+                         bandwidth (default 1000; 0 skips it)
+  --seed S               std::mt19937 seed for the patterns (default 5489)
+  --bidirectional        bisect pairs send both ways (default: the first host
+                         of each pair sends to the second, as in P-SSSP IV-A)
+  --order FILE           host order for shift permutations: one host per line
+                         (node description, node/port GUID, or LID);
+                         default: hosts in name order
+  --no-shifts            skip the shift permutations
+  --no-switch-traffic    leave switch-originated traffic out (switch->* pairs
+                         and the second channel dependency graph)
+  --threads N            worker threads (default: all cores)
+  --examples N           example pairs listed per problem class (default 5)
+  --fail-on-problem      exit 3 when there are unreachable CA pairs,
+                         forwarding loops or credit loops
+)";
+
+std::vector<std::string> read_lines(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+bool has_problem(const routing::analysis::Report& r)
+{
+    using routing::analysis::PairClass;
+    for (const auto& c : r.classes)
+        if (c.loops) return true;
+    return r.of(PairClass::ca_to_ca).unreachable || r.credit_ca_only.has_loop() || r.credit_all.has_loop();
+}
+
+} // namespace
+
+int analyze_main(const std::vector<std::string>& argv)
+{
+    Args args(argv,
+              {{"topology", true},
+               {"lfts", true},
+               {"json", false},
+               {"out", true},
+               {"bisections", true},
+               {"seed", true},
+               {"bidirectional", false},
+               {"order", true},
+               {"no-shifts", false},
+               {"no-switch-traffic", false},
+               {"threads", true},
+               {"examples", true},
+               {"fail-on-problem", false},
+               {"help", false}},
+              true);
+    if (args.has("help")) {
+        std::cout << analyze_help;
+        return 0;
+    }
+    std::string net_path, lft_path;
+    if (args.positional().size() == 1) {
+        if (args.has("topology") || args.has("lfts"))
+            throw UsageError("give either a route directory or --topology and --lfts, not both");
+        net_path = args.positional()[0] + "/topology.net";
+        lft_path = args.positional()[0] + "/lfts.dump";
+    } else if (args.positional().empty()) {
+        net_path = args.required("topology");
+        lft_path = args.required("lfts");
+    } else {
+        throw UsageError("expected one route directory, got " + std::to_string(args.positional().size()) + " arguments");
+    }
+
+    routing::analysis::Options opt;
+    opt.ebb.bisections = static_cast<unsigned>(args.number("bisections", 1000, 0, 100000000));
+    opt.run_ebb = opt.ebb.bisections > 0;
+    opt.ebb.seed = static_cast<std::uint32_t>(args.number("seed", std::mt19937::default_seed, 0, 0xFFFFFFFFu));
+    opt.ebb.bidirectional = args.has("bidirectional");
+    opt.run_shifts = !args.has("no-shifts");
+    opt.switch_traffic = !args.has("no-switch-traffic");
+    opt.threads = static_cast<unsigned>(args.number("threads", 0, 0, 1024));
+    opt.max_examples = args.number("examples", 5, 0, 100000);
+    std::string order_path = args.value("order").value_or("");
+    if (!order_path.empty()) opt.order_lines = read_lines(order_path);
+
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
+    topology::Fabric fabric = topology::load_net_file(net_path);
+    std::ifstream lft_in(lft_path);
+    if (!lft_in) throw std::runtime_error(lft_path + ": cannot open");
+    auto dumps = routing::parse_dump_fts(lft_in, lft_path);
+    routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path);
+    double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::cerr << "ibsm analyze: " << fabric.switch_count() << " switches, " << fabric.ca_count() << " CAs, "
+              << tables.lfts.size() << " forwarding tables read in " << load_s << " s\n";
+
+    routing::analysis::Report report;
+    try {
+        report = routing::analysis::analyze(fabric, tables, opt);
+    } catch (const std::invalid_argument& e) {
+        // Bad host order lines name their line; say which file.
+        std::string what = e.what();
+        if (!order_path.empty() && what.rfind("line ", 0) == 0) throw std::runtime_error(order_path + ": " + what);
+        throw;
+    }
+    report.seconds.insert(report.seconds.begin(), {"load", load_s});
+    double total = 0;
+    for (const auto& [stage, s] : report.seconds) total += s;
+    report.seconds.emplace_back("total", total);
+
+    std::string text = args.has("json") ? routing::analysis::to_json(report) : routing::analysis::to_text(report);
+    if (auto out = args.value("out")) {
+        std::ofstream f(*out);
+        if (!f) throw std::runtime_error(*out + ": cannot write");
+        f << text;
+        if (!f.flush()) throw std::runtime_error(*out + ": write failed");
+    } else {
+        std::cout << text;
+    }
+    std::cerr << "ibsm analyze: done in " << total << " s\n";
+    return args.has("fail-on-problem") && has_problem(report) ? 3 : 0;
+}
+
+} // namespace ibsm::tools

@@ -1,0 +1,210 @@
+// `ibsm route`: offline routing of a net file. Reads the topology, assigns
+// base LIDs (honouring LIDs in the file and an optional guid2lid), runs the
+// engine chain, and writes what an SM would program in the files operators
+// already know: topology.net (ibnetdiscover text with the LIDs), lfts.dump
+// (dump_fts text) and guid2lid (OpenSM's LID cache). The report (engine
+// used, refusals) goes to stdout; progress and timings to stderr.
+#include "tools/args.h"
+#include "tools/subcommands.h"
+
+#include "lidassign/base_lids.h"
+#include "lidassign/guid2lid.h"
+#include "routing/chain.h"
+#include "routing/lft_dump.h"
+#include "routing/registry.h"
+#include "topology/netfile_file.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ibsm::tools {
+
+namespace {
+
+constexpr const char* help_text = R"(usage: ibsm route --topology NET --out DIR [options]
+
+Assigns LIDs, routes the fabric with a chain of engines and writes
+  DIR/topology.net   the fabric as ibnetdiscover prints it, with the LIDs
+  DIR/lfts.dump      the forwarding tables as dump_fts prints them
+  DIR/guid2lid       OpenSM's LID cache format (port GUID, first and last LID)
+The engine used and every refusal are reported on stdout.
+
+options:
+  --topology NET        ibnetdiscover / ibsim net file (required)
+  --out DIR             output directory, created if missing (required)
+  --engine E[,E2...]    engines to try in order (default: minhop); unless
+                        --no-fallback, minhop is tried last if all refuse
+  --no-fallback         do not fall back to minhop
+  --lmc N               LID mask control, 0..7 (default 0)
+  --roots FILE          root switch node GUIDs for tree engines, one per line
+  --guid2lid FILE       previous LID assignment to honour (OpenSM format)
+  --sm-port GUID        port GUID of the SM's port (default: the first port
+                        of the first node in the file, where ibsim puts the SM)
+)";
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void progress(const std::string& what, Clock::time_point t0)
+{
+    std::cerr << "ibsm route: " << what << " (" << std::fixed << std::setprecision(3) << seconds_since(t0) << " s)\n";
+}
+
+std::ifstream open_input(const std::string& path, const std::string& what)
+{
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + what + " '" + path + "'");
+    return in;
+}
+
+// One node GUID per line; blank lines and '#' comments allowed (OpenSM's
+// root_guid_file format).
+std::vector<Guid> read_roots(const std::string& path)
+{
+    auto in = open_input(path, "roots file");
+    std::vector<Guid> roots;
+    std::string line;
+    for (std::size_t n = 1; std::getline(in, line); ++n) {
+        if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+        std::istringstream words(line);
+        std::string word, extra;
+        if (!(words >> word)) continue;
+        if (words >> extra) throw std::runtime_error(path + ":" + std::to_string(n) + ": one GUID per line expected");
+        try {
+            roots.emplace_back(parse_number(word, "GUID", 1, UINT64_MAX));
+        } catch (const UsageError& e) {
+            throw std::runtime_error(path + ":" + std::to_string(n) + ": " + e.what());
+        }
+    }
+    return roots;
+}
+
+// Where ibsim attaches the first client: the first node in the file.
+Guid default_sm_port(const topology::Fabric& fabric)
+{
+    if (fabric.node_count() == 0) return Guid();
+    const auto& n = fabric.node(topology::NodeId{0});
+    if (n.is_switch()) return n.guid;
+    for (std::size_t p = 1; p < n.ports.size(); ++p)
+        if (n.ports[p].remote) return n.ports[p].guid;
+    return Guid();
+}
+
+template <typename Write> void write_file(const std::filesystem::path& path, Write&& write)
+{
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
+    write(out);
+    out.flush();
+    if (!out) throw std::runtime_error("error writing '" + path.string() + "'");
+}
+
+} // namespace
+
+int route_main(const std::vector<std::string>& argv)
+{
+    Args args(argv, {{"topology", true},
+                     {"out", true},
+                     {"engine", true},
+                     {"no-fallback", false},
+                     {"lmc", true},
+                     {"roots", true},
+                     {"guid2lid", true},
+                     {"sm-port", true},
+                     {"help", false}});
+    if (args.has("help")) {
+        std::cout << help_text;
+        return 0;
+    }
+    const std::string net = args.required("topology");
+    const std::filesystem::path out_dir = args.required("out");
+
+    routing::ChainSpec chain;
+    try {
+        chain.engines = routing::split_engine_list(args.value("engine").value_or("minhop"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--engine: ") + e.what());
+    }
+    chain.no_fallback = args.has("no-fallback");
+    const auto registry = routing::default_registry();
+    try {
+        routing::validate(registry, chain);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--engine: ") + e.what());
+    }
+
+    routing::Options options;
+    options.lmc = static_cast<std::uint8_t>(args.number("lmc", 0, 0, 7));
+    if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
+
+    const auto t0 = Clock::now();
+    auto fabric = topology::load_net_file(net);
+    progress("read " + net + ": " + std::to_string(fabric.switch_count()) + " switches, " +
+                 std::to_string(fabric.node_count() - fabric.switch_count()) + " CAs/routers, " +
+                 std::to_string(fabric.link_count()) + " links",
+             t0);
+    for (Guid g : options.root_guids) {
+        auto id = fabric.find_node(g);
+        if (!id || !fabric.node(*id).is_switch())
+            throw std::runtime_error("root " + g.str() + " is not a switch of " + net);
+    }
+    options.sm_port_guid = args.has("sm-port") ? Guid(parse_number(*args.value("sm-port"), "--sm-port", 1, UINT64_MAX))
+                                               : default_sm_port(fabric);
+    if (!options.sm_port_guid.is_zero() && !fabric.find_port(options.sm_port_guid))
+        throw std::runtime_error("SM port " + options.sm_port_guid.str() + " is not in " + net);
+
+    lidassign::GuidLidMap previous;
+    if (auto path = args.value("guid2lid")) {
+        auto in = open_input(*path, "guid2lid file");
+        previous = lidassign::read_guid2lid(in, *path);
+    }
+    lidassign::BaseLidOptions lid_options;
+    lid_options.lmc = options.lmc;
+    auto t1 = Clock::now();
+    auto assigned = lidassign::assign_base_lids(fabric, previous, lid_options);
+    for (const auto& note : assigned.notes) std::cerr << "ibsm route: note: " << note.text << '\n';
+    lidassign::apply_lids(assigned.lids, fabric);
+    progress("assigned LIDs to " + std::to_string(assigned.lids.port_count()) + " ports, top LID " +
+                 std::to_string(assigned.lids.top().value()),
+             t1);
+
+    auto t2 = Clock::now();
+    std::cerr << "ibsm route: routing with " << args.value("engine").value_or("minhop")
+              << (chain.no_fallback ? " (no fallback)" : "") << " ...\n";
+    auto outcome = routing::run_chain(registry, chain, fabric, assigned.lids, options);
+    progress(outcome.tables ? "routed by " + outcome.engine() : std::string("no engine routed the fabric"), t2);
+
+    for (const auto& r : outcome.refusals) std::cout << "refused: " << r.engine << ": " << r.reason << '\n';
+    if (!outcome.tables) {
+        std::cout << "engine: none" << (chain.no_fallback ? " (no fallback)" : "") << '\n';
+        return 1;
+    }
+    std::cout << "engine: " << outcome.engine() << (outcome.fell_back ? " (fallback)" : "") << '\n';
+
+    auto t3 = Clock::now();
+    std::filesystem::create_directories(out_dir);
+    topology::WriteOptions wo;
+    wo.comments.push_back("routed by ibsm route, engine " + outcome.engine() + ", LMC " + std::to_string(options.lmc));
+    topology::save_net_file((out_dir / "topology.net").string(), fabric, wo);
+    write_file(out_dir / "lfts.dump",
+               [&](std::ostream& o) { routing::write_dump_fts(o, fabric, assigned.lids, *outcome.tables); });
+    write_file(out_dir / "guid2lid", [&](std::ostream& o) { lidassign::write_guid2lid(o, fabric, assigned.lids); });
+    progress("wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid", t3);
+    std::cout << "lids: " << assigned.lids.port_count() << " ports, top " << assigned.lids.top().value() << ", LMC "
+              << int(options.lmc) << '\n'
+              << "switches: " << outcome.tables->lfts.size() << '\n'
+              << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
+    return 0;
+}
+
+} // namespace ibsm::tools
