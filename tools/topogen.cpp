@@ -75,7 +75,10 @@ std::vector<OptionSpec> options_for(const std::string& kind)
 std::string join(const std::vector<unsigned>& v)
 {
     std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) s += ',';
+        s += std::to_string(v[i]);
+    }
     return s;
 }
 

@@ -107,9 +107,10 @@ std::uint64_t PgftShape::link_count() const
 std::vector<unsigned> PgftShape::tuple(unsigned level, std::uint64_t index) const
 {
     if (index >= nodes_at(level)) throw std::out_of_range("PGFT node index out of range");
-    std::vector<unsigned> digits(height());
+    std::vector<unsigned> digits;
+    digits.reserve(height());
     for (unsigned j = 1; j <= height(); ++j) {
-        digits[j - 1] = static_cast<unsigned>(index % radix(level, j));
+        digits.push_back(static_cast<unsigned>(index % radix(level, j)));
         index /= radix(level, j);
     }
     return digits;
