@@ -118,6 +118,13 @@ private:
         auto& f = result_.fabric;
         auto ra = f.remote(a);
         auto rb = f.remote(b);
+        if (a == b) {
+            // A port reached through itself: the node behind it answers
+            // with the GUID of the node we left from.
+            record_duplicate(guid_b, b.node, path_b,
+                             "the node " + where(a) + " answers with the GUID of the node it is cabled to");
+            return false;
+        }
         if ((ra && *ra != b) || (rb && *rb != a)) {
             record_duplicate(guid_b, b.node, path_b,
                              "port " + std::to_string(b.port.value()) + " of " + guid_b.str() +
