@@ -69,6 +69,15 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
                         ") failed: " + std::strerror(-port_id_));
     fd_ = umad_get_fd(port_id_);
     pollable_ = is_kernel_umad_fd(fd_);
+    if (pollable_) {
+        // try_receive() reads with umad_recv(timeout 0), which goes straight
+        // to read(): on a blocking descriptor that would stall the event loop.
+        int flags = ::fcntl(fd_, F_GETFL);
+        if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) < 0) {
+            umad_close_port(port_id_);
+            throw UmadError(std::string("cannot make the umad descriptor non-blocking: ") + std::strerror(errno));
+        }
+    }
 
     long mask[16 / sizeof(long)];
     sm_method_mask(mask);
