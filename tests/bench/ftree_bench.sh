@@ -9,10 +9,8 @@
 # Set NO_OPENSM=1 to skip the OpenSM runs (they need ibsim and take minutes at
 # 11664 hosts).
 #
-# OpenSM: `ibsim -s -N -S -P` with large limits, `opensm -o -R ftree` under
-# libumad2sim; its routing time is the span of its log between the first line
-# of the routing phase ("ucast_mgr" / "ftree") and the line that reports the
-# LFTs done, both timestamped by OpenSM itself.
+# OpenSM: `opensm -o -R ftree` against a private ibsim on the same net file;
+# its routing time comes from its own log (tests/bench/opensm_lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,13 +20,7 @@ ibsm=$build/tools/ibsm
 [ -x "$ibsm" ] || { echo "ftree_bench: $ibsm not found (meson setup $build -Dbuildtype=release)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ftree-bench.XXXXXX)
 trap 'cleanup' EXIT
-ibsim_pid=""
-sleeper_pid=""
-cleanup() {
-    [ -n "$ibsim_pid" ] && kill "$ibsim_pid" 2>/dev/null || true
-    [ -n "$sleeper_pid" ] && kill "$sleeper_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
+cleanup() { rm -rf "$work"; }
 
 pgft_args() {
     case $1 in
@@ -46,31 +38,12 @@ ibsm_time() {
         sed -n "s/.*routed by $engine (\([0-9.]*\) s).*/\1/p"
 }
 
-# Seconds between two OpenSM log lines (their "Mon DD HH:MM:SS usec" stamps).
-log_seconds() {
-    awk -v a="$2" -v b="$3" '
-        function t(line,   f) { split(line, f, " "); split(f[3], h, ":"); return h[1]*3600 + h[2]*60 + h[3] + f[4]/1e6 }
-        start == "" && $0 ~ a { start = t($0) }
-        start != "" && $0 ~ b { end = t($0) }
-        END { if (start != "" && end != "") printf "%.3f", end - start; else printf "n/a" }' "$1"
-}
+. "$(dirname "$0")/opensm_lib.sh"
 
 opensm_time() {
     local net=$1 tag=$2
     [ "${NO_OPENSM:-0}" = 1 ] && { echo "skipped"; return; }
-    command -v ibsim >/dev/null && command -v opensm >/dev/null || { echo "n/a"; return; }
-    local sock="ftree-bench-$$-$tag" cons="$work/cons-$tag" log="$work/opensm-$tag.log"
-    mkfifo "$cons"
-    sleep 100000 > "$cons" & sleeper_pid=$!
-    IBSIM_SOCKNAME=$sock ibsim -s -N 60000 -S 8000 -P 600000 "$net" < "$cons" > "$work/ibsim-$tag.log" 2>&1 &
-    ibsim_pid=$!
-    sleep 3
-    IBSIM_SOCKNAME=$sock LD_PRELOAD=$(dpkg -L libumad2sim0 | grep 'libumad2sim.so$' | head -1) \
-        timeout 900 opensm -o -R ftree -f "$log" > "$work/opensm-$tag.out" 2>&1 || true
-    kill "$ibsim_pid" 2>/dev/null || true; ibsim_pid=""
-    kill "$sleeper_pid" 2>/dev/null || true; sleeper_pid=""
-    log_seconds "$log" "ucast_mgr_process|ftree_construct_fabric|Fat-tree routing" \
-        "ucast_mgr_process: .*(LFT|done)|Fat-tree routing .*(done|finished)|fabric_route"
+    opensm_measure ftree "$net" "$work/osm-$tag" | cut -d' ' -f1
 }
 
 printf "%-8s %-40s %12s %12s %14s\n" hosts fabric "ftree (s)" "sftree (s)" "OpenSM ftree (s)"

@@ -40,55 +40,10 @@ pgft_args() {
     esac
 }
 
-# "Nov 22 18:50:26 264397 [..] ..." -> seconds since midnight, microseconds.
-log_seconds() {
-    awk '{ split($3, t, ":"); printf "%.6f\n", t[1] * 3600 + t[2] * 60 + t[3] + $4 / 1e6; exit }'
-}
-
-ibsim_pid=
-cleanup() {
-    [ -n "$ibsim_pid" ] && kill "$ibsim_pid" 2>/dev/null || true
-    [ -n "${sleeper_pid:-}" ] && kill "$sleeper_pid" 2>/dev/null || true
-}
-trap cleanup EXIT
+. "$(dirname "$0")/opensm_lib.sh"
 
 run_opensm() { # size net -> prints "route_s up_s" or "n/a n/a"
-    local n=$1 net=$2 dir=$WORK/osm-$n
-    mkdir -p "$dir/cache"
-    rm -f "$dir/cons"
-    mkfifo "$dir/cons"
-    sleep 100000 > "$dir/cons" &
-    sleeper_pid=$!
-    local sock="minhopbench-$$-$n"
-    IBSIM_SOCKNAME=$sock ibsim -N 15000 -S 2000 -P 100000 -s "$net" < "$dir/cons" > "$dir/ibsim.log" 2>&1 &
-    ibsim_pid=$!
-    for _ in $(seq 1 600); do
-        grep -q "Network simulator ready" "$dir/ibsim.log" 2>/dev/null && break
-        kill -0 "$ibsim_pid" 2>/dev/null || break
-        sleep 0.2
-    done
-    if ! grep -q "Network simulator ready" "$dir/ibsim.log"; then
-        echo "ibsim did not start on $net (see $dir/ibsim.log)" >&2
-        cleanup; ibsim_pid=; echo "n/a n/a"; return
-    fi
-    rm -f "$dir/osm.log"
-    if ! IBSIM_SOCKNAME=$sock LD_PRELOAD=$UMAD2SIM OSM_CACHE_DIR=$dir/cache \
-        timeout "$OSM_TIMEOUT" opensm -o -R minhop -D 0x07 -f "$dir/osm.log" > "$dir/osm.out" 2>&1; then
-        echo "opensm failed or timed out after ${OSM_TIMEOUT}s on $net (see $dir/osm.log)" >&2
-    fi
-    kill "$ibsim_pid" 2>/dev/null || true
-    wait "$ibsim_pid" 2>/dev/null || true
-    kill "$sleeper_pid" 2>/dev/null || true
-    ibsim_pid=; sleeper_pid=
-    local log=$dir/osm.log t_first t_start t_end t_up
-    t_first=$(head -1 "$log" | log_seconds)
-    t_start=$(grep -m1 "building routing with 'minhop'" "$log" | log_seconds || true)
-    t_end=$(grep -m1 "minhop tables configured" "$log" | log_seconds || true)
-    t_up=$(grep -m1 "SUBNET UP" "$log" | log_seconds || true)
-    awk -v a="$t_start" -v b="$t_end" -v f="$t_first" -v u="$t_up" 'BEGIN {
-        r = (a != "" && b != "") ? sprintf("%.3f", b - a) : "n/a";
-        s = (f != "" && u != "") ? sprintf("%.3f", u - f) : "n/a";
-        print r, s }'
+    opensm_measure minhop "$2" "$WORK/osm-$1" "$OSM_TIMEOUT"
 }
 
 printf "%-7s %-9s %-8s | %-14s %-12s | %-14s %-12s\n" hosts switches lids "ibsm minhop s" "ibsm total s" "opensm route s" "opensm up s"
