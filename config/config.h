@@ -1,0 +1,121 @@
+// ibsmd's configuration as typed values, and the YAML loader that builds it.
+//
+// Every key is optional: Config{} (no file at all) brings up a fat-tree with
+// the ftree engine, MinHop as fallback, LMC 0, on the first usable local port.
+// The schema, with its ranges, is documented in systemd/ibsmd.yaml.
+//
+// Errors: anything wrong in the text (YAML syntax, unknown or duplicate key,
+// wrong type, value out of range, conflicting keys) throws ConfigError whose
+// what() names file, 1-based line and the full dotted key, e.g.
+//   ibsmd.yaml:12: key 'routing.engines': unknown engine 'ftre' (known: ftree, ...)
+// Pure apart from load_config_file, which reads the one file it is given.
+#pragma once
+
+#include "mad/types.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsm::config {
+
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Same names and order as spdlog's levels, so the daemon can map them 1:1.
+enum class LogLevel { trace, debug, info, warn, error, critical, off };
+
+std::string_view to_string(LogLevel level);
+std::optional<LogLevel> parse_log_level(std::string_view name);
+// "trace|debug|info|warn|error|critical|off"
+std::string known_log_levels_text();
+
+struct RoutingConfig {
+    // Engines tried in order until one routes the fabric (see engines.h).
+    std::vector<std::string> engines{"ftree"};
+    // When false, MinHop is appended to the chain unless already in it.
+    bool no_fallback = false;
+    unsigned lmc = 0;
+    // Fat-tree roots by node GUID; empty means the engine finds them itself.
+    std::vector<Guid> root_guids;
+    // Alternative to root_guids: a file with one GUID per line. Only the path
+    // is kept here; the daemon reads the file.
+    std::optional<std::string> root_guid_file;
+    // Cap on data VLs per port (the daemon rounds down to a count PortInfo
+    // OperationalVLs can express: 1, 2, 4, 8 or 15).
+    unsigned max_vls = 8;
+
+    bool operator==(const RoutingConfig&) const = default;
+};
+
+struct SmpConfig {
+    unsigned window = 16;
+    std::chrono::milliseconds timeout{100};
+    unsigned retries = 3;
+
+    bool operator==(const SmpConfig&) const = default;
+};
+
+// Which local port the SM runs on: port_guid, or ca and/or port (a missing ca
+// means the first CA, a missing port the first usable port of it); nothing
+// set means the first usable port of the first CA. port_guid excludes the other two.
+struct SmConfig {
+    unsigned priority = 1;
+    std::optional<Guid> port_guid;
+    std::optional<std::string> ca;
+    std::optional<PortNum> port;
+    std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
+    unsigned subnet_timeout = 18;
+    unsigned packet_life_time = 18;
+
+    bool operator==(const SmConfig&) const = default;
+};
+
+struct LogConfig {
+    LogLevel level = LogLevel::info;
+    // Used when ibsmd is not in the foreground.
+    std::string file = "/var/log/ibsmd.log";
+
+    bool operator==(const LogConfig&) const = default;
+};
+
+struct SweepConfig {
+    // 0 disables light sweeps.
+    std::chrono::seconds light_interval{10};
+
+    bool operator==(const SweepConfig&) const = default;
+};
+
+struct Config {
+    RoutingConfig routing;
+    SmpConfig smp;
+    SmConfig sm;
+    // guid2lid and the dump files live here.
+    std::string state_dir = "/var/lib/ibsmd";
+    LogConfig log;
+    SweepConfig sweep;
+
+    bool operator==(const Config&) const = default;
+};
+
+// The chain the daemon runs: routing.engines, then MinHop unless no_fallback
+// is set or MinHop is already in the list.
+std::vector<std::string> effective_engine_chain(const RoutingConfig& routing);
+
+// Every leaf key of the schema, dotted ("routing.lmc", "state_dir").
+std::vector<std::string> schema_keys();
+
+// Parses YAML text; name_for_errors is the file name errors start with.
+// Empty text (or only comments) yields Config{}.
+Config parse_config(std::string_view yaml_text, std::string_view name_for_errors);
+
+// Reads and parses one file; errors name the path as given.
+Config load_config_file(const std::string& path);
+
+} // namespace ibsm::config

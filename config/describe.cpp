@@ -1,0 +1,68 @@
+// Why: operators need to see what ibsmd actually runs with after defaults,
+// the file and command-line flags are combined. yaml-cpp's emitter does the
+// quoting, so paths with odd characters still read back unchanged; unset
+// optional keys are left out, exactly as a file would omit them.
+#include "config/describe.h"
+
+#include "config/engines.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace ibsm::config {
+
+std::string describe(const Config& c)
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+
+    out << YAML::Key << "routing" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "engines" << YAML::Value << YAML::Flow << c.routing.engines;
+    std::string chain;
+    for (const auto& e : effective_engine_chain(c.routing)) chain += (chain.empty() ? "" : " -> ") + e;
+    out << YAML::Comment("chain run: " + chain);
+    out << YAML::Key << "no_fallback" << YAML::Value << c.routing.no_fallback;
+    out << YAML::Key << "lmc" << YAML::Value << c.routing.lmc;
+    // root_guids and root_guid_file exclude each other in a file.
+    if (c.routing.root_guid_file && c.routing.root_guids.empty()) {
+        out << YAML::Key << "root_guid_file" << YAML::Value << *c.routing.root_guid_file;
+    } else {
+        out << YAML::Key << "root_guids" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (auto g : c.routing.root_guids) out << g.str();
+        out << YAML::EndSeq;
+        if (c.routing.root_guids.empty()) out << YAML::Comment("none: the engine finds the roots");
+    }
+    out << YAML::Key << "max_vls" << YAML::Value << c.routing.max_vls;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "smp" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "window" << YAML::Value << c.smp.window;
+    out << YAML::Key << "timeout_ms" << YAML::Value << c.smp.timeout.count();
+    out << YAML::Key << "retries" << YAML::Value << c.smp.retries;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "sm" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "priority" << YAML::Value << c.sm.priority;
+    if (c.sm.port_guid) out << YAML::Key << "port_guid" << YAML::Value << c.sm.port_guid->str();
+    if (c.sm.ca) out << YAML::Key << "ca" << YAML::Value << *c.sm.ca;
+    if (c.sm.port) out << YAML::Key << "port" << YAML::Value << static_cast<unsigned>(c.sm.port->value());
+    out << YAML::Key << "subnet_prefix" << YAML::Value << Guid(c.sm.subnet_prefix).str();
+    out << YAML::Key << "subnet_timeout" << YAML::Value << c.sm.subnet_timeout;
+    out << YAML::Key << "packet_life_time" << YAML::Value << c.sm.packet_life_time;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "state_dir" << YAML::Value << c.state_dir;
+
+    out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "level" << YAML::Value << std::string(to_string(c.log.level));
+    out << YAML::Key << "file" << YAML::Value << c.log.file;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "light_interval_s" << YAML::Value << c.sweep.light_interval.count();
+    out << YAML::EndMap;
+
+    out << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+}
+
+} // namespace ibsm::config

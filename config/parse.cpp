@@ -1,0 +1,256 @@
+// Why: turn the YAML text of ibsmd.yaml into a Config, rejecting anything the
+// schema does not describe so a typo never silently falls back to a default.
+// Data structures: the schema is the table of known keys per section below
+// (also the source of "did you mean" suggestions); each section has one
+// function that fills its part of Config.
+// Algorithm: load all YAML documents (more than one is an error), check the
+// top-level mapping's keys, then walk each section in a fixed order; the first
+// problem found throws ConfigError with file:line and dotted key.
+#include "config/config.h"
+
+#include "config/engines.h"
+#include "config/value_ranges.h"
+#include "config/yaml_reader.h"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <sstream>
+
+namespace ibsm::config {
+namespace {
+
+using detail::Entry;
+using detail::Reader;
+using detail::Section;
+
+constexpr std::array<std::string_view, 6> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep"};
+constexpr std::array<std::string_view, 6> routing_keys{
+    "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls",
+};
+constexpr std::array<std::string_view, 3> smp_keys{"window", "timeout_ms", "retries"};
+constexpr std::array<std::string_view, 7> sm_keys{
+    "priority", "port_guid", "ca", "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
+};
+constexpr std::array<std::string_view, 2> log_keys{"level", "file"};
+constexpr std::array<std::string_view, 1> sweep_keys{"light_interval_s"};
+
+struct SchemaSection {
+    std::string_view name;
+    std::span<const std::string_view> keys;
+};
+// Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
+constexpr std::array<SchemaSection, 5> sections{{
+    {"routing", routing_keys},
+    {"smp", smp_keys},
+    {"sm", sm_keys},
+    {"log", log_keys},
+    {"sweep", sweep_keys},
+}};
+
+// Every dotted key, sections included, for suggesting the right section
+// for a misplaced key.
+std::span<const std::string_view> all_keys()
+{
+    static const std::vector<std::string> storage = [] {
+        std::vector<std::string> out(top_keys.begin(), top_keys.end());
+        for (const auto& s : sections)
+            for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
+        return out;
+    }();
+    static const std::vector<std::string_view> views(storage.begin(), storage.end());
+    return views;
+}
+
+unsigned small(std::uint64_t v) { return static_cast<unsigned>(v); }
+
+std::vector<std::string> read_engines(const Reader& r, const Entry& e)
+{
+    struct Named {
+        std::string name;
+        int line;
+    };
+    std::vector<Named> names;
+    if (e.value.IsSequence()) {
+        for (const auto& item : e.value) {
+            const int line = Reader::line_of(item, e.line);
+            if (!item.IsScalar() || item.Scalar().empty())
+                r.fail(line, e.key, "expected an engine name, got " + detail::describe_node(item));
+            names.push_back({item.Scalar(), line});
+        }
+    } else if (e.value.IsScalar()) {
+        for (auto& n : split_engine_list(e.value.Scalar())) names.push_back({std::move(n), e.line});
+    } else {
+        r.fail(e.line, e.key,
+               "expected a list of engine names or a comma-separated string, got " + detail::describe_node(e.value));
+    }
+    std::vector<std::string> out;
+    for (auto& n : names) out.push_back(n.name);
+    if (auto problem = check_engine_chain(out))
+        r.fail(names.empty() ? e.line : names[problem->index].line, e.key, problem->message);
+    return out;
+}
+
+std::vector<Guid> read_root_guids(const Reader& r, const Entry& e)
+{
+    if (!e.value.IsSequence())
+        r.fail(e.line, e.key, "expected a list of node GUIDs, got " + detail::describe_node(e.value));
+    std::vector<std::pair<Guid, int>> seen;
+    for (const auto& item : e.value) {
+        const int line = Reader::line_of(item, e.line);
+        const Guid g(r.id64(item, line, e.key, "a node GUID"));
+        if (g.is_zero()) r.fail(line, e.key, "GUID 0 is not a node GUID");
+        for (const auto& [prev, prev_line] : seen)
+            if (prev == g)
+                r.fail(line, e.key, "GUID " + g.str() + " listed twice (first on line " + std::to_string(prev_line) + ")");
+        seen.emplace_back(g, line);
+    }
+    std::vector<Guid> out;
+    for (const auto& [g, line] : seen) out.push_back(g);
+    return out;
+}
+
+void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, routing_keys);
+    if (auto* e = s.find("engines")) c.engines = read_engines(r, *e);
+    if (auto* e = s.find("no_fallback")) c.no_fallback = r.boolean(*e);
+    if (auto* e = s.find("lmc")) c.lmc = small(r.integer(*e, limits::lmc));
+    if (auto* e = s.find("root_guids")) c.root_guids = read_root_guids(r, *e);
+    if (auto* e = s.find("root_guid_file")) c.root_guid_file = r.text(*e, "a path");
+    if (auto* e = s.find("max_vls")) c.max_vls = small(r.integer(*e, limits::max_vls));
+
+    auto* list = s.find("root_guids");
+    auto* file = s.find("root_guid_file");
+    if (list && file) {
+        const Entry& later = list->key_line > file->key_line ? *list : *file;
+        const Entry& earlier = list->key_line > file->key_line ? *file : *list;
+        r.fail(later.key_line, later.key,
+               "cannot be combined with '" + earlier.key + "' (line " + std::to_string(earlier.key_line) +
+                   "); give the roots one way");
+    }
+}
+
+void read_smp(const Reader& r, const Entry& at, SmpConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, smp_keys);
+    if (auto* e = s.find("window")) c.window = small(r.integer(*e, limits::smp_window));
+    if (auto* e = s.find("timeout_ms"))
+        c.timeout = std::chrono::milliseconds(r.integer(*e, limits::smp_timeout_ms));
+    if (auto* e = s.find("retries")) c.retries = small(r.integer(*e, limits::smp_retries));
+}
+
+void read_sm(const Reader& r, const Entry& at, SmConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, sm_keys);
+    if (auto* e = s.find("priority")) c.priority = small(r.integer(*e, limits::sm_priority));
+    if (auto* e = s.find("port_guid")) {
+        const Guid g(r.id64(e->value, e->line, e->key, "a port GUID"));
+        if (g.is_zero()) r.fail(e->line, e->key, "GUID 0 is not a port GUID");
+        c.port_guid = g;
+    }
+    if (auto* e = s.find("ca")) c.ca = r.text(*e, "a CA name (as in ibstat, e.g. mlx5_0)");
+    if (auto* e = s.find("port"))
+        c.port = PortNum(static_cast<std::uint8_t>(r.integer(*e, limits::sm_port)));
+    if (auto* e = s.find("subnet_prefix")) c.subnet_prefix = r.id64(e->value, e->line, e->key, "a subnet prefix");
+    if (auto* e = s.find("subnet_timeout")) c.subnet_timeout = small(r.integer(*e, limits::subnet_timeout));
+    if (auto* e = s.find("packet_life_time")) c.packet_life_time = small(r.integer(*e, limits::packet_life_time));
+
+    if (auto* guid = s.find("port_guid")) {
+        for (auto leaf : {"ca", "port"}) {
+            auto* other = s.find(leaf);
+            if (!other) continue;
+            const Entry& later = guid->key_line > other->key_line ? *guid : *other;
+            const Entry& earlier = guid->key_line > other->key_line ? *other : *guid;
+            r.fail(later.key_line, later.key,
+                   "cannot be combined with '" + earlier.key + "' (line " + std::to_string(earlier.key_line) +
+                       "); select the port by GUID or by CA and port number");
+        }
+    }
+}
+
+void read_log(const Reader& r, const Entry& at, LogConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, log_keys);
+    if (auto* e = s.find("level")) {
+        const std::string name = r.text(*e, "a log level (" + known_log_levels_text() + ")");
+        auto level = parse_log_level(name);
+        if (!level) r.fail(e->line, e->key, "unknown log level '" + name + "' (known: " + known_log_levels_text() + ")");
+        c.level = *level;
+    }
+    if (auto* e = s.find("file")) c.file = r.text(*e, "a path");
+}
+
+void read_sweep(const Reader& r, const Entry& at, SweepConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, sweep_keys);
+    if (auto* e = s.find("light_interval_s"))
+        c.light_interval = std::chrono::seconds(r.integer(*e, limits::light_interval_s));
+}
+
+} // namespace
+
+std::vector<std::string> schema_keys()
+{
+    std::vector<std::string> out;
+    for (const auto& s : sections)
+        for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
+    out.emplace_back("state_dir");
+    return out;
+}
+
+std::vector<std::string> effective_engine_chain(const RoutingConfig& routing)
+{
+    std::vector<std::string> chain = routing.engines;
+    if (routing.no_fallback) return chain;
+    for (const auto& e : chain)
+        if (e == fallback_engine) return chain;
+    chain.emplace_back(fallback_engine);
+    return chain;
+}
+
+Config parse_config(std::string_view yaml_text, std::string_view name_for_errors)
+{
+    const Reader r(name_for_errors, all_keys());
+    std::vector<YAML::Node> docs;
+    try {
+        docs = YAML::LoadAll(std::string(yaml_text));
+    } catch (const YAML::Exception& e) {
+        const int line = e.mark.is_null() ? 1 : e.mark.line + 1;
+        r.fail(line, "", "YAML syntax error: " + e.msg);
+    }
+
+    Config c;
+    if (docs.empty()) return c;
+    if (docs.size() > 1)
+        r.fail(Reader::line_of(docs[1], 1), "",
+               "more than one YAML document ('---'); ibsmd reads a single document");
+
+    const YAML::Node& root = docs.front();
+    r.check_quotes_closed(root, yaml_text);
+    const Section top = r.section(root, "", Reader::line_of(root, 1), top_keys);
+    if (auto* e = top.find("routing")) read_routing(r, *e, c.routing);
+    if (auto* e = top.find("smp")) read_smp(r, *e, c.smp);
+    if (auto* e = top.find("sm")) read_sm(r, *e, c.sm);
+    if (auto* e = top.find("state_dir")) c.state_dir = r.text(*e, "a path");
+    if (auto* e = top.find("log")) read_log(r, *e, c.log);
+    if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
+    return c;
+}
+
+Config load_config_file(const std::string& path)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read: is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(path + ": cannot open: " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw ConfigError(path + ": read error: " + std::strerror(errno));
+    return parse_config(text.str(), path);
+}
+
+} // namespace ibsm::config

@@ -1,0 +1,75 @@
+// Why: a SIGHUP must not half-apply a configuration; the daemon asks first
+// whether every change can take effect live, and says which key cannot.
+// Data structures: the config flattened to (dotted key, text) pairs, so any key
+// added to flatten() is compared and is restart-only unless listed reloadable.
+#include "config/reload.h"
+
+
+namespace ibsm::config {
+namespace {
+
+std::string hex64(std::uint64_t v) { return Guid(v).str(); }
+
+template <class T, class F> std::string optional_text(const std::optional<T>& v, F&& show)
+{
+    return v ? show(*v) : std::string("(not set)");
+}
+
+std::string list_text(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+    return out + "]";
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
+{
+    std::vector<std::string> roots;
+    for (auto g : c.routing.root_guids) roots.push_back(g.str());
+    auto quote = [](const std::string& s) { return "'" + s + "'"; };
+    return {
+        {"routing.engines", list_text(c.routing.engines)},
+        {"routing.no_fallback", c.routing.no_fallback ? "true" : "false"},
+        {"routing.lmc", std::to_string(c.routing.lmc)},
+        {"routing.root_guids", list_text(roots)},
+        {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
+        {"routing.max_vls", std::to_string(c.routing.max_vls)},
+        {"smp.window", std::to_string(c.smp.window)},
+        {"smp.timeout_ms", std::to_string(c.smp.timeout.count())},
+        {"smp.retries", std::to_string(c.smp.retries)},
+        {"sm.priority", std::to_string(c.sm.priority)},
+        {"sm.port_guid", optional_text(c.sm.port_guid, [](Guid g) { return g.str(); })},
+        {"sm.ca", optional_text(c.sm.ca, quote)},
+        {"sm.port", optional_text(c.sm.port, [](PortNum p) { return std::to_string(p.value()); })},
+        {"sm.subnet_prefix", hex64(c.sm.subnet_prefix)},
+        {"sm.subnet_timeout", std::to_string(c.sm.subnet_timeout)},
+        {"sm.packet_life_time", std::to_string(c.sm.packet_life_time)},
+        {"state_dir", quote(c.state_dir)},
+        {"log.level", std::string(to_string(c.log.level))},
+        {"log.file", quote(c.log.file)},
+        {"sweep.light_interval_s", std::to_string(c.sweep.light_interval.count())},
+    };
+}
+
+bool is_reloadable_key(std::string_view key) { return key.starts_with("routing.") || key == "log.level"; }
+
+bool reload_compatible(const Config& running, const Config& next, std::vector<std::string>* why_not)
+{
+    const auto before = flatten(running);
+    const auto after = flatten(next);
+    bool ok = true;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        const auto& [key, old_value] = before[i];
+        const auto& new_value = after[i].second;
+        if (old_value == new_value || is_reloadable_key(key)) continue;
+        ok = false;
+        if (why_not)
+            why_not->push_back(key + ": " + old_value + " -> " + new_value +
+                               " needs a restart (only routing.* and log.level reload)");
+    }
+    return ok;
+}
+
+} // namespace ibsm::config

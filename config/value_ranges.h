@@ -1,0 +1,29 @@
+// Allowed ranges of every numeric ibsmd setting, in one place: the YAML parser,
+// the command-line overrides and the daemon's own flag parser all check against
+// these, so a range is never stated twice.
+#pragma once
+
+#include <cstdint>
+
+namespace ibsm::config {
+
+struct Range {
+    std::uint64_t lo;
+    std::uint64_t hi;
+    constexpr bool contains(std::uint64_t v) const { return v >= lo && v <= hi; }
+};
+
+namespace limits {
+inline constexpr Range lmc{0, 7};                  // PortInfo LMC is 3 bits
+inline constexpr Range max_vls{1, 15};             // data VLs 0..14
+inline constexpr Range smp_window{1, 4096};        // SMPs outstanding at once
+inline constexpr Range smp_timeout_ms{1, 60000};   // per-SMP response timeout
+inline constexpr Range smp_retries{0, 100};        // resends after a timeout
+inline constexpr Range sm_priority{0, 15};         // SMInfo Priority is 4 bits
+inline constexpr Range sm_port{1, 254};            // physical port number of the local CA
+inline constexpr Range subnet_timeout{0, 31};      // PortInfo SubnetTimeOut is 5 bits
+inline constexpr Range packet_life_time{0, 31};    // SwitchInfo LifeTimeValue is 5 bits
+inline constexpr Range light_interval_s{0, 86400}; // 0 disables light sweeps; at most a day
+} // namespace limits
+
+} // namespace ibsm::config
