@@ -12,11 +12,15 @@ namespace {
 
 std::string hex0x(std::uint64_t v) { return "0x" + netfile::bare_hex(v); }
 
-void check_description(const Node& n)
+// Descriptions come from NodeDescription MADs and may hold anything; the
+// format cannot quote a '"' or a line break, so those (and other control
+// characters) are written as '_' rather than losing the whole dump.
+std::string printable_description(const Node& n)
 {
-    if (n.description.find_first_of("\"\n\r") != std::string::npos)
-        throw std::invalid_argument("node " + n.guid.str() +
-                                    ": description contains a quote or line break and cannot be written");
+    std::string d = n.description;
+    for (char& c : d)
+        if (c == '"' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '_';
+    return d;
 }
 
 // The LID a port line shows for a port: a switch is addressed by port 0.
@@ -31,7 +35,7 @@ Lid shown_lid(const Fabric& f, PortRef p)
 std::string remote_description(const Node& n)
 {
     if (n.description.find('=') != std::string::npos) return "\"\"";
-    return "\"" + n.description + "\"";
+    return "\"" + printable_description(n) + "\"";
 }
 
 std::string ibsim_options(const Port& a, const Port& b)
@@ -48,7 +52,6 @@ std::string ibsim_options(const Port& a, const Port& b)
 void write_node(std::ostream& out, const Fabric& f, NodeId id)
 {
     const Node& n = f.node(id);
-    check_description(n);
     out << '\n';
     out << "vendid=" << hex0x(n.vendor_id) << '\n';
     out << "devid=" << hex0x(n.device_id) << '\n';
@@ -57,7 +60,7 @@ void write_node(std::ostream& out, const Fabric& f, NodeId id)
     if (n.is_switch()) out << '(' << netfile::bare_hex(n.guid.value()) << ')';
     out << '\n';
     out << netfile::type_keyword(n.type) << '\t' << static_cast<unsigned>(n.num_ports()) << " \""
-        << netfile::node_name(n.type, n.guid) << "\"\t\t# \"" << n.description << '"';
+        << netfile::node_name(n.type, n.guid) << "\"\t\t# \"" << printable_description(n) << '"';
     if (n.is_switch()) {
         const Port& p0 = n.port(PortNum(0));
         out << (n.sw && n.sw->enhanced_port0 ? " enhanced" : " base") << " port 0 lid " << p0.lid.value() << " lmc "

@@ -33,8 +33,8 @@ struct WriteOptions {
     std::vector<std::string> comments;
 };
 
-// Throws std::invalid_argument for a description the format cannot carry
-// (containing '"' or a line break).
+// A description character the format cannot carry ('"', line breaks, other
+// control characters) is written as '_'.
 void write_net(std::ostream& out, const Fabric& fabric, const WriteOptions& options = {});
 
 // The first CA (in NodeId order) with at least one cabled port: where a
