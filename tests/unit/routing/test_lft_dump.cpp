@@ -28,34 +28,7 @@ std::vector<SwitchLftDump> parse(const std::string& text)
     return parse_dump_fts(in, "test.dump");
 }
 
-// The fabric of the fixtures (ibsim's net.2sw2path4hca), nodes in the order
-// dump_fts listed the switches.
-struct Example {
-    Fabric f;
-    NodeId sw1, sw2, hca[4];
-};
-
-Example example()
-{
-    Example e;
-    e.sw2 = e.f.add_node(NodeType::switch_node, Guid(0x200001), 8, "Switch2");
-    e.sw1 = e.f.add_node(NodeType::switch_node, Guid(0x200000), 8, "Switch1");
-    const std::uint64_t node_guid[4] = {0x100000, 0x100003, 0x100006, 0x100009};
-    for (int i = 0; i < 4; ++i) {
-        e.hca[i] = e.f.add_node(NodeType::ca, Guid(node_guid[i]), 2, "Hca" + std::to_string(i + 1));
-        e.f.set_port_guid(pr(e.hca[i], 1), Guid(node_guid[i] + 1));
-    }
-    e.f.connect(pr(e.sw1, 1), pr(e.hca[0], 1));
-    e.f.connect(pr(e.sw1, 2), pr(e.hca[2], 1));
-    e.f.connect(pr(e.sw1, 3), pr(e.sw2, 3));
-    e.f.connect(pr(e.sw1, 5), pr(e.sw2, 5));
-    e.f.connect(pr(e.sw2, 1), pr(e.hca[1], 1));
-    e.f.connect(pr(e.sw2, 2), pr(e.hca[3], 1));
-    make_healthy(e.f);
-    return e;
-}
-
-lidassign::LidMap lmc2_lids(const Example& e)
+lidassign::LidMap lmc2_lids(const Ibsim2sw2path4hca& e)
 {
     lidassign::LidMap lids;
     lids.assign(pr(e.sw1, 0), Lid(1), 0);
@@ -110,7 +83,7 @@ TEST_CASE("dump_fts parser reads real dump_fts output")
 
 TEST_CASE("dump_fts writer reproduces dump_fts byte for byte")
 {
-    auto e = example();
+    auto e = ibsim_2sw2path4hca();
     SECTION("LMC 0")
     {
         lidassign::LidMap lids;
@@ -212,7 +185,7 @@ TEST_CASE("dump_fts parser reports bad input with file and line")
     }
     SECTION("switch unknown to the topology")
     {
-        auto e = example();
+        auto e = ibsim_2sw2path4hca();
         auto d = parse(head + "0x0001 000 \n1 valid lids dumped \n");
         CHECK_THROWS_WITH(tables_from_dump(d, e.f, "test.dump"),
                           "test.dump:1: switch 0x0000000000000001 (sw (a): b) is not in the topology");

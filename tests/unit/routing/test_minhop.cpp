@@ -218,33 +218,6 @@ TEST_CASE("MinHop is deterministic, also when run on several threads")
 
 namespace {
 
-// ibsim's net.2sw2path4hca, with the LIDs OpenSM gave it (Switch2 first, as
-// in the dump_fts fixtures).
-struct Example {
-    Fabric f;
-    NodeId sw1, sw2, hca[4];
-};
-
-Example example()
-{
-    Example e;
-    e.sw2 = e.f.add_node(NodeType::switch_node, Guid(0x200001), 8, "Switch2");
-    e.sw1 = e.f.add_node(NodeType::switch_node, Guid(0x200000), 8, "Switch1");
-    const std::uint64_t node_guid[4] = {0x100000, 0x100003, 0x100006, 0x100009};
-    for (int i = 0; i < 4; ++i) {
-        e.hca[i] = e.f.add_node(NodeType::ca, Guid(node_guid[i]), 2, "Hca" + std::to_string(i + 1));
-        e.f.set_port_guid(pr(e.hca[i], 1), Guid(node_guid[i] + 1));
-    }
-    e.f.connect(pr(e.sw1, 1), pr(e.hca[0], 1));
-    e.f.connect(pr(e.sw1, 2), pr(e.hca[2], 1));
-    e.f.connect(pr(e.sw1, 3), pr(e.sw2, 3));
-    e.f.connect(pr(e.sw1, 5), pr(e.sw2, 5));
-    e.f.connect(pr(e.sw2, 1), pr(e.hca[1], 1));
-    e.f.connect(pr(e.sw2, 2), pr(e.hca[3], 1));
-    make_healthy(e.f);
-    return e;
-}
-
 routing::RoutingTables opensm_tables(const Fabric& f, const std::string& file)
 {
     const std::string path = std::string(IBSM_ROUTING_TEST_DATA) + "/" + file;
@@ -257,7 +230,7 @@ routing::RoutingTables opensm_tables(const Fabric& f, const std::string& file)
 
 TEST_CASE("MinHop matches OpenSM's minhop tables on ibsim's 2sw2path4hca")
 {
-    auto e = example();
+    auto e = ibsim_2sw2path4hca();
     SECTION("LMC 0")
     {
         lidassign::LidMap lids;

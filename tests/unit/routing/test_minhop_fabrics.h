@@ -114,6 +114,33 @@ inline Fabric random_fabric(unsigned n, unsigned ports, unsigned links, unsigned
 }
 
 // Simple sequential LIDs with LMC for CA ports (switches get one LID).
+// ibsim's net.2sw2path4hca as the routing fixtures (OpenSM's dump_fts and
+// guid2lid of it) see it: Switch2 first, as dump_fts lists the switches.
+struct Ibsim2sw2path4hca {
+    Fabric f;
+    NodeId sw1, sw2, hca[4];
+};
+
+inline Ibsim2sw2path4hca ibsim_2sw2path4hca()
+{
+    Ibsim2sw2path4hca e;
+    e.sw2 = e.f.add_node(NodeType::switch_node, Guid(0x200001), 8, "Switch2");
+    e.sw1 = e.f.add_node(NodeType::switch_node, Guid(0x200000), 8, "Switch1");
+    const std::uint64_t node_guid[4] = {0x100000, 0x100003, 0x100006, 0x100009};
+    for (int i = 0; i < 4; ++i) {
+        e.hca[i] = e.f.add_node(NodeType::ca, Guid(node_guid[i]), 2, "Hca" + std::to_string(i + 1));
+        e.f.set_port_guid(pr(e.hca[i], 1), Guid(node_guid[i] + 1));
+    }
+    e.f.connect(pr(e.sw1, 1), pr(e.hca[0], 1));
+    e.f.connect(pr(e.sw1, 2), pr(e.hca[2], 1));
+    e.f.connect(pr(e.sw1, 3), pr(e.sw2, 3));
+    e.f.connect(pr(e.sw1, 5), pr(e.sw2, 5));
+    e.f.connect(pr(e.sw2, 1), pr(e.hca[1], 1));
+    e.f.connect(pr(e.sw2, 2), pr(e.hca[3], 1));
+    make_healthy(e.f);
+    return e;
+}
+
 inline lidassign::LidMap simple_lids(const Fabric& f, std::uint8_t lmc = 0)
 {
     lidassign::LidMap m;
