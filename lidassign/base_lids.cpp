@@ -27,13 +27,6 @@ namespace {
 using topology::Fabric;
 using topology::PortRef;
 
-std::string hex_lid(std::uint32_t lid)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%04x", lid);
-    return buf;
-}
-
 std::string port_name(const Fabric& fabric, PortRef p)
 {
     const auto& node = fabric.node(p.node);
@@ -56,12 +49,12 @@ public:
         const std::uint32_t count = 1u << lmc;
         if (base == 0) return "LID 0 is not a unicast LID";
         if (base % count != 0) return "not aligned to 2^LMC = " + std::to_string(count);
-        if (base + count - 1 > max_) return "beyond the highest unicast LID " + hex_lid(max_);
+        if (base + count - 1 > max_) return "beyond the highest unicast LID " + hex16(max_);
         for (std::uint32_t l = base; l < base + count; ++l) {
             if (owner_[l] > 0)
-                return "LID " + hex_lid(l) + " already belongs to " +
+                return "LID " + hex16(l) + " already belongs to " +
                        port_name(fabric_, ports_[static_cast<std::size_t>(owner_[l] - 1)]);
-            if (owner_[l] < 0) return "LID " + hex_lid(l) + " is reserved";
+            if (owner_[l] < 0) return "LID " + hex16(l) + " is reserved";
         }
         return std::nullopt;
     }
@@ -155,7 +148,7 @@ BaseLidResult assign_base_lids(const Fabric& fabric, const GuidLidMap& previous,
 
     BaseLidResult result;
     auto note = [&](std::size_t i, const std::string& what, std::uint32_t lid, const std::string& why) {
-        result.notes.push_back({ports[i], port_name(fabric, ports[i]) + ": " + what + " " + hex_lid(lid) +
+        result.notes.push_back({ports[i], port_name(fabric, ports[i]) + ": " + what + " " + hex16(lid) +
                                               " not kept: " + why});
     };
 
@@ -201,7 +194,7 @@ BaseLidResult assign_base_lids(const Fabric& fabric, const GuidLidMap& previous,
         if (!b) {
             b = alloc.find_free(lmc[i], true);
             if (b)
-                result.notes.push_back({ports[i], port_name(fabric, ports[i]) + ": took " + hex_lid(*b) +
+                result.notes.push_back({ports[i], port_name(fabric, ports[i]) + ": took " + hex16(*b) +
                                                       ", reserved for a port of the previous map that is absent"});
         }
         if (!b) {
@@ -211,7 +204,7 @@ BaseLidResult assign_base_lids(const Fabric& fabric, const GuidLidMap& previous,
                                     " LIDs for " + port_name(fabric, ports[i]) + " (" + std::to_string(missing) +
                                     " of " + std::to_string(ports.size()) +
                                     " addressable ports still without LIDs, LMC " + std::to_string(options.lmc) +
-                                    ", LIDs 1.." + hex_lid(max_lid) + ")");
+                                    ", LIDs 1.." + hex16(max_lid) + ")");
         }
         alloc.take(i, *b, lmc[i]);
         base[i] = *b;
@@ -248,7 +241,7 @@ LidMap lids_from_ports(const Fabric& fabric)
         try {
             lids.assign(ref, port.lid, port.lmc);
         } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(port_name(fabric, ref) + " LID " + hex_lid(port.lid.value()) + " lmc " +
+            throw std::invalid_argument(port_name(fabric, ref) + " LID " + hex16(port.lid.value()) + " lmc " +
                                         std::to_string(port.lmc) + ": " + e.what());
         }
     }

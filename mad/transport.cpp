@@ -11,13 +11,6 @@ namespace {
 
 constexpr std::size_t mad_header_size = 24;
 
-std::string hex16(unsigned v)
-{
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "0x%04x", v & 0xFFFF);
-    return buf;
-}
-
 } // namespace
 
 const char* to_string(SmpFailure f)

@@ -35,6 +35,14 @@ private:
     std::uint64_t v_ = 0;
 };
 
+// "0x001c": how LIDs, attribute IDs and MAD status words are printed.
+inline std::string hex16(std::uint16_t v)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%04x", static_cast<unsigned>(v));
+    return buf;
+}
+
 // 16-bit local identifier. 0 is "no LID"; 1..0xBFFF unicast; 0xC000..0xFFFE
 // multicast; 0xFFFF permissive.
 class Lid {
