@@ -23,13 +23,6 @@ using boost::asio::use_awaitable;
 using topology::NodeId;
 using topology::PortRef;
 
-std::string hex_status(std::uint16_t s)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%04x", s);
-    return buf;
-}
-
 topology::NodeType to_node_type(mad::NodeKind k)
 {
     switch (k) {
@@ -100,7 +93,7 @@ private:
         mad::SmpRequest req{mad::make_dr_request(mad::Method::get, path, attr, mod, 0), Lid{}};
         auto r = co_await transport_.async_request(std::move(req), use_awaitable);
         if (r.ok()) co_return r.smp;
-        std::string why = r.failure == mad::SmpFailure::bad_status ? "bad status " + hex_status(r.status)
+        std::string why = r.failure == mad::SmpFailure::bad_status ? "bad status " + hex16(r.status)
                                                                      : mad::to_string(r.failure);
         result_.missing.push_back(MissingItem{path, std::move(what), std::move(why)});
         co_return std::nullopt;
@@ -233,6 +226,7 @@ private:
             result_.missing.push_back(MissingItem{path, "SwitchInfo", "malformed answer"});
             co_return;
         }
+        result_.switch_info[id] = *si;
         auto& sw = *result_.fabric.node(id).sw;
         sw.linear_fdb_cap = si->linear_fdb_cap;
         sw.linear_fdb_top = si->linear_fdb_top;
@@ -251,6 +245,7 @@ private:
                 MissingItem{path, "PortInfo port " + std::to_string(pn.value()), "malformed answer"});
             co_return;
         }
+        result_.port_info[PortRef{id, pn}] = *pi;
         auto& port = result_.fabric.node(id).port(pn);
         port.known = true;
         port.lid = pi->lid;

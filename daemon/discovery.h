@@ -22,6 +22,8 @@
 // duplicate GUID.
 #pragma once
 
+#include "mad/port_info.h"
+#include "mad/switch_info.h"
 #include "mad/transport.h"
 #include "mad/types.h"
 #include "topology/fabric.h"
@@ -30,6 +32,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +58,10 @@ struct DiscoveryResult {
     topology::PortRef sm_port; // the SM's own port
     std::vector<MissingItem> missing;
     std::vector<DuplicateGuid> duplicates;
+    // The decoded attributes as read, kept so programming can
+    // read-modify-write them instead of re-reading.
+    std::map<topology::PortRef, mad::PortInfo> port_info;
+    std::map<topology::NodeId, mad::SwitchInfo> switch_info;
     std::uint64_t smps = 0; // requests completed during the sweep
     std::chrono::steady_clock::duration elapsed{};
 

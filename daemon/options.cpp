@@ -19,8 +19,17 @@ unsigned parse_unsigned(const std::string& flag, const std::string& value, unsig
 
 const char* usage()
 {
-    return "usage: ibsmd [options]\n"
+    return "usage: ibsmd [--once | --foreground | --discover-only] [options]\n"
+           "  --once                 bring the subnet up (discover, LIDs, route, program, activate), exit:\n"
+           "                         0 when it is up, 1 with the reason when not\n"
+           "  --foreground           the same, then keep running as master SM (console log) until SIGTERM/SIGINT\n"
+           "  (no mode)              as --foreground, logging to the configured log file\n"
            "  --discover-only        run one heavy sweep, print what was found, exit\n"
+           "  --config FILE          YAML configuration (default: built-in defaults); SIGHUP re-reads it\n"
+           "  --print-config         print the effective configuration (file + flags) as YAML, exit\n"
+           "  --state-dir DIR        guid2lid and dumps (overrides state_dir)\n"
+           "  --engine E[,E2...]     routing engine chain (overrides routing.engines)\n"
+           "  --lmc N                LID mask control 0..7 (overrides routing.lmc)\n"
            "  --dump-dir DIR         write DIR/topology.net (ibnetdiscover format) after the sweep\n"
            "  --ca NAME              CA to run on (default: first one found)\n"
            "  --port N               port of that CA (default: first usable)\n"
@@ -43,20 +52,34 @@ Options parse_options(const std::vector<std::string>& args)
         };
         if (a == "-h" || a == "--help") o.help = true;
         else if (a == "--discover-only") o.discover_only = true;
+        else if (a == "--once") o.once = true;
+        else if (a == "--foreground") o.foreground = true;
+        else if (a == "--config") o.config_file = value();
+        else if (a == "--print-config") o.print_config = true;
+        else if (a == "--state-dir") o.overrides.state_dir = value();
+        else if (a == "--engine") o.overrides.engines = std::vector<std::string>{value()};
+        else if (a == "--lmc") o.lmc = parse_unsigned(a, value(), 0, 7);
         else if (a == "--dump-dir") o.dump_dir = value();
-        else if (a == "--ca") o.ca_name = value();
-        else if (a == "--port") o.port_num = static_cast<int>(parse_unsigned(a, value(), 1, 254));
-        else if (a == "--smp-window") o.window = parse_unsigned(a, value(), 1, 4096);
-        else if (a == "--smp-timeout-ms") o.timeout = std::chrono::milliseconds(parse_unsigned(a, value(), 1, 60000));
-        else if (a == "--smp-retries") o.retries = parse_unsigned(a, value(), 0, 100);
+        else if (a == "--ca") o.overrides.ca = o.ca_name = value();
+        else if (a == "--port") {
+            o.port_num = static_cast<int>(parse_unsigned(a, value(), 1, 254));
+            o.overrides.port = static_cast<unsigned>(o.port_num);
+        } else if (a == "--smp-window") o.overrides.smp_window = o.window = parse_unsigned(a, value(), 1, 4096);
+        else if (a == "--smp-timeout-ms") {
+            o.overrides.smp_timeout_ms = parse_unsigned(a, value(), 1, 60000);
+            o.timeout = std::chrono::milliseconds(*o.overrides.smp_timeout_ms);
+        } else if (a == "--smp-retries") o.overrides.smp_retries = o.retries = parse_unsigned(a, value(), 0, 100);
         else if (a == "--log-level") {
             o.log_level = value();
             if (o.log_level != "trace" && o.log_level != "debug" && o.log_level != "info" && o.log_level != "warn" &&
                 o.log_level != "error")
                 throw UsageError("--log-level: unknown level '" + o.log_level + "'");
+            o.overrides.log_level = o.log_level;
         } else
             throw UsageError("unknown option '" + a + "'");
     }
+    if (int(o.once) + int(o.foreground) + int(o.discover_only) > 1)
+        throw UsageError("--once, --foreground and --discover-only exclude each other");
     return o;
 }
 

@@ -2,6 +2,8 @@
 // UsageError with a message naming the flag; main prints it with the usage.
 #pragma once
 
+#include "config/overrides.h"
+
 #include <chrono>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +19,13 @@ public:
 
 struct Options {
     bool discover_only = false;
+    bool once = false;       // configure the subnet, exit
+    bool foreground = false; // configure, keep running, log to the console
+    bool print_config = false;
+    std::optional<std::string> config_file;
+    // Flags that override the configuration file (bring-up modes).
+    config::Overrides overrides;
+    std::optional<unsigned> lmc;
     bool help = false;
     std::optional<std::string> dump_dir;
     std::string ca_name;  // empty: first CA with an active/usable port

@@ -1,0 +1,25 @@
+// Crash-safe file replacement: the new content goes to a temporary file in
+// the same directory, is fsync'ed, then renamed over the target, and the
+// directory is fsync'ed. A reader (or a restarted daemon) sees either the old
+// file or the new one, never a torn mix.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace ibsm::daemon {
+
+// Creates the parent directory if needed. Throws std::runtime_error naming
+// the file and the system error.
+void write_file_atomically(const std::filesystem::path& target, std::string_view content);
+
+// The same for content produced by a writer streaming into the temporary
+// file, for files too large to build in memory first (lfts.dump of a large
+// fabric is hundreds of megabytes). Exceptions from `write` propagate after
+// the temporary file is removed.
+void write_file_atomically(const std::filesystem::path& target, const std::function<void(std::ostream&)>& write);
+
+} // namespace ibsm::daemon

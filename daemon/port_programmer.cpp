@@ -1,0 +1,200 @@
+#include "daemon/port_programmer.h"
+
+#include "daemon/smp_ops.h"
+#include "daemon/work_pool.h"
+
+#include <algorithm>
+
+namespace ibsm::daemon {
+
+namespace {
+
+using topology::PortRef;
+
+constexpr std::size_t max_failures_kept = 20;
+
+void note_failure(PortReport& report, std::string text)
+{
+    ++report.failed;
+    if (report.failures.size() < max_failures_kept) report.failures.push_back(std::move(text));
+}
+
+// The fields a Set must carry as "no change", cleared so that writing back
+// what was read never changes state by accident.
+mad::PortInfo without_commands(mad::PortInfo pi)
+{
+    pi.port_state = mad::PortState::no_change;
+    pi.port_phys_state = 0;
+    pi.link_down_default_state = 0;
+    pi.client_reregister = false;
+    return pi;
+}
+
+std::string port_name(const topology::Fabric& f, PortRef p)
+{
+    const auto& n = f.node(p.node);
+    return n.guid.str() + (n.description.empty() ? "" : " (" + n.description + ")") + " port " +
+           std::to_string(p.port.value());
+}
+
+// How a Set reaches `p`: a CA answers PortInfo only for the port the SMP
+// arrived on, so a CA port is addressed through the switch it is cabled to.
+DrPath path_to_port(const DiscoveryResult& found, PortRef p)
+{
+    const auto& f = found.fabric;
+    if (p == found.sm_port) return DrPath{};
+    if (!f.node(p.node).is_switch()) {
+        if (auto r = f.remote(p); r && f.node(r->node).is_switch()) {
+            const auto& via = found.path_to(r->node);
+            if (!via.full()) return via.extended(r->port);
+        }
+    }
+    return found.path_to(p.node);
+}
+
+} // namespace
+
+std::uint8_t operational_vls_code(unsigned vls)
+{
+    if (vls >= 15) return 5;
+    if (vls >= 8) return 4;
+    if (vls >= 4) return 3;
+    if (vls >= 2) return 2;
+    return 1;
+}
+
+mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                                const PortSettings& settings, PortRef port, const mad::PortInfo& current)
+{
+    const auto& f = found.fabric;
+    mad::PortInfo d = without_commands(current);
+    const bool sw = f.node(port.node).is_switch();
+    // LID, LMC and the subnet fields live on CA ports and switch port 0;
+    // IBA leaves them unused on a switch's external ports.
+    if (!sw || port.port.value() == 0) {
+        if (auto l = lids.lids_of(port)) {
+            d.lid = l->base;
+            d.lmc = l->lmc;
+        }
+        d.master_sm_lid = sm_lid;
+        d.gid_prefix = settings.subnet_prefix;
+        d.subnet_timeout = settings.subnet_timeout;
+    }
+    if (auto r = f.remote(port)) {
+        if (auto far = found.port_info.find(*r); far != found.port_info.end()) {
+            d.neighbor_mtu = std::min(current.mtu_cap, far->second.mtu_cap);
+            d.operational_vls = std::min({current.vl_cap, far->second.vl_cap, settings.max_operational_vls});
+        }
+    }
+    return d;
+}
+
+void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid)
+{
+    plan_.clear();
+    const auto& f = found.fabric;
+    for (const auto& [ref, pi] : found.port_info) {
+        const auto& node = f.node(ref.node);
+        const bool port0 = node.is_switch() && ref.port.value() == 0;
+        const auto remote = f.remote(ref);
+        const bool far_known = remote && found.port_info.count(*remote) != 0;
+        if (!port0 && !far_known) continue;
+
+        PortPlanEntry e;
+        e.port = ref;
+        e.node_guid = node.guid;
+        e.name = port_name(f, ref);
+        e.path = path_to_port(found, ref);
+        e.attr_mod = ref.port.value();
+        e.current = pi;
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi);
+        e.config_differs = without_commands(pi) != e.desired;
+        e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
+        e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
+        plan_.push_back(std::move(e));
+    }
+    // Port-major order (port 1 of every node, then port 2, ...): consecutive
+    // Sets go to different switches, so no switch's SMA queue grows.
+    std::stable_sort(plan_.begin(), plan_.end(), [](const PortPlanEntry& a, const PortPlanEntry& b) {
+        return std::pair(a.port.port, a.port.node) < std::pair(b.port.port, b.port.node);
+    });
+}
+
+boost::asio::awaitable<void> PortProgrammer::set_state(mad::Transport& transport, PortPlanEntry& e,
+                                                       mad::PortState state, bool reregister, PortReport& report)
+{
+    mad::PortInfo pi = e.desired;
+    pi.port_state = state;
+    pi.client_reregister = reregister;
+    SmpData data{};
+    mad::encode(pi, std::span<std::uint8_t, 64>(data));
+    auto r = co_await dr_set(transport, e.path, mad::attr::port_info, e.attr_mod, data);
+    ++report.sets;
+    if (!r.ok()) {
+        note_failure(report, e.name + ": PortInfo Set " + failure_text(r));
+        co_return;
+    }
+    auto got = mad::decode_port_info(r.smp.data());
+    if (!got) {
+        note_failure(report, e.name + ": PortInfo Set answered with a malformed PortInfo");
+        co_return;
+    }
+    if (state != mad::PortState::no_change && got->port_state != state) {
+        note_failure(report, e.name + ": asked for state " + std::to_string(static_cast<int>(state)) + ", port is in " +
+                                 std::to_string(static_cast<int>(got->port_state)));
+        co_return;
+    }
+    e.current = *got;
+    e.config_differs = without_commands(*got) != e.desired;
+    if (reregister) {
+        e.reregister = false;
+        contacted_.insert({e.node_guid, e.port.port.value()});
+    }
+}
+
+boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport)
+{
+    PortReport report;
+    std::vector<Job> jobs;
+    for (auto& e : plan_) {
+        if (e.activate || !(e.config_differs || e.reregister)) continue;
+        jobs.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
+            const auto before = report.failed;
+            co_await set_state(transport, e, mad::PortState::no_change, e.reregister, report);
+            if (report.failed == before) ++report.configured;
+        });
+    }
+    co_await run_jobs(std::move(jobs), settings_.width);
+    co_return report;
+}
+
+boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& transport)
+{
+    PortReport report;
+    // Phase 1: every INIT port gets its settings and ARMED in one Set.
+    std::vector<Job> arm;
+    for (auto& e : plan_) {
+        if (!e.activate || e.current.port_state != mad::PortState::init) continue;
+        arm.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
+            const auto before = report.failed;
+            co_await set_state(transport, e, mad::PortState::armed, false, report);
+            if (report.failed == before) ++report.armed;
+        });
+    }
+    co_await run_jobs(std::move(arm), settings_.width);
+
+    // Phase 2: both ends of every link are ARMED now; ACTIVE.
+    std::vector<Job> act;
+    for (auto& e : plan_) {
+        if (!e.activate || e.current.port_state != mad::PortState::armed) continue;
+        act.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
+            const auto before = report.failed;
+            co_await set_state(transport, e, mad::PortState::active, e.reregister, report);
+            if (report.failed == before) ++report.activated;
+        });
+    }
+    co_await run_jobs(std::move(act), settings_.width);
+    co_return report;
+}
+
+} // namespace ibsm::daemon

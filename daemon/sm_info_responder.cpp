@@ -1,0 +1,65 @@
+#include "daemon/sm_info_responder.h"
+
+#include "mad/notice.h"
+#include "mad/smp.h"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+namespace ibsm::daemon {
+
+SmInfoResponder::SmInfoResponder(mad::Transport& transport, Guid port_guid, std::uint8_t priority)
+    : transport_(transport), guid_(port_guid), priority_(priority)
+{
+}
+
+void SmInfoResponder::install()
+{
+    transport_.set_unsolicited_handler([this](const mad::RawReceive& r) { on_unsolicited(r); });
+}
+
+mad::SmInfo SmInfoResponder::current() const
+{
+    mad::SmInfo si;
+    si.guid = guid_;
+    si.sm_key = 0;
+    si.act_count = static_cast<std::uint32_t>(transport_.counters().sent);
+    si.priority = priority_;
+    si.sm_state = state_;
+    return si;
+}
+
+void SmInfoResponder::on_unsolicited(const mad::RawReceive& r)
+{
+    const auto& smp = r.smp;
+    const auto method = static_cast<mad::Method>(smp.method());
+    if (method == mad::Method::get && smp.attr_id() == mad::attr::sm_info) {
+        std::array<std::uint8_t, 64> data{};
+        mad::encode(current(), std::span<std::uint8_t, 64>(data));
+        if (transport_.respond(mad::make_get_resp(smp, data), r)) {
+            ++counters_.sm_info_answered;
+            spdlog::debug("answered SMInfo Get ({} so far)", counters_.sm_info_answered);
+        } else {
+            spdlog::warn("could not send the SMInfo response");
+        }
+        return;
+    }
+    if (method == mad::Method::trap && smp.attr_id() == mad::attr::notice) {
+        ++counters_.traps;
+        auto n = mad::decode_notice(smp.data());
+        const std::uint16_t number = n ? n->trap_number_or_device_id : 0;
+        // First of each kind at info, the rest at debug: ibsim repeats them.
+        if (traps_by_number_[number]++ == 0)
+            spdlog::info("trap {} from LID {} (logged and dropped until monitoring exists)", number,
+                         n ? n->issuer_lid.value() : 0);
+        else
+            spdlog::debug("trap {} from LID {}", number, n ? n->issuer_lid.value() : 0);
+        return;
+    }
+    ++counters_.ignored;
+    spdlog::debug("ignored unsolicited MAD: class 0x{:02x} method 0x{:02x} attribute 0x{:04x}", smp.mgmt_class(),
+                  smp.method(), smp.attr_id());
+}
+
+} // namespace ibsm::daemon

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End-to-end bring-up against ibsim: generate a fabric, simulate it, run
+# `ibsmd --once`, and check the result with infiniband-diags only:
+#  - exit 0 and a `SUBNET UP` line;
+#  - iblinkinfo: every port whose link is up is ACTIVE (2 per link);
+#  - ibnetdiscover: every port carries the LID of ibsmd's guid2lid;
+#  - dump_fts read from the switches equals ibsmd's lfts.dump (per switch
+#    GUID, LID -> port; headers differ legitimately: live dumps name
+#    switches by DR path or LID);
+#  - the SM port's SL2VL table maps every SL to VL0 (1-VL engines);
+#  - ibtracert between sampled CA pairs leaves every switch by the port
+#    lfts.dump names;
+#  - ibsm analyze on those two dumps of the live fabric: 0 unreachable
+#    CA-to-CA pairs;
+#  - a second `ibsmd --once` keeps every LID and sends no LFT block;
+#  - `ibsmd --foreground`: sminfo reports our port as MASTER while it runs,
+#    SIGTERM makes it exit 0.
+#
+# usage: bringup_fabric.sh IBSMD IBSM -- TOPOGEN ARGS...
+# env: BRINGUP_IBSMD_ARGS  extra ibsmd flags for every run (e.g. "--lmc 2")
+set -euo pipefail
+IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
+[ "$1" = "--" ] && shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/ibsim_env.sh"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$IBSM" topogen "$@" --out "$WORK/fabric.net"
+nodes=$(grep -cE '^(Switch|Ca|Hca)' "$WORK/fabric.net")
+switches=$(grep -c '^Switch' "$WORK/fabric.net")
+ports=$(( $(grep -cE '^\[' "$WORK/fabric.net") + nodes ))
+ibsim_start "$WORK/fabric.net" -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64))
+STATE="$WORK/state"
+read -r -a EXTRA <<< "${BRINGUP_IBSMD_ARGS:-}"
+
+echo "--- ibsmd --once (first bring-up)"
+sim "$IBSMD" --once --state-dir "$STATE" --log-level info "${EXTRA[@]}" 2> "$WORK/once1.log" || {
+    cat "$WORK/once1.log" >&2; fail "ibsmd --once exited with $?"; }
+grep -E "phase|SUBNET UP" "$WORK/once1.log"
+grep -q "SUBNET UP" "$WORK/once1.log" || fail "no SUBNET UP line"
+for f in guid2lid lfts.dump topology.net summary.txt; do
+    [ -s "$STATE/$f" ] || fail "state dir lacks $f"
+done
+
+echo "--- iblinkinfo: every up link ACTIVE"
+sim iblinkinfo > "$WORK/iblinkinfo.txt" 2> /dev/null || fail "iblinkinfo failed"
+links=$(grep -c '^\[' "$STATE/topology.net" || true)
+up=$(grep -c 'LinkUp' "$WORK/iblinkinfo.txt" || true)
+active=$(grep -c 'Active/  LinkUp' "$WORK/iblinkinfo.txt" || true)
+echo "ports with link up: $up, ACTIVE: $active"
+[ "$up" -gt 0 ] && [ "$up" -eq "$active" ] || {
+    grep 'LinkUp' "$WORK/iblinkinfo.txt" | grep -v 'Active/' | head >&2; fail "ports with link up but not ACTIVE"; }
+# Each cable has two ends, each listed once by iblinkinfo; topology.net lists
+# every port line of every node, i.e. also two per cable.
+[ "$active" -eq "$links" ] || fail "$active ACTIVE ports, $links cabled ports in ibsmd's topology.net"
+
+echo "--- ibnetdiscover: LIDs are guid2lid's"
+sim ibnetdiscover > "$WORK/ibnetdiscover.net" 2> "$WORK/ibnetdiscover.err" || {
+    cat "$WORK/ibnetdiscover.err" >&2; fail "ibnetdiscover failed"; }
+python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover.net" || fail "LIDs differ from guid2lid"
+
+echo "--- dump_fts equals lfts.dump"
+sim dump_fts > "$WORK/dump_fts.txt" 2> "$WORK/dump_fts.err" || { cat "$WORK/dump_fts.err" >&2; fail "dump_fts failed"; }
+normalize() {
+    awk '/^Unicast lids/ { g = ""; for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1); next }
+         /^0x[0-9a-f]+ [0-9]+ :/ { print g, $1, $2 }' "$1" | sort
+}
+normalize "$WORK/dump_fts.txt" > "$WORK/fts.live"
+normalize "$STATE/lfts.dump" > "$WORK/fts.ours"
+[ -s "$WORK/fts.ours" ] || fail "lfts.dump has no entries"
+if ! diff -q "$WORK/fts.live" "$WORK/fts.ours" > /dev/null; then
+    diff "$WORK/fts.live" "$WORK/fts.ours" | head -20 >&2
+    fail "forwarding tables read from the fabric differ from lfts.dump"
+fi
+echo "$(wc -l < "$WORK/fts.ours") LFT entries identical"
+
+echo "--- SL2VL of the SM's port: every SL on VL0 (1-VL engines)"
+sim smpquery -D sl2vl 0 > "$WORK/sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl failed"
+grep '^ports:' "$WORK/sl2vl.txt"
+awk -F'|' '/^ports:/ { n++; for (i = 2; i < NF; i++) if ($i + 0 != 0) bad = 1 } END { exit !(n > 0 && !bad) }' \
+    "$WORK/sl2vl.txt" || fail "SL2VL table is not the 1-VL identity"
+
+echo "--- ibsm analyze on the live fabric"
+"$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" > "$WORK/analyze.txt" 2>&1 || {
+    cat "$WORK/analyze.txt" >&2; fail "ibsm analyze failed"; }
+grep -E "ca_to_ca" "$WORK/analyze.txt"
+grep -qE "ca_to_ca: [0-9]+ pairs, 0 unreachable, 0 looping" "$WORK/analyze.txt" || fail "unreachable or looping CA pairs"
+
+echo "--- ibtracert between sampled CA pairs follows lfts.dump"
+mapfile -t ca_lids < <(awk '/^(Ca|Hca)/ { ca = 1; next } /^(Switch|Rt)/ { ca = 0 }
+    ca && /^\[/ && match($0, /# lid [0-9]+/) { print substr($0, RSTART + 6, RLENGTH - 6) }' "$WORK/ibnetdiscover.net")
+n=${#ca_lids[@]}
+[ "$n" -ge 2 ] || fail "fewer than two CA LIDs in ibnetdiscover output"
+for i in 0 1 2 3 4; do
+    src=${ca_lids[$(( (i * 7) % n ))]}; dst=${ca_lids[$(( n - 1 - (i * 5) % n ))]}
+    [ "$src" = "$dst" ] && continue
+    sim ibtracert "$src" "$dst" > "$WORK/tracert.txt" 2>&1 || { cat "$WORK/tracert.txt" >&2; fail "ibtracert $src $dst failed"; }
+    python3 "$HERE/bringup_tracert_check.py" "$STATE/lfts.dump" "$dst" "$WORK/tracert.txt" || fail "ibtracert $src $dst does not follow lfts.dump"
+done
+
+echo "--- ibsmd --once again: same LIDs, no LFT block sent"
+cp "$STATE/guid2lid" "$WORK/guid2lid.first"
+sim "$IBSMD" --once --state-dir "$STATE" "${EXTRA[@]}" 2> "$WORK/once2.log" || { cat "$WORK/once2.log" >&2; fail "second ibsmd --once failed"; }
+grep -E "phase|SUBNET UP" "$WORK/once2.log"
+grep -q "SUBNET UP.*LFT blocks sent: 0$" "$WORK/once2.log" || fail "the restart sent LFT blocks"
+cmp -s "$WORK/guid2lid.first" "$STATE/guid2lid" || { diff "$WORK/guid2lid.first" "$STATE/guid2lid" | head >&2; fail "LIDs changed on restart"; }
+sim ibnetdiscover > "$WORK/ibnetdiscover2.net" 2> /dev/null
+python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover2.net" > /dev/null || fail "LIDs on the fabric changed on restart"
+
+echo "--- ibsmd --foreground: sminfo sees MASTER, SIGTERM stops it"
+(cd "$WORK" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+    LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --state-dir "$STATE" "${EXTRA[@]}") > "$WORK/fg.log" 2>&1 &
+FG_PID=$!
+for _ in $(seq 1 600); do
+    grep -q "SUBNET UP" "$WORK/fg.log" && break
+    kill -0 "$FG_PID" 2> /dev/null || { cat "$WORK/fg.log" >&2; fail "ibsmd --foreground exited early"; }
+    sleep 0.1
+done
+grep -q "SUBNET UP" "$WORK/fg.log" || { kill "$FG_PID"; fail "ibsmd --foreground did not bring the subnet up"; }
+sm_guid=$(awk '/^SM port:/ { print $3 }' "$STATE/summary.txt")
+sim sminfo > "$WORK/sminfo.txt" 2>&1 || { kill "$FG_PID"; cat "$WORK/sminfo.txt" >&2; fail "sminfo failed"; }
+grep -v ibwarn "$WORK/sminfo.txt"
+grep -q "SMINFO_MASTER" "$WORK/sminfo.txt" || { kill "$FG_PID"; fail "sminfo does not report MASTER"; }
+grep -qi "sm guid $(printf '0x%x' "$((sm_guid))")," "$WORK/sminfo.txt" || { kill "$FG_PID"; fail "sminfo reports another SM than $sm_guid"; }
+kill -TERM "$FG_PID"
+rc=0; wait "$FG_PID" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/fg.log" >&2; fail "ibsmd --foreground exited with $rc after SIGTERM"; }
+grep -q "signal 15 received" "$WORK/fg.log" || fail "no clean shutdown message"
+echo "PASS"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The failure path and SIGHUP, on a fabric ftree cannot route (a torus):
+#  - `ibsmd --once` with the chain [ftree] and no fallback exits 1, logs why
+#    ("subnet NOT up: no routing engine ... ftree: ...") and leaves every
+#    port un-activated (nothing is programmed without routes);
+#  - `ibsmd --foreground` with the same file stays running, not up; after
+#    the file is changed to [minhop] and SIGHUP is sent it re-sweeps and
+#    brings the subnet up (iblinkinfo: every up port ACTIVE), then a change
+#    that needs a restart (state_dir) is refused by name and SIGTERM stops it.
+#
+# usage: bringup_refusal_reload.sh IBSMD IBSM
+set -euo pipefail
+IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/ibsim_env.sh"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$IBSM" topogen torus --x 4 --y 3 --hosts-per-switch 2 --out "$WORK/fabric.net"
+ibsim_start "$WORK/fabric.net"
+STATE="$WORK/state"
+CFG="$WORK/ibsmd.yaml"
+printf 'routing:\n  engines: [ftree]\n  no_fallback: true\nstate_dir: %s\n' "$STATE" > "$CFG"
+
+echo "--- ibsmd --once with [ftree] only: not up, exit 1"
+rc=0; sim "$IBSMD" --once --config "$CFG" 2> "$WORK/once.log" || rc=$?
+grep -E "refused|NOT up" "$WORK/once.log" || true
+[ "$rc" -eq 1 ] || { cat "$WORK/once.log" >&2; fail "expected exit 1, got $rc"; }
+grep -q "subnet NOT up: no routing engine could route the fabric; ftree: " "$WORK/once.log" || fail "no reason logged"
+sim iblinkinfo > "$WORK/links0.txt" 2> /dev/null || true
+if grep -q 'Active/' "$WORK/links0.txt"; then fail "ports were activated without routes"; fi
+
+echo "--- ibsmd --foreground: not up, SIGHUP with [minhop] brings it up"
+(cd "$WORK" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+    LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --config "$CFG") > "$WORK/fg.log" 2>&1 &
+FG_PID=$!
+trap 'kill $FG_PID 2> /dev/null || true; ibsim_cleanup' EXIT
+wait_for() {
+    for _ in $(seq 1 300); do
+        grep -q "$1" "$WORK/fg.log" && return 0
+        kill -0 "$FG_PID" 2> /dev/null || { cat "$WORK/fg.log" >&2; fail "ibsmd --foreground exited early"; }
+        sleep 0.1
+    done
+    cat "$WORK/fg.log" >&2
+    fail "timed out waiting for '$1'"
+}
+wait_for "subnet NOT up"
+printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\n' "$STATE" > "$CFG"
+kill -HUP "$FG_PID"
+wait_for "SUBNET UP"
+grep -E "reload|SUBNET UP" "$WORK/fg.log"
+sim iblinkinfo > "$WORK/links1.txt" 2> /dev/null || fail "iblinkinfo failed"
+up=$(grep -c 'LinkUp' "$WORK/links1.txt" || true)
+active=$(grep -c 'Active/  LinkUp' "$WORK/links1.txt" || true)
+echo "ports with link up: $up, ACTIVE: $active"
+[ "$up" -gt 0 ] && [ "$up" -eq "$active" ] || fail "not every up port is ACTIVE after the reload"
+
+echo "--- a change that needs a restart is refused by name"
+printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\n' "$WORK/elsewhere" > "$CFG"
+kill -HUP "$FG_PID"
+wait_for "reload refused: state_dir"
+kill -TERM "$FG_PID"
+rc=0; wait "$FG_PID" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/fg.log" >&2; fail "exit $rc after SIGTERM"; }
+echo "PASS"
