@@ -15,6 +15,7 @@
 #include "daemon/sweep_report.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
+#include "routing/root_guids.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -72,30 +73,11 @@ int run_discovery(const daemon::Options& opts)
     return result->complete() ? 0 : 2;
 }
 
-// One node GUID per line, '#' comments (OpenSM's root_guid_file).
 std::vector<Guid> read_root_guid_file(const std::string& path)
 {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read routing.root_guid_file '" + path + "'");
-    std::vector<Guid> roots;
-    std::string line;
-    for (std::size_t n = 1; std::getline(in, line); ++n) {
-        if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-        std::istringstream words(line);
-        std::string word, extra;
-        if (!(words >> word)) continue;
-        std::size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(word, &used, 0);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != word.size() || v == 0 || (words >> extra))
-            throw std::runtime_error(path + ":" + std::to_string(n) + ": expected one node GUID, got '" + line + "'");
-        roots.emplace_back(v);
-    }
-    return roots;
+    return routing::parse_root_guids(in, path);
 }
 
 daemon::BringupSettings bringup_settings(const config::Config& cfg)

@@ -12,6 +12,7 @@
 #include "routing/chain.h"
 #include "routing/lft_dump.h"
 #include "routing/registry.h"
+#include "routing/root_guids.h"
 #include "topology/netfile_file.h"
 
 #include <chrono>
@@ -67,26 +68,10 @@ std::ifstream open_input(const std::string& path, const std::string& what)
     return in;
 }
 
-// One node GUID per line; blank lines and '#' comments allowed (OpenSM's
-// root_guid_file format).
 std::vector<Guid> read_roots(const std::string& path)
 {
     auto in = open_input(path, "roots file");
-    std::vector<Guid> roots;
-    std::string line;
-    for (std::size_t n = 1; std::getline(in, line); ++n) {
-        if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-        std::istringstream words(line);
-        std::string word, extra;
-        if (!(words >> word)) continue;
-        if (words >> extra) throw std::runtime_error(path + ":" + std::to_string(n) + ": one GUID per line expected");
-        try {
-            roots.emplace_back(parse_number(word, "GUID", 1, UINT64_MAX));
-        } catch (const UsageError& e) {
-            throw std::runtime_error(path + ":" + std::to_string(n) + ": " + e.what());
-        }
-    }
-    return roots;
+    return routing::parse_root_guids(in, path);
 }
 
 // Where ibsim attaches the first client: the first node in the file.
