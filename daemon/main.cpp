@@ -119,9 +119,6 @@ void setup_logging(const daemon::Options& opts, const config::Config& cfg)
     spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
 }
 
-// --once, --foreground or the service: configure the subnet; unless --once,
-// stay master (answering SMInfo) until SIGTERM/SIGINT, re-sweeping while the
-// subnet is not up.
 // The file (or the defaults) with the command line on top.
 config::Config effective_config(const daemon::Options& opts)
 {
@@ -131,6 +128,9 @@ config::Config effective_config(const daemon::Options& opts)
     return cfg;
 }
 
+// --once, --foreground or the service: configure the subnet; unless --once,
+// stay master (answering SMInfo) until SIGTERM/SIGINT, re-sweeping while the
+// subnet is not up.
 int run_sm(const daemon::Options& opts)
 {
     config::Config cfg = effective_config(opts);
