@@ -109,7 +109,7 @@ sim ibnetdiscover > "$WORK/ibnetdiscover2.net" 2> /dev/null
 python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover2.net" > /dev/null || fail "LIDs on the fabric changed on restart"
 
 echo "--- ibsmd --foreground: sminfo sees MASTER, SIGTERM stops it"
-(cd "$WORK" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+(cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" \
     LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --state-dir "$STATE" "${EXTRA[@]}") > "$WORK/fg.log" 2>&1 &
 FG_PID=$!
 for _ in $(seq 1 600); do

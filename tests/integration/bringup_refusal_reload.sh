@@ -31,7 +31,7 @@ sim iblinkinfo > "$WORK/links0.txt" 2> /dev/null || true
 if grep -q 'Active/' "$WORK/links0.txt"; then fail "ports were activated without routes"; fi
 
 echo "--- ibsmd --foreground: not up, SIGHUP with [minhop] brings it up"
-(cd "$WORK" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+(cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" \
     LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --config "$CFG") > "$WORK/fg.log" 2>&1 &
 FG_PID=$!
 trap 'kill $FG_PID 2> /dev/null || true; ibsim_cleanup' EXIT

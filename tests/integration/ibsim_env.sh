@@ -68,9 +68,9 @@ ibsim_cmd() { echo "$*" > "$WORK/console"; }
 # allocations, and umad2sim's read() copies past the end of its own receive
 # buffer (a 320-byte memcpy from 288 bytes), which ASan's memcpy interceptor
 # reports; those three checks are off for simulator runs only.
+SIM_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0:replace_intrin=0"
 sim() {
-    (cd "$WORK" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0:replace_intrin=0" \
-        LD_PRELOAD="$SIM_PRELOAD" "$@")
+    (cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" LD_PRELOAD="$SIM_PRELOAD" "$@")
 }
 
 # ibsim limits large enough for a fabric: ibsim_limits NODES SWITCHES PORTS
