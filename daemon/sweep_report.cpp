@@ -1,13 +1,11 @@
 #include "daemon/sweep_report.h"
 
+#include "daemon/atomic_file.h"
 #include "topology/netfile_writer.h"
 
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace ibsm::daemon {
@@ -31,25 +29,14 @@ void log_discovery(const DiscoveryResult& r, const mad::TransportCounters& c)
 
 std::string write_topology_dump(const DiscoveryResult& r, const std::string& dir)
 {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw std::runtime_error("cannot create dump directory " + dir + ": " + ec.message());
-    const fs::path target = fs::path(dir) / "topology.net";
-    const fs::path tmp = fs::path(dir) / ".topology.net.tmp";
-    {
-        std::ofstream out(tmp);
-        if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    const std::filesystem::path target = std::filesystem::path(dir) / "topology.net";
+    write_file_atomically(target, [&](std::ostream& out) {
         topology::WriteOptions wo;
         // The SM's node first: fed back to ibsim, the SM attaches where it was.
         wo.first = r.sm_port.node;
         wo.comments.push_back("discovered by ibsmd");
         topology::write_net(out, r.fabric, wo);
-        out.flush();
-        if (!out) throw std::runtime_error("error writing " + tmp.string());
-    }
-    fs::rename(tmp, target, ec);
-    if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message());
+    });
     return target.string();
 }
 
