@@ -15,6 +15,8 @@
 #include "mad/switch_info.h"
 #include "mad/vl_arbitration.h"
 
+#include "sample_attributes.h"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -132,69 +134,9 @@ TEST_CASE("NodeDescription round trips, including a full 64-byte text")
 
 // ---------------------------------------------------------------- PortInfo
 
-namespace {
-
-PortInfo sample_port_info()
-{
-    PortInfo v;
-    v.mkey = 0x0102030405060708ull;
-    v.gid_prefix = 0xFE80000000000001ull;
-    v.lid = Lid(0x1234);
-    v.master_sm_lid = Lid(0x5678);
-    v.capability_mask = 0x9ABCDEF0;
-    v.diag_code = 0x1357;
-    v.mkey_lease_period = 0x2468;
-    v.local_port_num = PortNum(0x11);
-    v.link_width_enabled = 0x22;
-    v.link_width_supported = 0x33;
-    v.link_width_active = 0x44;
-    v.link_speed_supported = 0xA;          // 4 bits | neighbours 4 bits
-    v.port_state = PortState::armed;       //
-    v.port_phys_state = 0x5;
-    v.link_down_default_state = 0xC;
-    v.mkey_protect_bits = 0x2;
-    v.lmc = 0x5;
-    v.link_speed_active = 0x9;
-    v.link_speed_enabled = 0x6;
-    v.neighbor_mtu = 0xB;
-    v.master_sm_sl = 0x4;
-    v.vl_cap = 0xD;
-    v.init_type = 0x2;
-    v.vl_high_limit = 0x77;
-    v.vl_arb_high_cap = 0x88;
-    v.vl_arb_low_cap = 0x99;
-    v.init_type_reply = 0xE;
-    v.mtu_cap = 0x1;
-    v.vl_stall_count = 0x5;
-    v.hoq_life = 0x13;
-    v.operational_vls = 0x3;
-    v.partition_enforcement_inbound = true;
-    v.partition_enforcement_outbound = false;
-    v.filter_raw_inbound = false;
-    v.filter_raw_outbound = true;
-    v.mkey_violations = 0xAAAA;
-    v.pkey_violations = 0xBBBB;
-    v.qkey_violations = 0xCCCC;
-    v.guid_cap = 0xDD;
-    v.client_reregister = true;
-    v.subnet_timeout = 0x15;
-    v.resp_time_value = 0x0B;
-    v.local_phy_errors = 0x7;
-    v.overrun_errors = 0x8;
-    v.max_credit_hint = 0xEEEE;
-    v.link_round_trip_latency = 0xABCDEF;
-    v.capability_mask2 = 0x1234;
-    v.link_speed_ext_active = 0x6;
-    v.link_speed_ext_supported = 0x9;
-    v.link_speed_ext_enabled = 0x1E;
-    return v;
-}
-
-} // namespace
-
 TEST_CASE("PortInfo round trips with every field set")
 {
-    const PortInfo v = sample_port_info();
+    const PortInfo v = test::sample_port_info();
     Block b{};
     encode(v, b);
     CHECK(b[32] == 0xA3); // LinkSpeedSupported | PortState
@@ -241,7 +183,7 @@ TEST_CASE("PortInfo keeps every defined bit")
 TEST_CASE("PortInfo rejects short input and PortState > 4")
 {
     Block b{};
-    encode(sample_port_info(), b);
+    encode(test::sample_port_info(), b);
     CHECK_FALSE(decode_port_info(std::span<const std::uint8_t>(b).first(63)));
     b[32] = 0x05;
     CHECK_FALSE(decode_port_info(b));
