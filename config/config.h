@@ -36,6 +36,10 @@ std::optional<LogLevel> parse_log_level(std::string_view name);
 // "trace|debug|info|warn|error|critical|off"
 std::string known_log_levels_text();
 
+enum class SwitchSl2Vl { automatic, always };
+
+std::string_view to_string(SwitchSl2Vl mode); // "auto" | "always"
+
 struct RoutingConfig {
     // Engines tried in order until one routes the fabric (see engines.h).
     std::vector<std::string> engines{"ftree"};
@@ -50,6 +54,10 @@ struct RoutingConfig {
     // Cap on data VLs per port (the daemon rounds down to a count PortInfo
     // OperationalVLs can express: 1, 2, 4, 8 or 15).
     unsigned max_vls = 8;
+    // SL-to-VL tables of switches that need one SMP per (input, output) port
+    // pair (no OptimizedSLtoVLMappingProgramming): `auto` programs them only
+    // when the routing engine needs more than one VL, `always` every time.
+    SwitchSl2Vl switch_sl2vl = SwitchSl2Vl::automatic;
 
     bool operator==(const RoutingConfig&) const = default;
 };

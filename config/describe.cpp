@@ -32,6 +32,7 @@ std::string describe(const Config& c)
         if (c.routing.root_guids.empty()) out << YAML::Comment("none: the engine finds the roots");
     }
     out << YAML::Key << "max_vls" << YAML::Value << c.routing.max_vls;
+    out << YAML::Key << "switch_sl2vl" << YAML::Value << std::string(to_string(c.routing.switch_sl2vl));
     out << YAML::EndMap;
 
     out << YAML::Key << "smp" << YAML::Value << YAML::BeginMap;

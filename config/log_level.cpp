@@ -18,6 +18,8 @@ std::optional<LogLevel> parse_log_level(std::string_view name)
     return std::nullopt;
 }
 
+std::string_view to_string(SwitchSl2Vl mode) { return mode == SwitchSl2Vl::always ? "always" : "auto"; }
+
 std::string known_log_levels_text()
 {
     std::string out;

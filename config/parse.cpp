@@ -28,8 +28,8 @@ using detail::Reader;
 using detail::Section;
 
 constexpr std::array<std::string_view, 6> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep"};
-constexpr std::array<std::string_view, 6> routing_keys{
-    "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls",
+constexpr std::array<std::string_view, 7> routing_keys{
+    "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
 };
 constexpr std::array<std::string_view, 3> smp_keys{"window", "timeout_ms", "retries"};
 constexpr std::array<std::string_view, 7> sm_keys{
@@ -122,6 +122,15 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
     if (auto* e = s.find("root_guids")) c.root_guids = read_root_guids(r, *e);
     if (auto* e = s.find("root_guid_file")) c.root_guid_file = r.text(*e, "a path");
     if (auto* e = s.find("max_vls")) c.max_vls = small(r.integer(*e, limits::max_vls));
+    if (auto* e = s.find("switch_sl2vl")) {
+        const std::string mode = r.text(*e, "auto or always");
+        if (mode == "auto")
+            c.switch_sl2vl = SwitchSl2Vl::automatic;
+        else if (mode == "always")
+            c.switch_sl2vl = SwitchSl2Vl::always;
+        else
+            r.fail(e->line, e->key, "expected auto or always, got '" + mode + "'");
+    }
 
     auto* list = s.find("root_guids");
     auto* file = s.find("root_guid_file");

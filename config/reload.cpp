@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.root_guids", list_text(roots)},
         {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
         {"routing.max_vls", std::to_string(c.routing.max_vls)},
+        {"routing.switch_sl2vl", std::string(to_string(c.routing.switch_sl2vl))},
         {"smp.window", std::to_string(c.smp.window)},
         {"smp.timeout_ms", std::to_string(c.smp.timeout.count())},
         {"smp.retries", std::to_string(c.smp.retries)},

@@ -76,7 +76,7 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
 
 Bringup::Bringup(mad::Transport& transport, BringupSettings settings)
     : transport_(transport), settings_(std::move(settings)), store_(settings_.state_dir), lfts_(settings_.lfts),
-      ports_(settings_.ports), vls_(settings_.ports.width)
+      ports_(settings_.ports), vls_(settings_.vls)
 {
 }
 
@@ -95,6 +95,8 @@ void Bringup::apply_pending()
     settings_.lid = pending_->lid;
     settings_.ports.max_operational_vls = pending_->ports.max_operational_vls;
     ports_.set_max_operational_vls(pending_->ports.max_operational_vls);
+    settings_.vls.all_switch_pairs = pending_->vls.all_switch_pairs;
+    vls_.set_all_switch_pairs(pending_->vls.all_switch_pairs);
     pending_.reset();
 }
 
@@ -204,13 +206,15 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
     o.phases.push_back(c4.finish(
         "program", "LFT blocks sent: " + std::to_string(prog.lfts.blocks_sent) + " (read " +
                        std::to_string(prog.lfts.blocks_read) + ", dirty " + std::to_string(prog.lfts.blocks_dirty) +
-                       "), SwitchInfo sets " + std::to_string(prog.lfts.switch_info_sent) + ", SL2VL gets " +
-                       std::to_string(prog.vls.gets) + " sets " + std::to_string(prog.vls.sets) + ", PortInfo sets " +
-                       std::to_string(prog.ports.sets)));
-    if (prog.vls.switches_not_programmed)
-        spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming left as found (one SMP per "
-                     "input/output port pair is out of budget)",
-                     prog.vls.switches_not_programmed);
+                       "), SwitchInfo sets " + std::to_string(prog.lfts.switch_info_sent) + ", VL tables read " +
+                       std::to_string(prog.vls.gets) + " set " + std::to_string(prog.vls.sets) + " (SL2VL " +
+                       std::to_string(prog.vls.sl2vl_sets) + ", VLArb " + std::to_string(prog.vls.vlarb_sets) +
+                       "), PortInfo sets " + std::to_string(prog.ports.sets)));
+    if (prog.vls.switches_left)
+        spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
+                     "needs one VL, so any SL-to-VL map is deadlock-free (routing.switch_sl2vl: always programs "
+                     "every input/output port pair)",
+                     prog.vls.switches_left, tables.engine);
     log_failures(prog.lfts.failures, prog.lfts.failures.size());
     log_failures(prog.vls.failures, prog.vls.failed);
     log_failures(prog.ports.failures, prog.ports.failed);
@@ -230,7 +234,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
         finish(false, std::to_string(prog.lfts.blocks_dirty) + " LFT block(s) and " +
                           std::to_string(prog.lfts.switch_info_failed) + " SwitchInfo Set(s) not confirmed");
     else if (!prog.vls.complete())
-        finish(false, std::to_string(prog.vls.failed) + " SL2VL Set(s) failed");
+        finish(false, std::to_string(prog.vls.failed) + " SL2VL/VLArb table(s) not confirmed");
     else if (!prog.ports.complete())
         finish(false, std::to_string(prog.ports.failed) + " PortInfo Set(s) failed");
     else if (!act.complete())

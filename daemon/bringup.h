@@ -40,6 +40,7 @@ struct BringupSettings {
     lidassign::BaseLidOptions lid;
     PortSettings ports;
     LftSettings lfts;
+    VlSettings vls;
     std::filesystem::path state_dir;
 };
 
@@ -87,7 +88,7 @@ public:
     boost::asio::awaitable<SweepOutcome> sweep();
 
     // A reloaded configuration for the next sweep: routing chain and
-    // options, LMC, OperationalVLs cap. The state directory, SMP settings and
+    // options, LMC, OperationalVLs cap, switch SL2VL policy. The state directory, SMP settings and
     // programmer state stay (they need a restart to change).
     void reconfigure(const BringupSettings& settings);
 

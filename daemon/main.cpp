@@ -99,6 +99,8 @@ daemon::BringupSettings bringup_settings(const config::Config& cfg)
     const std::size_t width = std::max<std::size_t>(64, std::size_t{cfg.smp.window} * 4);
     s.ports.width = width;
     s.lfts.width = width;
+    s.vls.width = width;
+    s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
     s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
     s.state_dir = cfg.state_dir;
     return s;

@@ -7,12 +7,18 @@
 #  - dump_fts read from the switches equals ibsmd's lfts.dump (per switch
 #    GUID, LID -> port; headers differ legitimately: live dumps name
 #    switches by DR path or LID);
-#  - the SM port's SL2VL table maps every SL to VL0 (1-VL engines);
+#  - the SM port's SL2VL table maps every SL to VL0 (1-VL engines), and
+#    its VLArb tables (and those of the leaf port facing it) list every
+#    operational VL with weight 64 and no high priority;
 #  - ibtracert between sampled CA pairs leaves every switch by the port
 #    lfts.dump names;
 #  - ibsm analyze on those two dumps of the live fabric: 0 unreachable
 #    CA-to-CA pairs;
-#  - a second `ibsmd --once` keeps every LID and sends no LFT block;
+#  - a second `ibsmd --once` keeps every LID and sends no LFT block and no
+#    VL table;
+#  - with BRINGUP_SWITCH_SL2VL=1 (config routing.switch_sl2vl: always): every
+#    input port's SL2VL table towards the leaf port facing the SM maps every
+#    SL to VL0;
 #  - `ibsmd --foreground`: sminfo reports our port as MASTER while it runs,
 #    SIGTERM makes it exit 0.
 #
@@ -81,6 +87,34 @@ grep '^ports:' "$WORK/sl2vl.txt"
 awk -F'|' '/^ports:/ { n++; for (i = 2; i < NF; i++) if ($i + 0 != 0) bad = 1 } END { exit !(n > 0 && !bad) }' \
     "$WORK/sl2vl.txt" || fail "SL2VL table is not the 1-VL identity"
 
+echo "--- VL arbitration of the SM's port and of the switch port facing it: every operational VL weight 64, no high priority"
+# OperVLs of the port -> number of VLs the low table must list.
+check_vlarb() {
+    local what=$1 path=$2 port=${3:-}
+    sim smpquery -D portinfo "$path" $port > "$WORK/vlarb-pi.txt" 2> /dev/null || fail "smpquery portinfo $path $port failed"
+    local vls
+    vls=$(sed -n 's/^OperVLs:\.*VL0-\([0-9]*\)$/\1/p; s/^OperVLs:\.*VL0$/0/p' "$WORK/vlarb-pi.txt")
+    [ -n "$vls" ] || fail "$what: no OperVLs in PortInfo"
+    sim smpquery -D vlarb "$path" $port > "$WORK/vlarb.txt" 2> /dev/null || fail "smpquery vlarb $path $port failed"
+    grep '^WEIGHT' "$WORK/vlarb.txt" | sed "s/^/$what /"
+    awk -F'|' -v n=$((vls + 1)) '
+        /^WEIGHT/ { t++; for (i = 2; i < NF; i++) { w = $i; gsub(/ /, "", w); e = i - 2
+                    if (t == 1 && (e < n ? w != "0x40" : w != "0x0")) bad = 1
+                    if (t == 2 && w != "0x0") bad = 1 } }
+        END { exit !(t == 2 && !bad) }' "$WORK/vlarb.txt" || fail "$what: VL arbitration is not the default"
+}
+check_vlarb "SM port" 0
+leaf_port=$(sim smpquery -D nodeinfo 0,1 2> /dev/null | sed -n 's/^LocalPort:\.*\([0-9]*\)$/\1/p')
+[ -n "$leaf_port" ] || fail "no LocalPort in the leaf's NodeInfo"
+check_vlarb "leaf port $leaf_port" 0,1 "$leaf_port"
+if [ "${BRINGUP_SWITCH_SL2VL:-0}" = 1 ]; then
+    echo "--- switch SL2VL: every input port towards leaf port $leaf_port maps every SL to VL0"
+    sim smpquery -D sl2vl 0,1 "$leaf_port" > "$WORK/sw-sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl 0,1 failed"
+    head -n 4 "$WORK/sw-sl2vl.txt"
+    awk -F'|' '/^ports:/ { n++; for (i = 2; i < NF; i++) if ($i + 0 != 0) bad = 1 } END { exit !(n > 1 && !bad) }' \
+        "$WORK/sw-sl2vl.txt" || fail "switch SL2VL tables are not the 1-VL identity"
+fi
+
 echo "--- ibsm analyze on the live fabric"
 "$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" > "$WORK/analyze.txt" 2>&1 || {
     cat "$WORK/analyze.txt" >&2; fail "ibsm analyze failed"; }
@@ -104,6 +138,7 @@ cp "$STATE/guid2lid" "$WORK/guid2lid.first"
 sim "$IBSMD" --once --state-dir "$STATE" "${EXTRA[@]}" 2> "$WORK/once2.log" || { cat "$WORK/once2.log" >&2; fail "second ibsmd --once failed"; }
 grep -E "phase|SUBNET UP" "$WORK/once2.log"
 grep -q "SUBNET UP.*LFT blocks sent: 0$" "$WORK/once2.log" || fail "the restart sent LFT blocks"
+grep -q "VL tables read [0-9]* set 0 " "$WORK/once2.log" || fail "the restart rewrote SL2VL/VLArb tables"
 cmp -s "$WORK/guid2lid.first" "$STATE/guid2lid" || { diff "$WORK/guid2lid.first" "$STATE/guid2lid" | head >&2; fail "LIDs changed on restart"; }
 sim ibnetdiscover > "$WORK/ibnetdiscover2.net" 2> /dev/null
 python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover2.net" > /dev/null || fail "LIDs on the fabric changed on restart"

@@ -22,6 +22,7 @@ TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[co
     CHECK(c.routing.root_guids.empty());
     CHECK_FALSE(c.routing.root_guid_file);
     CHECK(c.routing.max_vls == 8);
+    CHECK(c.routing.switch_sl2vl == SwitchSl2Vl::automatic);
     CHECK(c.smp.window == 16);
     CHECK(c.smp.timeout == 100ms);
     CHECK(c.smp.retries == 3);

@@ -17,6 +17,7 @@ TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]"
     CHECK(c.routing.root_guids.empty());
     CHECK_FALSE(c.routing.root_guid_file);
     CHECK(c.routing.max_vls == 8);
+    CHECK(c.routing.switch_sl2vl == SwitchSl2Vl::automatic);
     CHECK(c.smp.window == 16);
     CHECK(c.smp.timeout == 100ms);
     CHECK(c.smp.retries == 3);
@@ -54,6 +55,7 @@ TEST_CASE("every key is parsed", "[config][parse]")
     CHECK(c.routing.root_guids == std::vector<Guid>{Guid(0x0002c90200000001), Guid(0x0002c90200000002), Guid(1234)});
     CHECK_FALSE(c.routing.root_guid_file);
     CHECK(c.routing.max_vls == 4);
+    CHECK(c.routing.switch_sl2vl == SwitchSl2Vl::always);
     CHECK(c.smp.window == 64);
     CHECK(c.smp.timeout == 250ms);
     CHECK(c.smp.retries == 5);

@@ -82,7 +82,7 @@ TEST_CASE("every non-routing key other than log.level needs a restart", "[config
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 20);
+    REQUIRE(flat.size() == 21);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree]"});
     CHECK(flat.back() == std::pair<std::string, std::string>{"sweep.light_interval_s", "10"});
     for (std::size_t i = 0; i < flat.size(); ++i)

@@ -2,7 +2,7 @@
 // programmer against a scripted switch (desired vs confirmed, retries,
 // restart without rewriting), the SL2VL and PortInfo helpers, the LID store,
 // the SMInfo responder and the command line.
-#include "../mad/transport/fake_port.h"
+#include "fake_loop.h"
 
 #include "daemon/lft_programmer.h"
 #include "daemon/lid_store.h"
@@ -103,34 +103,10 @@ struct OneSwitch {
     }
 };
 
-struct Loop {
-    boost::asio::io_context io;
-    test::FakePort port{true};
-    mad::Transport transport;
-    explicit Loop(unsigned retries = 0)
-        : transport(io, port, mad::TransportOptions{8, std::chrono::milliseconds(20), retries})
-    {
-        transport.start();
-    }
-
-    daemon::LftReport program(daemon::LftProgrammer& p, const OneSwitch& s)
-    {
-        daemon::LftReport out;
-        boost::asio::co_spawn(
-            io,
-            [&]() -> boost::asio::awaitable<void> {
-                out = co_await p.program(transport, s.found, s.tables);
-                transport.stop();
-            },
-            [](std::exception_ptr e) {
-                if (e) std::rethrow_exception(e);
-            });
-        io.run();
-        io.restart();
-        transport.start();
-        return out;
-    }
-};
+daemon::LftReport program(test::Loop& loop, daemon::LftProgrammer& p, const OneSwitch& s)
+{
+    return loop.run([&] { return p.program(loop.transport, s.found, s.tables); });
+}
 
 } // namespace
 
@@ -150,11 +126,11 @@ TEST_CASE("a fresh switch gets every block and LinearFDBTop; a second sweep send
 {
     OneSwitch s(0);
     FakeSwitch sw;
-    Loop loop;
+    test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
     daemon::LftProgrammer p(daemon::LftSettings{18, 3, 16});
 
-    auto first = loop.program(p, s);
+    auto first = program(loop, p, s);
     CHECK(first.complete());
     CHECK(first.blocks_sent == 3);
     CHECK(first.blocks_read == 0);
@@ -164,7 +140,7 @@ TEST_CASE("a fresh switch gets every block and LinearFDBTop; a second sweep send
     CHECK(sw.blocks.at(2).ports[130 - 128] == 1 + 130 % 4);
 
     s.found.switch_info[s.sw] = sw.info; // what the next discovery reads
-    auto second = loop.program(p, s);
+    auto second = program(loop, p, s);
     CHECK(second.complete());
     CHECK(second.blocks_sent == 0);
     CHECK(second.switch_info_sent == 0);
@@ -175,17 +151,17 @@ TEST_CASE("a restarted daemon reads a programmed switch and sends only the block
 {
     OneSwitch s(0);
     FakeSwitch sw;
-    Loop loop;
+    test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
     {
         daemon::LftProgrammer before(daemon::LftSettings{18, 3, 16});
-        REQUIRE(loop.program(before, s).complete());
+        REQUIRE(program(loop, before, s).complete());
     }
     // Someone changed one entry of block 1 while we were away.
     sw.blocks[1].ports[5] = 4 == sw.blocks[1].ports[5] ? 3 : 4;
     s.found.switch_info[s.sw] = sw.info;
     daemon::LftProgrammer after(daemon::LftSettings{18, 3, 16});
-    auto r = loop.program(after, s);
+    auto r = program(loop, after, s);
     CHECK(r.complete());
     CHECK(r.blocks_read == 3);
     CHECK(r.blocks_sent == 1);
@@ -197,14 +173,14 @@ TEST_CASE("a rejected LFT Set leaves its block dirty and is retried; persistent 
 {
     OneSwitch s(0);
     FakeSwitch sw;
-    Loop loop;
+    test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
 
     SECTION("one failure: retried in the next round")
     {
         sw.fail_sets = {1};
         daemon::LftProgrammer p(daemon::LftSettings{18, 3, 16});
-        auto r = loop.program(p, s);
+        auto r = program(loop, p, s);
         CHECK(r.complete());
         CHECK(r.blocks_sent == 4);
         CHECK(r.blocks_dirty == 0);
@@ -213,13 +189,13 @@ TEST_CASE("a rejected LFT Set leaves its block dirty and is retried; persistent 
     {
         sw.fail_sets = {2, 2, 2};
         daemon::LftProgrammer p(daemon::LftSettings{18, 3, 16});
-        auto r = loop.program(p, s);
+        auto r = program(loop, p, s);
         CHECK_FALSE(r.complete());
         CHECK(r.blocks_dirty == 1);
         CHECK(r.blocks_sent == 3 + 2);
         CHECK_FALSE(r.failures.empty());
         s.found.switch_info[s.sw] = sw.info;
-        auto again = loop.program(p, s);
+        auto again = program(loop, p, s);
         CHECK(again.complete());
         CHECK(again.blocks_sent == 1);
     }
