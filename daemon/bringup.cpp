@@ -3,6 +3,8 @@
 #include "daemon/state_dump.h"
 #include "daemon/sweep_report.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -120,6 +122,15 @@ routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssi
     return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
 }
 
+template <class F>
+boost::asio::awaitable<std::invoke_result_t<F>> Bringup::off_loop(F f)
+{
+    using R = std::invoke_result_t<F>;
+    co_return co_await boost::asio::co_spawn(
+        compute_.get_executor(), [f = std::move(f)]() mutable -> boost::asio::awaitable<R> { co_return f(); },
+        boost::asio::use_awaitable);
+}
+
 boost::asio::awaitable<ProgramReport> Bringup::program(const DiscoveryResult& found, const LidAssignment& lids,
                                                        const routing::RoutingTables& tables)
 {
@@ -183,7 +194,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
 
     // 3. route
     PhaseClock c3(transport_);
-    auto chain = route(found, lids);
+    auto chain = co_await off_loop([&] { return route(found, lids); });
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     if (!chain.tables) {
         o.phases.push_back(c3.finish("route", "every engine refused"));
@@ -260,7 +271,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
     // subnet is up so they do not delay it.
     const auto dump_start = Clock::now();
     o.summary = summary_text(o, found, lids, settings_);
-    o.dump_files = write_state_dump(settings_.state_dir, found, lids.lids, tables, o.summary);
+    o.dump_files = co_await off_loop(
+        [&] { return write_state_dump(settings_.state_dir, found, lids.lids, tables, o.summary); });
     o.dump_files.insert(o.dump_files.begin(), store_.file().string());
     spdlog::info("wrote {} files to {} in {:.3f} s", o.dump_files.size(), settings_.state_dir.string(),
                  std::chrono::duration<double>(Clock::now() - dump_start).count());

@@ -8,6 +8,12 @@
 // own: one log line per phase with its time and SMP count, then
 // `SUBNET UP` with the totals, or the reason the subnet is not up.
 //
+// Route computation and the dump files run on a worker thread (`compute_`)
+// while the sweep coroutine waits: they take seconds on large fabrics, and
+// the event loop must keep answering SMInfo and receiving traps meanwhile.
+// They only read the sweep's values, which nothing else touches while the
+// sweep is suspended.
+//
 // State kept across sweeps of one process: the LFT programmer's confirmed
 // blocks and the port programmer's first-contact set; across processes: the
 // guid2lid file in the state directory.
@@ -25,6 +31,7 @@
 #include "routing/engine.h"
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -95,6 +102,9 @@ public:
 private:
     LidAssignment assign_lids(const DiscoveryResult& found) const;
     routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
+    // Runs f() on the worker thread; resumes the caller on its own executor.
+    template <class F>
+    boost::asio::awaitable<std::invoke_result_t<F>> off_loop(F f);
     boost::asio::awaitable<ProgramReport> program(const DiscoveryResult& found, const LidAssignment& lids,
                                                   const routing::RoutingTables& tables);
     boost::asio::awaitable<PortReport> activate();
@@ -107,6 +117,7 @@ private:
     LftProgrammer lfts_;
     PortProgrammer ports_;
     VlProgrammer vls_;
+    boost::asio::thread_pool compute_{1};
 };
 
 } // namespace ibsm::daemon

@@ -139,11 +139,12 @@ int run_sm(const daemon::Options& opts)
     setup_logging(opts, cfg);
     auto settings = bringup_settings(cfg);
 
-    mad::UmadPort port(cfg.sm.ca.value_or(""), cfg.sm.port ? cfg.sm.port->value() : 0, /*claim_sm=*/true);
+    // sm.port_guid excludes sm.ca/sm.port (the config checks that).
+    auto [ca_name, port_num] = cfg.sm.port_guid ? mad::find_local_port(*cfg.sm.port_guid)
+                                                : std::pair<std::string, int>(cfg.sm.ca.value_or(""),
+                                                                              cfg.sm.port ? cfg.sm.port->value() : 0);
+    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/true);
     const auto& attrs = port.attributes();
-    if (cfg.sm.port_guid && *cfg.sm.port_guid != attrs.port_guid)
-        throw std::runtime_error("sm.port_guid " + cfg.sm.port_guid->str() + " is not the port opened (" +
-                                 attrs.port_guid.str() + "); select it with sm.ca/sm.port");
     spdlog::info("ibsmd: SM on {} port {} (port GUID {}), engines {}, LMC {}, state dir {}", attrs.ca_name,
                  attrs.port_num, attrs.port_guid.str(), fmt::join(cfg.routing.engines, ","), cfg.routing.lmc,
                  cfg.state_dir);

@@ -46,6 +46,26 @@ bool is_kernel_umad_fd(int fd)
 
 } // namespace
 
+std::pair<std::string, int> find_local_port(Guid guid)
+{
+    if (umad_init() < 0) throw UmadError("umad_init failed: no InfiniBand stack (is ib_umad loaded?)");
+    char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+    const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+    std::string seen;
+    for (int i = 0; i < n; ++i) {
+        __be64 guids[UMAD_MAX_PORTS + 1] = {};
+        const int ports = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
+        // Entry p is port p; entry 0 is only a real port on switches.
+        for (int p = 0; p < ports; ++p) {
+            const Guid g(be64toh(guids[p]));
+            if (g.is_zero()) continue;
+            if (g == guid) return {names[i], p};
+            seen += (seen.empty() ? "" : ", ") + std::string(names[i]) + " port " + std::to_string(p) + " " + g.str();
+        }
+    }
+    throw UmadError("no local port has GUID " + guid.str() + " (local ports: " + (seen.empty() ? "none" : seen) + ")");
+}
+
 UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
 {
     if (umad_init() < 0) throw UmadError("umad_init failed: no InfiniBand stack (is ib_umad loaded?)");

@@ -17,6 +17,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ibsm::mad {
 
@@ -67,6 +68,11 @@ public:
     // Sends a response to an unsolicited request received on this port.
     virtual bool send_response(const Smp& smp, const RawReceive& request) = 0;
 };
+
+// The local CA name and port number whose port GUID is `guid`, for selecting
+// the SM's port by GUID (sm.port_guid). Throws UmadError naming the local
+// port GUIDs when none matches.
+std::pair<std::string, int> find_local_port(Guid guid);
 
 class UmadPort final : public MadPort {
 public:

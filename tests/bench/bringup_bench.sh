@@ -21,8 +21,10 @@
 #              CA port;
 #   program    per switch ceil((top LID + 1) / 64) LFT blocks, one SwitchInfo
 #              Set (LinearFDBTop), one PortInfo Set of port 0 (LID);
-#              per cabled CA port one SL2VL Get and, as ibsim's default table
-#              differs from the 1-VL identity, one Set;
+#              per cabled CA port one SL2VL Set (a fresh port is written
+#              without reading it); per cabled port end (CA and switch) the
+#              low- and high-priority VLArb blocks, one Set each (ibsim's
+#              ports have 8-entry tables, one block each);
 #   activate   two PortInfo Sets per cabled port end (ARMED carrying LID and
 #              link settings, then ACTIVE).
 #
@@ -62,7 +64,7 @@ minimum_smps() {
             top = switches + caports
             blocks = int(top / 64) + 1
             discovery = (links + 1) + nodes + switches + swports + caports
-            program = switches * (blocks + 2) + 2 * caports
+            program = switches * (blocks + 2) + caports + 2 * ends
             activate = 2 * ends
             printf "%d %d %d %d\n", discovery + program + activate, discovery, program, activate
         }' "$1"

@@ -6,7 +6,9 @@
 #  - `ibsmd --foreground` with the same file stays running, not up; after
 #    the file is changed to [minhop] and SIGHUP is sent it re-sweeps and
 #    brings the subnet up (iblinkinfo: every up port ACTIVE), then a change
-#    that needs a restart (state_dir) is refused by name and SIGTERM stops it.
+#    that needs a restart (state_dir) is refused by name and SIGTERM stops it;
+#  - sm.port_guid selects the SM's port (the foreground run uses it), and an
+#    unknown GUID is refused with the local port GUIDs named.
 #
 # usage: bringup_refusal_reload.sh IBSMD IBSM
 set -euo pipefail
@@ -30,6 +32,17 @@ grep -q "subnet NOT up: no routing engine could route the fabric; ftree: " "$WOR
 sim iblinkinfo > "$WORK/links0.txt" 2> /dev/null || true
 if grep -q 'Active/' "$WORK/links0.txt"; then fail "ports were activated without routes"; fi
 
+echo "--- sm.port_guid: an unknown GUID is refused naming the local ports; the real one selects the SM's port"
+sm_guid=$(sim ibstat -p 2> /dev/null | head -n1)
+[ -n "$sm_guid" ] || fail "ibstat -p printed no port GUID"
+printf 'sm:\n  port_guid: "0x00000000deadbeef"\nstate_dir: %s\n' "$STATE" > "$WORK/bad-guid.yaml"
+rc=0; sim "$IBSMD" --once --config "$WORK/bad-guid.yaml" 2> "$WORK/bad-guid.log" || rc=$?
+cat "$WORK/bad-guid.log"
+[ "$rc" -ne 0 ] || fail "an unknown sm.port_guid was accepted"
+grep -q "no local port has GUID 0x00000000deadbeef (local ports: .*$sm_guid" "$WORK/bad-guid.log" ||
+    fail "the error does not name the local port GUIDs"
+printf 'sm:\n  port_guid: "%s"\n' "$sm_guid" >> "$CFG"  # kept by every rewrite below
+
 echo "--- ibsmd --foreground: not up, SIGHUP with [minhop] brings it up"
 (cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" \
     LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --config "$CFG") > "$WORK/fg.log" 2>&1 &
@@ -45,7 +58,7 @@ wait_for() {
     fail "timed out waiting for '$1'"
 }
 wait_for "subnet NOT up"
-printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\n' "$STATE" > "$CFG"
+printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\nsm:\n  port_guid: "%s"\n' "$STATE" "$sm_guid" > "$CFG"
 kill -HUP "$FG_PID"
 wait_for "SUBNET UP"
 grep -E "reload|SUBNET UP" "$WORK/fg.log"
@@ -56,7 +69,7 @@ echo "ports with link up: $up, ACTIVE: $active"
 [ "$up" -gt 0 ] && [ "$up" -eq "$active" ] || fail "not every up port is ACTIVE after the reload"
 
 echo "--- a change that needs a restart is refused by name"
-printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\n' "$WORK/elsewhere" > "$CFG"
+printf 'routing:\n  engines: [minhop]\n  no_fallback: true\nstate_dir: %s\nsm:\n  port_guid: "%s"\n' "$WORK/elsewhere" "$sm_guid" > "$CFG"
 kill -HUP "$FG_PID"
 wait_for "reload refused: state_dir"
 kill -TERM "$FG_PID"
