@@ -8,6 +8,7 @@
 #include "topology/gen_degrade.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
+#include "topology/gen_ranger.h"
 #include "topology/netfile_file.h"
 #include "topology/netfile_format.h"
 #include "topology/netfile_writer.h"
@@ -32,6 +33,14 @@ kinds:
          e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)
   kary   --k K --n N [--dual-port]
          k-ary n-tree (k^n hosts, n*k^(n-1) switches).
+  ranger [--cores C] [--nems N] [--hosts-per-nem K] [--uplinks-per-core U]
+         [--core-m M1,..,Mh --core-w W1,..,Wh [--core-p P1,..,Ph]]
+         Multi-core fat-tree like TACC Ranger: C cores, each a PGFT of switches
+         without hosts (its leaves have M1 free ports), and N edge switches
+         (NEMs) of K hosts with U uplinks to distinct leaves of every core;
+         groups of M1 NEMs share the same U leaves of each core.
+         Defaults: Ranger, 2 cores of PGFT(3;12,12,24;1,12,12;1,1,1), 328 NEMs,
+         12 hosts, 6 uplinks per core (3936 hosts, 1768 switches).
   ring   --switches N --hosts-per-switch K
   torus  --x X --y Y --hosts-per-switch K
   mesh   --x X --y Y --hosts-per-switch K
@@ -62,12 +71,15 @@ std::vector<OptionSpec> options_for(const std::string& kind)
         extra = {{"levels", true}, {"m", true}, {"w", true}, {"p", true}, {"dual-port", false}};
     else if (kind == "kary")
         extra = {{"k", true}, {"n", true}, {"dual-port", false}};
+    else if (kind == "ranger")
+        extra = {{"cores", true},  {"nems", true},   {"hosts-per-nem", true}, {"uplinks-per-core", true},
+                 {"core-m", true}, {"core-w", true}, {"core-p", true}};
     else if (kind == "ring")
         extra = {{"switches", true}, {"hosts-per-switch", true}};
     else if (kind == "torus" || kind == "mesh")
         extra = {{"x", true}, {"y", true}, {"hosts-per-switch", true}};
     else
-        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ring, torus, mesh)");
+        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ranger, ring, torus, mesh)");
     specs.insert(specs.end(), extra.begin(), extra.end());
     return specs;
 }
@@ -113,6 +125,28 @@ std::pair<Fabric, std::string> generate(const std::string& kind, const Args& arg
         if (p.dual_port_hosts) label += ", dual-port hosts";
         return {topology::generate_pgft(p), label};
     }
+    if (kind == "ranger") {
+        topology::MulticoreParams r;
+        r.cores = static_cast<unsigned>(args.number("cores", r.cores, 1, topology::MulticoreShape::max_cores));
+        r.nems = static_cast<unsigned>(args.number("nems", r.nems, 1, UINT32_MAX));
+        r.hosts_per_nem = static_cast<unsigned>(args.number("hosts-per-nem", r.hosts_per_nem, 1, 254));
+        r.uplinks_per_core = static_cast<unsigned>(args.number("uplinks-per-core", r.uplinks_per_core, 1, 254));
+        if (args.has("core-m") || args.has("core-w") || args.has("core-p")) {
+            r.core.m = args.number_list("core-m", 1, 254);
+            r.core.w = args.number_list("core-w", 1, 254);
+            r.core.p = args.number_list("core-p", 1, 254);
+            if (r.core.m.empty() || r.core.w.empty())
+                throw UsageError("a core shape needs both --core-m and --core-w "
+                                 "(e.g. --core-m 12,12,24 --core-w 1,12,12)");
+            if (r.core.p.empty()) r.core.p.assign(r.core.m.size(), 1);
+        }
+        const auto& c = r.core;
+        return {topology::generate_multicore(r),
+                std::to_string(r.cores) + " cores of PGFT(" + std::to_string(c.m.size()) + "; " + join(c.m) + "; " +
+                    join(c.w) + "; " + join(c.p) + "), " + std::to_string(r.nems) + " NEMs x " +
+                    std::to_string(r.hosts_per_nem) + " hosts, " + std::to_string(r.uplinks_per_core) +
+                    " uplinks per core"};
+    }
     if (kind == "ring") {
         topology::RingParams r;
         r.switches = static_cast<unsigned>(args.required_number("switches", 2, 65536));
@@ -150,7 +184,7 @@ std::optional<topology::NodeId> find_sm_host(const Fabric& f, const std::string&
 
 int topogen_main(const std::vector<std::string>& argv)
 {
-    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ring, torus, mesh)");
+    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ranger, ring, torus, mesh)");
     if (argv[0] == "--help" || argv[0] == "-h") {
         std::cout << help_text;
         return 0;

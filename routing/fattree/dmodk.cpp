@@ -153,10 +153,12 @@ private:
             for (const auto& d : t_.down[P])
                 for (const auto& u : t_.up[d.peer]) keys.push_back(key(u.peer));
             std::sort(keys.begin(), keys.end());
-            keys.erase(std::unique(keys.begin(), keys.end(), [](auto& a, auto& b) { return a.first == b.first; }),
-                       keys.end());
-            auto it = std::lower_bound(keys.begin(), keys.end(), key(P),
-                                       [](auto& a, auto& b) { return a.first < b.first; });
+            // Co-parents with the same tops above them (several leaves of
+            // one core above a multi-core tree's edge switch) are told apart
+            // by GUID: w_{l+1} counts them as distinct parents, so each needs
+            // its own digit or its up ports never get a slot.
+            keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+            auto it = std::lower_bound(keys.begin(), keys.end(), key(P));
             digit[P] = static_cast<std::uint32_t>(it - keys.begin());
         }
 

@@ -29,7 +29,11 @@
 // the same classes the same way, so this is one uniform relabelling of the
 // PGFT's digits (and cables k are numbered by the lower switch's port number,
 // another per-pair permutation): the graph with these labels is the same
-// PGFT, and theorems 1-2 hold for it. Down: a switch on the chain sends the
+// PGFT, and theorems 1-2 hold for it. In a PGFT co-parents never share a top;
+// where they do (a multi-core tree: an edge switch with several leaves in
+// one core) ties are broken by GUID, so each of the w_{l+1} parents still
+// gets its own digit (no theorem holds there, but every up port is used).
+// Down: a switch on the chain sends the
 // destination down the same cable the chain climbed, which is D-Mod-K's
 // D_p port; a switch that reaches the destination going down but is not on
 // its chain heads for the chain's next switch when it is its child, else

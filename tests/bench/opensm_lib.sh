@@ -2,7 +2,8 @@
 # file and read its own timings from its log.
 #
 #   . opensm_lib.sh
-#   opensm_measure ENGINE NETFILE DIR [TIMEOUT_S]   -> prints "route_s up_s"
+#   opensm_measure ENGINE NETFILE DIR [TIMEOUT_S [OPENSM_ARG...]]   -> prints "route_s up_s"
+#   (OPENSM_ARGs are added to opensm's command line, e.g. -a ROOT_GUID_FILE)
 #
 # route_s: "building routing with 'ENGINE'" -> "ENGINE tables configured"
 #          (OpenSM's routing computation plus queueing its LFT Sets; the
@@ -20,6 +21,7 @@ opensm_log_seconds() {
 
 opensm_measure() {
     local engine=$1 net=$2 dir=$3 timeout_s=${4:-900}
+    shift $(( $# < 4 ? $# : 4 ))
     local nodes switches ports sock ibsim_pid hold_pid
     mkdir -p "$dir/cache"
     rm -f "$dir/cons" "$dir/osm.log"
@@ -40,7 +42,7 @@ opensm_measure() {
     done
     if grep -q "Network simulator ready" "$dir/ibsim.log"; then
         (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
-            timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" > "$dir/osm.out" 2>&1) ||
+            timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) ||
             echo "opensm $engine failed or timed out on $net (see $dir)" >&2
     else
         echo "ibsim did not start on $net (see $dir/ibsim.log)" >&2

@@ -48,6 +48,32 @@ std::vector<Kind> kinds()
     };
 }
 
+// Variant 0: as generated; 1: scrambled; 2: scrambled, some hosts missing;
+// 3: scrambled and degraded (then only CA-to-CA reachability is promised).
+void check_ftree_properties(Built b, int variant, std::uint8_t lmc)
+{
+    if (variant == 3) degrade(b, 3, 5 + lmc);
+    auto lids = lids_for(b.fabric, lmc);
+    auto t = route_ftree(b.fabric, lids);
+    auto r = check_reach(b.fabric, lids, t);
+    CHECK(r.ca_ca == 0);
+    if (variant != 3) {
+        CHECK(r.ca_sw == 0);
+        CHECK(r.sw_ca == 0);
+    }
+    CHECK_FALSE(has_credit_loop(b.fabric, lids, t, false));
+    CHECK_FALSE(has_credit_loop(b.fabric, lids, t, true));
+}
+
+BuildOptions variant_options(int variant, std::uint32_t seed)
+{
+    BuildOptions o;
+    o.scramble = variant >= 1;
+    o.seed = seed;
+    if (variant == 2) o.host_fill = 0.7;
+    return o;
+}
+
 bool is_rlft(const Pgft& g)
 {
     const unsigned K = g.m[1] * g.p[1];
@@ -207,23 +233,79 @@ TEST_CASE("ftree on generated fabrics: reachability, no loops, no credit loops",
         for (int variant = 0; variant < 4; ++variant)
             for (std::uint8_t lmc : {std::uint8_t(0), std::uint8_t(1)}) {
                 INFO(kind.name << " variant " << variant << " lmc " << int(lmc));
-                BuildOptions o;
-                o.scramble = variant >= 1;
-                o.seed = 11 + variant;
-                if (variant == 2) o.host_fill = 0.7;
-                auto b = build_pgft(kind.g, o);
-                if (variant == 3) degrade(b, 3, 5 + lmc);
-                auto lids = lids_for(b.fabric, lmc);
-                auto t = route_ftree(b.fabric, lids);
-                auto r = check_reach(b.fabric, lids, t);
-                CHECK(r.ca_ca == 0);
-                if (variant != 3) {
-                    CHECK(r.ca_sw == 0);
-                    CHECK(r.sw_ca == 0);
-                }
-                CHECK_FALSE(has_credit_loop(b.fabric, lids, t, false));
-                CHECK_FALSE(has_credit_loop(b.fabric, lids, t, true));
+                check_ftree_properties(build_pgft(kind.g, variant_options(variant, 11 + variant)), variant, lmc);
             }
+    for (const auto& [name, params] : multicore_kinds()) {
+        const auto generated = topology::generate_multicore(params);
+        for (int variant = 0; variant < 4; ++variant)
+            for (std::uint8_t lmc : {std::uint8_t(0), std::uint8_t(1)}) {
+                INFO(name << " variant " << variant << " lmc " << int(lmc));
+                auto b = rebuild(generated, variant_options(variant, 11 + variant));
+                // The rebuild found the levels: hosts, NEMs, then the core's.
+                CHECK(b.level.size() == params.core.m.size() + 2);
+                CHECK(b.level[1].size() == params.nems);
+                check_ftree_properties(std::move(b), variant, lmc);
+            }
+    }
+}
+
+TEST_CASE("ranking: a multi-core tree is one fat-tree, NEMs the leaves, every core's tops on top", "[ftree][ranking]")
+{
+    for (const auto& [name, params] : multicore_kinds()) {
+        INFO(name);
+        auto b = rebuild(topology::generate_multicore(params), {.scramble = true, .seed = 4});
+        auto r = routing::fattree::rank_fat_tree(b.fabric, {});
+        REQUIRE(std::holds_alternative<routing::fattree::FatTree>(r));
+        const auto& t = std::get<routing::fattree::FatTree>(r);
+        const unsigned h = static_cast<unsigned>(params.core.m.size()) + 1;
+        CHECK(t.height == h);
+        for (unsigned l = 1; l <= h; ++l)
+            for (auto id : b.level[l]) CHECK(t.level[t.index_of_node[id.value]] == l);
+        for (auto id : b.level[1]) {
+            const auto s = t.index_of_node[id.value];
+            CHECK(t.up[s].size() == params.cores * params.uplinks_per_core);
+            CHECK(t.ca_ports[s].size() == params.hosts_per_nem);
+        }
+        CHECK(t.leaves.size() == params.nems);
+    }
+}
+
+TEST_CASE("ranking: core leaves without NEMs, with the core tops configured as roots", "[ftree][ranking]")
+{
+    // Ranger itself (328 NEMs on 2 x 288 core leaves) leaves whole pods of a
+    // core without NEMs: those leaves are the switches farthest from every
+    // host, so automatic root finding cannot be right there; configured roots
+    // must rank them as core leaves.
+    auto params = multicore_kinds().front().second;
+    params.nems = 3; // core leaves 0..3 carry NEMs, 4..7 (two pods) none
+    auto f = topology::generate_multicore(params);
+    make_healthy(f);
+    routing::Options o;
+    for (auto id : f.node_ids())
+        if (f.node(id).description.find("-top-") != std::string::npos) o.root_guids.push_back(f.node(id).guid);
+    REQUIRE(o.root_guids.size() == 8);
+    auto r = routing::fattree::rank_fat_tree(f, o.root_guids);
+    REQUIRE(std::holds_alternative<routing::fattree::FatTree>(r));
+    const auto& t = std::get<routing::fattree::FatTree>(r);
+    CHECK(t.height == 4);
+    std::map<std::string, std::set<unsigned>> levels; // role -> levels seen
+    for (auto id : f.node_ids()) {
+        const auto& n = f.node(id);
+        if (!n.is_switch()) continue;
+        const auto role = n.description.substr(0, 3) == "nem" ? "nem" : n.description.substr(6, 4);
+        levels[role].insert(t.level[t.index_of_node[id.value]]);
+    }
+    CHECK(levels["nem"] == std::set<unsigned>{1});
+    CHECK(levels["leaf"] == std::set<unsigned>{2});
+    CHECK(levels["spin"] == std::set<unsigned>{3});
+    CHECK(levels["top-"] == std::set<unsigned>{4});
+    auto lids = lids_for(f);
+    auto tables = route_ftree(f, lids, o);
+    auto reach = check_reach(f, lids, tables);
+    CHECK(reach.ca_ca == 0);
+    CHECK(reach.ca_sw == 0);
+    CHECK(reach.sw_ca == 0);
+    CHECK_FALSE(has_credit_loop(f, lids, tables, true));
 }
 
 TEST_CASE("ftree is deterministic", "[ftree]")

@@ -2,7 +2,9 @@
 //
 // PGFTs are built straight from seed 003 §II-B (tuples, the connection rule
 // with parallel ports), optionally with scrambled port numbers, GUIDs and
-// node order, so the engines cannot lean on the generator's numbering. The
+// node order, so the engines cannot lean on the generator's numbering; other
+// shapes (multi-core trees) come from topology/'s generators and are rebuilt
+// with the same scrambling. The
 // checkers trace the LFTs themselves (paths, forwarding loops), build the
 // channel dependency graph with or without switch-originated traffic and
 // look for a cycle, and count link loads of shift permutations.
@@ -12,6 +14,7 @@
 #include "lidassign/lid_map.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
+#include "topology/gen_ranger.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -165,6 +168,92 @@ inline Built build_pgft(const Pgft& g, const BuildOptions& o = {})
         if (id.value != 0xFFFFFFFFu) b.hosts.push_back(id);
     make_healthy(b.fabric);
     return b;
+}
+
+// A fabric from one of the topology/ generators, rebuilt the way build_pgft
+// builds: levels are the hop distance from the nearest CA (so a host's switch
+// is level 1, whatever the generator calls it), level[l] keeps the
+// generator's node order, and `o` scrambles node order, GUIDs and switch port
+// numbers and drops hosts just as for a PGFT.
+inline Built rebuild(const Fabric& g, const BuildOptions& o = {})
+{
+    std::mt19937 rng(o.seed);
+    std::vector<int> dist(g.node_count(), -1);
+    std::vector<NodeId> queue;
+    for (auto id : g.node_ids())
+        if (!g.node(id).is_switch()) {
+            dist[id.value] = 0;
+            queue.push_back(id);
+        }
+    for (std::size_t i = 0; i < queue.size(); ++i)
+        for (const auto& p : g.node(queue[i]).ports)
+            if (p.remote && dist[p.remote->node.value] < 0) {
+                dist[p.remote->node.value] = dist[queue[i].value] + 1;
+                queue.push_back(p.remote->node);
+            }
+    std::vector<NodeId> order = g.node_ids();
+    if (o.scramble) std::shuffle(order.begin(), order.end(), rng);
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    std::set<std::uint64_t> used;
+    std::uint64_t next_guid = 0x10000;
+    auto guid = [&]() {
+        if (!o.scramble) return Guid(++next_guid);
+        for (;;) {
+            std::uint64_t v = (rng() & 0xFFFFFF) + 0x100;
+            if (used.insert(v).second) return Guid(v);
+        }
+    };
+    Built b;
+    std::vector<NodeId> made(g.node_count(), NodeId{0xFFFFFFFFu});
+    std::vector<std::vector<unsigned>> perm(g.node_count());
+    for (auto id : order) {
+        const auto& n = g.node(id);
+        if (dist[id.value] < 0) continue; // not connected to any CA: not part of the tree
+        if (!n.is_switch() && o.host_fill < 1.0 && coin(rng) >= o.host_fill) continue;
+        auto copy = b.fabric.add_node(n.type, guid(), n.num_ports(), n.description);
+        if (!n.is_switch())
+            for (unsigned p = 1; p <= n.num_ports(); ++p)
+                b.fabric.set_port_guid(pr(copy, p), Guid(b.fabric.node(copy).guid.value() + 0x100000000ull * p));
+        made[id.value] = copy;
+        auto& pm = perm[id.value];
+        pm.resize(n.num_ports() + 1u);
+        std::iota(pm.begin(), pm.end(), 0u);
+        if (o.scramble && n.is_switch()) std::shuffle(pm.begin() + 1, pm.end(), rng);
+    }
+    for (const auto& l : g.links()) {
+        auto a = made[l.a.node.value], c = made[l.b.node.value];
+        if (a.value == 0xFFFFFFFFu || c.value == 0xFFFFFFFFu) continue;
+        b.fabric.connect(pr(a, perm[l.a.node.value][l.a.port.value()]), pr(c, perm[l.b.node.value][l.b.port.value()]));
+    }
+    for (auto id : g.node_ids()) {
+        if (dist[id.value] < 0 || made[id.value].value == 0xFFFFFFFFu) continue;
+        const auto l = static_cast<std::size_t>(dist[id.value]);
+        if (b.level.size() <= l) b.level.resize(l + 1);
+        b.level[l].push_back(made[id.value]);
+    }
+    b.hosts = b.level.empty() ? std::vector<NodeId>{} : b.level[0];
+    make_healthy(b.fabric);
+    return b;
+}
+
+// Small Ranger-like fabrics (topology/gen_ranger.h): NEMs whose uplinks go to
+// distinct leaves of every core, cores that share nothing above the NEMs.
+// Not PGFTs: the core leaves above one NEM see only two (three) sets of tops.
+inline std::vector<std::pair<const char*, topology::MulticoreParams>> multicore_kinds()
+{
+    topology::MulticoreParams two;
+    two.cores = 2;
+    two.core = {{2, 2, 4}, {1, 2, 2}, {1, 1, 1}, false}; // 8 leaves, 8 middles, 4 tops per core
+    two.nems = 7;                                       // groups of 2 NEMs on 2 leaves per core; one partial
+    two.hosts_per_nem = 3;
+    two.uplinks_per_core = 2;
+    topology::MulticoreParams three;
+    three.cores = 3;
+    three.core = {{4, 4}, {1, 2}, {1, 1}, false}; // 4 leaves, 2 tops per core
+    three.nems = 8;
+    three.hosts_per_nem = 2;
+    three.uplinks_per_core = 2;
+    return {{"2 cores of PGFT(3;2,2,4;1,2,2;1,1,1), 7 NEMs", two}, {"3 cores of PGFT(2;4,4;1,2;1,1), 8 NEMs", three}};
 }
 
 // Every pair of leaves has a common ancestor (an up*/down* path): leaf sets
