@@ -259,6 +259,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
             spdlog::info("transport: {} sent, {} timeouts, {} gave up, {} late/unmatched, {} malformed, {} kernel errors",
                          c.sent, c.timeouts, c.failed, c.unmatched, c.malformed, c.kernel_errors);
     }
+    if (o.up && on_up_) on_up_();
     if (o.up)
         spdlog::info("SUBNET UP: {} nodes ({} switches, {} CAs), engine {}, {:.3f} s, {} SMPs ({:.0f} SMPs/s), LFT "
                      "blocks sent: {}",

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,10 @@ public:
     // programmer state stay (they need a restart to change).
     void reconfigure(const BringupSettings& settings);
 
+    // Called when a sweep has brought the subnet up, before the dump files
+    // are written (the SM reports MASTER from then on).
+    void on_subnet_up(std::function<void()> f) { on_up_ = std::move(f); }
+
 private:
     LidAssignment assign_lids(const DiscoveryResult& found) const;
     routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
@@ -118,6 +123,7 @@ private:
     PortProgrammer ports_;
     VlProgrammer vls_;
     boost::asio::thread_pool compute_{1};
+    std::function<void()> on_up_;
 };
 
 } // namespace ibsm::daemon

@@ -157,6 +157,8 @@ int run_sm(const daemon::Options& opts)
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
+    // MASTER from the moment the subnet is up, not after the dump files.
+    bringup.on_subnet_up([&] { responder.set_state(mad::SmState::master); });
     boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
     boost::asio::steady_timer idle(io);
     bool stopping = false;
@@ -213,7 +215,6 @@ int run_sm(const daemon::Options& opts)
         [&]() -> boost::asio::awaitable<void> {
             for (;;) {
                 auto outcome = co_await bringup.sweep();
-                if (outcome.up) responder.set_state(mad::SmState::master);
                 if (opts.once) {
                     exit_code = outcome.up ? 0 : 1;
                     break;
