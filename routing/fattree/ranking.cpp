@@ -66,7 +66,12 @@ std::vector<int> bfs(const Graph& g, const std::vector<std::uint32_t>& sources)
     return dist;
 }
 
-Evaluation evaluate(const Fabric& f, const Graph& g, const std::vector<std::uint32_t>& roots)
+// `strict`: a switch is put back above the leaves (below) only when one of
+// its leaves has CAs. Used for the connecting-distance candidates: otherwise
+// roots one level too low (the core leaves above a single NEM group) would
+// rank the core tops as CA-less leaves and put the host-less core leaves
+// back on top of them.
+Evaluation evaluate(const Fabric& f, const Graph& g, const std::vector<std::uint32_t>& roots, bool strict = false)
 {
     Evaluation e;
     e.rank = bfs(g, roots);
@@ -103,9 +108,12 @@ Evaluation evaluate(const Fabric& f, const Graph& g, const std::vector<std::uint
     if (leaf_rank >= 1)
         for (std::uint32_t s = 0; s < S; ++s) {
             if (has_cas(s) || e.rank[s] != leaf_rank + 1 || g.links[s].empty()) continue;
-            bool only_leaves = true;
-            for (const auto& l : g.links[s]) only_leaves &= e.rank[l.peer] == leaf_rank;
-            if (only_leaves) e.rank[s] = leaf_rank - 1;
+            bool only_leaves = true, below_cas = false;
+            for (const auto& l : g.links[s]) {
+                only_leaves &= e.rank[l.peer] == leaf_rank;
+                below_cas |= has_cas(l.peer);
+            }
+            if (only_leaves && (below_cas || !strict)) e.rank[s] = leaf_rank - 1;
         }
     for (std::uint32_t s = 0; s < S; ++s) {
         if (e.rank[s] < 0) continue;
@@ -143,6 +151,83 @@ Evaluation evaluate(const Fabric& f, const Graph& g, const std::vector<std::uint
     e.leaf_rank = leaf_rank;
     e.ok = true;
     return e;
+}
+
+// The smallest D such that the switches at distance <= D from the leaves
+// (`dist`, from the upward BFS) already join every source (leaf) into one
+// component: the lowest level at which all leaves meet. std::nullopt when
+// the sources never meet (a disconnected fabric). Union-find over the
+// switches in order of distance: O(links).
+std::optional<int> connecting_distance(const Graph& g, const std::vector<int>& dist,
+                                       const std::vector<std::uint32_t>& sources)
+{
+    const std::size_t S = g.switches.size();
+    std::vector<std::uint32_t> parent(S);
+    for (std::uint32_t s = 0; s < S; ++s) parent[s] = s;
+    auto find = [&](std::uint32_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    };
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (dist[s] >= 0) order.push_back(s);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return dist[a] < dist[b]; });
+    std::size_t components = 0; // among the sources
+    std::vector<bool> is_source(S, false);
+    for (auto s : sources)
+        if (!is_source[s]) {
+            is_source[s] = true;
+            ++components;
+        }
+    for (std::size_t i = 0; i < order.size();) {
+        const int d = dist[order[i]];
+        for (; i < order.size() && dist[order[i]] == d; ++i) {
+            const auto s = order[i];
+            for (const auto& l : g.links[s]) {
+                if (dist[l.peer] < 0 || dist[l.peer] > d) continue;
+                auto a = find(s), b = find(l.peer);
+                if (a == b) continue;
+                // Two source-holding components merge: one fewer.
+                if (is_source[a] && is_source[b]) --components;
+                if (is_source[b]) is_source[a] = true;
+                parent[b] = a;
+            }
+        }
+        if (components <= 1) return d;
+    }
+    return std::nullopt;
+}
+
+// The switches at distance d; with `joined`, only those in the component of
+// the leaves within distance <= d (the others are not between leaves).
+std::vector<std::uint32_t> roots_at(const Graph& g, const std::vector<int>& dist, int d, bool joined)
+{
+    const std::size_t S = g.switches.size();
+    std::vector<std::uint32_t> roots;
+    if (!joined) {
+        for (std::uint32_t s = 0; s < S; ++s)
+            if (dist[s] == d) roots.push_back(s);
+        return roots;
+    }
+    std::vector<bool> seen(S, false);
+    std::deque<std::uint32_t> queue;
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (dist[s] == 0) {
+            seen[s] = true;
+            queue.push_back(s);
+        }
+    while (!queue.empty()) {
+        auto s = queue.front();
+        queue.pop_front();
+        if (dist[s] == d) roots.push_back(s);
+        for (const auto& l : g.links[s])
+            if (!seen[l.peer] && dist[l.peer] >= 0 && dist[l.peer] <= d) {
+                seen[l.peer] = true;
+                queue.push_back(l.peer);
+            }
+    }
+    std::sort(roots.begin(), roots.end());
+    return roots;
 }
 
 } // namespace
@@ -226,16 +311,32 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
             if (twin) sources.push_back(e);
         }
         auto dist = bfs(g, sources);
-        int far = *std::max_element(dist.begin(), dist.end());
-        std::optional<Evaluation> best;
-        for (int d = far; d >= std::max(0, far - 1); --d) {
-            std::vector<std::uint32_t> roots;
-            for (std::uint32_t s = 0; s < S; ++s)
-                if (dist[s] == d) roots.push_back(s);
-            auto e = evaluate(f, g, roots);
-            if (!best || (e.ok && (!best->ok || e.empty_leaves < best->empty_leaves))) best = std::move(e);
-            if (d == 0) break;
-        }
+        // Candidate root distances. When the leaves meet (connecting_distance
+        // D exists): D, then each distance above it, the first that ranks
+        // wins (host-less pods of a multi-core tree lie farther from every
+        // host than the tops, so the farthest switches are not the roots
+        // there; a middle switch that lost its down links is farther too).
+        // Then, or when the leaves never meet, the old rule: the farthest
+        // switches, or those one step nearer when they leave fewer CA-less
+        // switches at the leaf rank, so every fabric that ranked before
+        // still ranks.
+        const int far = *std::max_element(dist.begin(), dist.end());
+        const auto D = connecting_distance(g, dist, sources);
+        std::optional<Evaluation> best, farthest;
+        if (D)
+            for (int d = *D; d <= far && !best; ++d) {
+                auto e = evaluate(f, g, roots_at(g, dist, d, true), true);
+                if (e.ok) best = std::move(e);
+            }
+        if (!best)
+            for (int d = far; d >= std::max(0, far - 1); --d) { // exactly the old rule
+                auto e = evaluate(f, g, roots_at(g, dist, d, false));
+                if (e.ok && (!best || e.empty_leaves < best->empty_leaves)) best = std::move(e);
+                else if (!e.ok && d == far) farthest = std::move(e);
+            }
+        // Refused by every candidate: the reason given for the farthest
+        // switches, as before.
+        if (!best) best = std::move(farthest);
         chosen = std::move(*best);
         if (!chosen.ok) return chosen.reason;
     }

@@ -13,19 +13,31 @@
 // sorted by local port number, plus the ports that lead to CAs/routers.
 //
 // Algorithm (seed 000 §3 and OpenSM's ftree ranking): leaves are the switches
-// with CAs. Roots are the configured root GUIDs, or found automatically by a
-// BFS upward from the leaves: the switches farthest from every leaf. Ranks
-// are then a BFS from the roots, and the tree is checked: every CA at the
+// with CAs. Roots are the configured root GUIDs, or found automatically from
+// d(s), the BFS distance of switch s from the leaves. OpenSM (and this code
+// before) took the switches farthest from every leaf; on a multi-core tree
+// whose core pods carry no hosts (Ranger: core leaves 168..287) those pods
+// are farther than the core tops, so they were taken for roots and the
+// tree came out 6 levels high. Instead: D = the smallest distance such that
+// the switches with d <= D join every leaf into one component (the level
+// where all leaves meet; union-find in order of d, O(links)); the roots are
+// the switches at d = D in that component. Host-less pods then hang below
+// the roots as ordinary host-less subtrees. If that ranking is refused, D+1,
+// D+2, .. up to the farthest are tried (a single NEM group meets at the core
+// leaves already; one level up are the tops); when no such candidate ranks,
+// or the leaves never meet, the old rule decides: the farthest switches and
+// those one step nearer, the one leaving fewer CA-less switches at the leaf
+// rank winning, so every fabric that ranked before still ranks. Ranks are
+// then a BFS from the roots, and the tree is checked: every CA at the
 // deepest rank, no switch below the leaves, horizontal links only between
-// leaves, more than one level when there is more than one switch. Two root
-// candidates are tried automatically (the farthest switches, and those one
-// step nearer); the one leaving fewer CA-less switches at the leaf rank wins,
-// which keeps a middle switch that lost all its down links from being taken
-// for the single root. A leaf that lost every up link but keeps a horizontal
-// link to another leaf stays a leaf; a switch without CAs cabled like a leaf
-// (its neighbours a subset of a leaf's) is an empty leaf and starts the
-// upward BFS too; a switch above the leaves that lost every up link (reached
-// only through its leaves) is put back one rank above them.
+// leaves, more than one level when there is more than one switch. A leaf
+// that lost every up link but keeps a horizontal link to another leaf stays
+// a leaf; a switch without CAs cabled like a leaf (its neighbours a subset
+// of a leaf's) is an empty leaf and starts the upward BFS too; a switch
+// above the leaves that lost every up link (reached only through its
+// leaves) is put back one rank above them (for the D candidates only when
+// one of those leaves has CAs, or roots one level too low would rank the
+// core tops as empty leaves and put host-less core leaves above them).
 #pragma once
 
 #include "mad/types.h"

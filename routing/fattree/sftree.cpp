@@ -1,4 +1,5 @@
-// sFtree: seed 000 Algorithms 1 and 2 on top of D-Mod-K (see sftree.h).
+// sFtree: seed 000 Algorithms 1 and 2 on top of D-Mod-K, with gateways for
+// multi-core trees (see sftree.h, step 2a).
 #include "routing/fattree/sftree.h"
 
 #include <algorithm>
@@ -37,6 +38,7 @@ public:
             sib_port_ = sibs.front().port;
             sib_lid_ = lid_of(sib_);
         }
+        plan_gateways();
         for (std::uint32_t src = 0; src < S_; ++src) {
             if (!t_.in_tree(src)) continue;
             auto& row = *rows_[src];
@@ -89,12 +91,133 @@ private:
 
     bool routes(std::uint32_t s, Lid dst) const { return dst && (*rows_[s])[dst.value()] != no_route; }
 
+    // The switch behind port `port` of switch s, or no_switch.
+    std::uint32_t peer_at(std::uint32_t s, std::uint8_t port) const
+    {
+        if (port == no_route || port == 0) return no_switch;
+        const auto& ports = f_.node(t_.switches[s]).ports;
+        if (port >= ports.size() || !ports[port].remote) return no_switch;
+        const auto& peer = *ports[port].remote;
+        return f_.node(peer.node).is_switch() ? t_.index_of_node[peer.node.value] : no_switch;
+    }
+
+    // Gateways (see sftree.h, step 2a): R's parents are grouped into classes
+    // of parents whose ancestor sets overlap (union-find over "shares an
+    // ancestor"); a class of two or more parents gets one gateway, the
+    // parent behind R's lowest-numbered cable into the class, and that cable.
+    void plan_gateways()
+    {
+        gateway_.assign(S_, no_switch);
+        std::vector<std::uint32_t> parents;
+        for (const auto& u : t_.up[root_])
+            if (std::find(parents.begin(), parents.end(), u.peer) == parents.end()) parents.push_back(u.peer);
+        if (parents.size() < 2) return;
+        std::vector<std::uint32_t> cls(parents.size());
+        for (std::uint32_t i = 0; i < cls.size(); ++i) cls[i] = i;
+        auto find = [&](std::uint32_t x) {
+            while (cls[x] != x) x = cls[x] = cls[cls[x]];
+            return x;
+        };
+        std::vector<std::uint32_t> owner(S_, no_switch); // ancestor -> first parent index below it
+        std::vector<std::uint32_t> stack;
+        for (std::uint32_t i = 0; i < parents.size(); ++i) {
+            stack.assign(1, parents[i]);
+            while (!stack.empty()) {
+                const auto a = stack.back();
+                stack.pop_back();
+                if (owner[a] == i) continue;
+                if (owner[a] != no_switch) {
+                    cls[find(owner[a])] = find(i); // shares an ancestor: one class; its ancestors are marked
+                    continue;
+                }
+                owner[a] = i;
+                for (const auto& u : t_.up[a]) stack.push_back(u.peer);
+            }
+        }
+        // Representative cable per class: R's lowest port into it.
+        std::vector<std::uint8_t> best_port(parents.size(), no_route);
+        std::vector<std::uint32_t> members(parents.size(), 0);
+        for (std::uint32_t i = 0; i < parents.size(); ++i) ++members[find(i)];
+        for (const auto& u : t_.up[root_]) {
+            const auto at = std::find(parents.begin(), parents.end(), u.peer);
+            const auto i = static_cast<std::uint32_t>(at - parents.begin());
+            auto& b = best_port[find(i)];
+            if (b == no_route || u.port < b) b = u.port;
+        }
+        gateway_port_.assign(S_, no_route);
+        for (std::uint32_t i = 0; i < parents.size(); ++i) {
+            const auto c = find(i);
+            if (members[c] < 2) continue; // a class of one: the paper's case, nothing to pin
+            gateway_[parents[i]] = peer_at(root_, best_port[c]);
+            gateway_port_[parents[i]] = best_port[c];
+        }
+        for (std::uint32_t i = 0; i < parents.size(); ++i) {
+            const auto g = gateway_[parents[i]];
+            if (g == no_switch) continue;
+            if (std::find(r_.gateways.begin(), r_.gateways.end(), t_.switches[g]) == r_.gateways.end())
+                r_.gateways.push_back(t_.switches[g]);
+        }
+        if (r_.gateways.empty()) return;
+        gateway_lid_.assign(S_, Lid());
+        for (std::uint32_t s = 0; s < S_; ++s)
+            if (gateway_[s] != no_switch) gateway_lid_[s] = lid_of(gateway_[s]);
+        descent_.assign(S_, unplanned);
+        pin_root_entries();
+    }
+
+    // Step 2a: R's own entries for switch LIDs leave through the gateway of
+    // the class they would leave through (CA LIDs are not touched, so every
+    // CA->CA route stays ftree's). Only where the gateway routes the LID
+    // itself without coming back down to R.
+    void pin_root_entries()
+    {
+        auto& row = *rows_[root_];
+        for (auto dst : dests_) {
+            auto owner = lids_.port_of(dst);
+            if (!owner || !f_.node(owner->node).is_switch() || owner->node == t_.switches[root_]) continue;
+            const auto port = row[dst.value()];
+            const auto parent = peer_at(root_, port);
+            if (parent == no_switch || gateway_[parent] == no_switch || port == gateway_port_[parent]) continue;
+            const auto g = gateway_[parent];
+            const auto next = (*rows_[g])[dst.value()];
+            if (next == no_route || (next != 0 && peer_at(g, next) == root_)) continue;
+            row[dst.value()] = gateway_port_[parent];
+            ++r_.root_entries_pinned;
+        }
+    }
+
+    // The gateway src descends to R through: that of the parent its own
+    // route toward R's LID enters R from, or no_switch (paper's rule).
+    std::uint32_t descent(std::uint32_t src)
+    {
+        if (descent_.empty()) return no_switch;
+        auto& d = descent_[src];
+        if (d != unplanned) return d;
+        d = no_switch;
+        std::uint32_t cur = src;
+        for (std::size_t steps = 0; steps <= S_ && cur != root_; ++steps) {
+            const auto next = peer_at(cur, (*rows_[cur])[root_lid_.value()]);
+            if (next == no_switch) break;
+            if (next == root_) d = gateway_[cur];
+            cur = next;
+        }
+        return d;
+    }
+
     // Algorithm 2 lines 1-2 and 6-13, without the hop bookkeeping: the new
     // entry of src toward dst. Entries written are logged in `written_`.
     bool assign_entry(std::uint32_t src, Lid dst)
     {
         auto& row = *rows_[src];
         if (routes(root_, dst) && root_lid_ && routes(src, root_lid_)) {
+            // Step 2a: descend to R through src's gateway, where it has one.
+            if (const auto g = descent(src); g != no_switch && g != src) {
+                const Lid gl = gateway_lid_[g];
+                if (routes(src, gl)) {
+                    write(src, dst, row[gl.value()]);
+                    return true;
+                }
+            }
             write(src, dst, row[root_lid_.value()]);
             return true;
         }
@@ -189,6 +312,11 @@ private:
     Lid root_lid_, sib_lid_;
     std::vector<std::uint32_t> written_;
     std::vector<std::vector<std::uint8_t>> hops_; // by LID, empty = not touched
+    static constexpr std::uint32_t unplanned = no_switch - 1;
+    std::vector<std::uint32_t> gateway_;    // R's parent -> its class's gateway, else no_switch
+    std::vector<std::uint8_t> gateway_port_; // R's parent -> R's cable to the gateway
+    std::vector<Lid> gateway_lid_;          // gateway_lid_[gateway_[p]]: the gateway's LID
+    std::vector<std::uint32_t> descent_;    // per source: gateway it descends through (memo)
 
 public:
     // The hop counts of the LIDs Algorithm 2 kept entries for.

@@ -274,7 +274,8 @@ TEST_CASE("ranking: core leaves without NEMs, with the core tops configured as r
 {
     // Ranger itself (328 NEMs on 2 x 288 core leaves) leaves whole pods of a
     // core without NEMs: those leaves are the switches farthest from every
-    // host, so automatic root finding cannot be right there; configured roots
+    // host, so the farthest-switch rule cannot be right there (the
+    // connecting-distance rule is, see the next test); configured roots
     // must rank them as core leaves.
     auto params = multicore_kinds().front().second;
     params.nems = 3; // core leaves 0..3 carry NEMs, 4..7 (two pods) none
@@ -306,6 +307,62 @@ TEST_CASE("ranking: core leaves without NEMs, with the core tops configured as r
     CHECK(reach.ca_sw == 0);
     CHECK(reach.sw_ca == 0);
     CHECK_FALSE(has_credit_loop(f, lids, tables, true));
+}
+
+// The automatic root choice (ranking.h) against the ranking from the
+// generator's own top switches: on Ranger-like fabrics whose host-less core
+// pods lie farther from every host than the tops, both must give every switch
+// the same level (the old farthest-switch rule put those pods above the tops,
+// ranking Ranger 6 levels high).
+TEST_CASE("ranking: automatic roots of multi-core trees with host-less pods are the core tops", "[ftree][ranking]")
+{
+    auto same_levels = [](const Fabric& f, const std::vector<NodeId>& tops, unsigned height) {
+        std::vector<Guid> guids;
+        for (auto id : tops) guids.push_back(f.node(id).guid);
+        auto from_tops = routing::fattree::rank_fat_tree(f, guids);
+        auto automatic = routing::fattree::rank_fat_tree(f, {});
+        REQUIRE(std::holds_alternative<routing::fattree::FatTree>(from_tops));
+        REQUIRE(std::holds_alternative<routing::fattree::FatTree>(automatic));
+        const auto& a = std::get<routing::fattree::FatTree>(automatic);
+        const auto& t = std::get<routing::fattree::FatTree>(from_tops);
+        CHECK(t.height == height);
+        CHECK(a.height == t.height);
+        CHECK(a.level == t.level);
+        for (auto id : tops) CHECK(a.level[a.index_of_node[id.value]] == height);
+    };
+    auto kinds = multicore_kinds();
+    for (const auto& k : multicore_hostless_kinds()) kinds.push_back(k);
+    for (const auto& [name, params] : kinds) {
+        const auto generated = topology::generate_multicore(params);
+        const unsigned h = static_cast<unsigned>(params.core.m.size()) + 1;
+        for (int variant = 0; variant < 4; ++variant) {
+            INFO(name << " variant " << variant);
+            auto b = rebuild(generated, variant_options(variant, 21 + variant), generator_tops(generated));
+            REQUIRE(b.level.size() == h + 1);
+            if (variant == 3) degrade(b, 4, 13);
+            same_levels(b.fabric, b.level[h], h);
+        }
+    }
+    SECTION("Ranger itself: 2 x 3456-port cores, core leaves 168..287 without NEMs")
+    {
+        auto f = topology::generate_multicore({});
+        make_healthy(f);
+        same_levels(f, generator_tops(f), 4);
+    }
+}
+
+// ftree's properties on them without configured roots.
+TEST_CASE("ftree on multi-core trees with host-less pods, roots found automatically", "[ftree][property]")
+{
+    for (const auto& [name, params] : multicore_hostless_kinds()) {
+        const auto generated = topology::generate_multicore(params);
+        for (int variant = 0; variant < 4; ++variant)
+            for (std::uint8_t lmc : {std::uint8_t(0), std::uint8_t(1)}) {
+                INFO(name << " variant " << variant << " lmc " << int(lmc));
+                auto b = rebuild(generated, variant_options(variant, 11 + variant), generator_tops(generated));
+                check_ftree_properties(std::move(b), variant, lmc);
+            }
+    }
 }
 
 TEST_CASE("ftree is deterministic", "[ftree]")

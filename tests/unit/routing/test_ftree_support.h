@@ -52,6 +52,25 @@ inline Pgft pgft(std::vector<unsigned> m, std::vector<unsigned> w, std::vector<u
     return g;
 }
 
+// Node GUIDs for a built fabric: counting up, or random distinct ones when
+// the build is scrambled (so GUID order says nothing about the structure).
+struct GuidSource {
+    bool scramble;
+    std::mt19937& rng;
+    std::set<std::uint64_t> used;
+    std::uint64_t next = 0x10000;
+
+    GuidSource(bool s, std::mt19937& r) : scramble(s), rng(r) {}
+    Guid operator()()
+    {
+        if (!scramble) return Guid(++next);
+        for (;;) {
+            std::uint64_t v = (rng() & 0xFFFFFF) + 0x100;
+            if (used.insert(v).second) return Guid(v);
+        }
+    }
+};
+
 struct Built {
     Fabric fabric;
     std::vector<std::vector<NodeId>> level; // level[l][tuple index]; level 0 = hosts
@@ -111,15 +130,7 @@ inline Built build_pgft(const Pgft& g, const BuildOptions& o = {})
         for (std::size_t i = 0; i < count_at(g, l); ++i) order.push_back({l, i});
     if (o.scramble) std::shuffle(order.begin(), order.end(), rng);
     for (unsigned l = 0; l <= g.h; ++l) b.level[l].assign(count_at(g, l), NodeId{0xFFFFFFFFu});
-    std::set<std::uint64_t> used;
-    std::uint64_t next_guid = 0x10000;
-    auto guid = [&]() {
-        if (!o.scramble) return Guid(++next_guid);
-        for (;;) {
-            std::uint64_t v = (rng() & 0xFFFFFF) + 0x100;
-            if (used.insert(v).second) return Guid(v);
-        }
-    };
+    GuidSource guid(o.scramble, rng);
     std::uniform_real_distribution<double> coin(0.0, 1.0);
     std::vector<std::vector<bool>> host_present(1);
     for (auto [l, i] : order) {
@@ -174,35 +185,42 @@ inline Built build_pgft(const Pgft& g, const BuildOptions& o = {})
 // builds: levels are the hop distance from the nearest CA (so a host's switch
 // is level 1, whatever the generator calls it), level[l] keeps the
 // generator's node order, and `o` scrambles node order, GUIDs and switch port
-// numbers and drops hosts just as for a PGFT.
-inline Built rebuild(const Fabric& g, const BuildOptions& o = {})
+// numbers and drops hosts just as for a PGFT. With `tops` (the generator's
+// top switches) levels are counted down from them instead (level = depth of
+// the CAs - distance from the tops), which keeps host-less pods of a
+// multi-core tree at their core levels rather than above the tops.
+inline Built rebuild(const Fabric& g, const BuildOptions& o = {}, const std::vector<NodeId>& tops = {})
 {
     std::mt19937 rng(o.seed);
-    std::vector<int> dist(g.node_count(), -1);
-    std::vector<NodeId> queue;
-    for (auto id : g.node_ids())
-        if (!g.node(id).is_switch()) {
-            dist[id.value] = 0;
-            queue.push_back(id);
-        }
-    for (std::size_t i = 0; i < queue.size(); ++i)
-        for (const auto& p : g.node(queue[i]).ports)
-            if (p.remote && dist[p.remote->node.value] < 0) {
-                dist[p.remote->node.value] = dist[queue[i].value] + 1;
-                queue.push_back(p.remote->node);
+    auto bfs = [&](bool from_cas) {
+        std::vector<int> dist(g.node_count(), -1);
+        std::vector<NodeId> queue;
+        for (auto id : g.node_ids())
+            if (from_cas ? !g.node(id).is_switch() : std::find(tops.begin(), tops.end(), id) != tops.end()) {
+                dist[id.value] = 0;
+                queue.push_back(id);
             }
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            for (const auto& p : g.node(queue[i]).ports)
+                if (p.remote && dist[p.remote->node.value] < 0) {
+                    dist[p.remote->node.value] = dist[queue[i].value] + 1;
+                    queue.push_back(p.remote->node);
+                }
+        return dist;
+    };
+    std::vector<int> dist = bfs(true);
+    if (!tops.empty()) {
+        const auto down = bfs(false);
+        int depth = 0;
+        for (auto id : g.node_ids())
+            if (!g.node(id).is_switch() && down[id.value] > depth) depth = down[id.value];
+        for (auto id : g.node_ids())
+            if (dist[id.value] >= 0) dist[id.value] = depth - down[id.value];
+    }
     std::vector<NodeId> order = g.node_ids();
     if (o.scramble) std::shuffle(order.begin(), order.end(), rng);
     std::uniform_real_distribution<double> coin(0.0, 1.0);
-    std::set<std::uint64_t> used;
-    std::uint64_t next_guid = 0x10000;
-    auto guid = [&]() {
-        if (!o.scramble) return Guid(++next_guid);
-        for (;;) {
-            std::uint64_t v = (rng() & 0xFFFFFF) + 0x100;
-            if (used.insert(v).second) return Guid(v);
-        }
-    };
+    GuidSource guid(o.scramble, rng);
     Built b;
     std::vector<NodeId> made(g.node_count(), NodeId{0xFFFFFFFFu});
     std::vector<std::vector<unsigned>> perm(g.node_count());
@@ -254,6 +272,28 @@ inline std::vector<std::pair<const char*, topology::MulticoreParams>> multicore_
     three.hosts_per_nem = 2;
     three.uplinks_per_core = 2;
     return {{"2 cores of PGFT(3;2,2,4;1,2,2;1,1,1), 7 NEMs", two}, {"3 cores of PGFT(2;4,4;1,2;1,1), 8 NEMs", three}};
+}
+
+// Ranger-like fabrics whose last core leaves carry no NEM (topology/
+// gen_ranger.h: core leaves 168..287 of Ranger), so whole core pods, or core
+// leaves of a 2-level core, have no host below them.
+inline std::vector<std::pair<const char*, topology::MulticoreParams>> multicore_hostless_kinds()
+{
+    auto kinds = multicore_kinds();
+    kinds[0].first = "2 cores of PGFT(3;2,2,4;1,2,2;1,1,1), 3 NEMs: 2 of 4 pods per core host-less";
+    kinds[0].second.nems = 3; // NEM groups 0, 1 use core leaves 0..3 (pods 0, 1)
+    kinds[1].first = "3 cores of PGFT(2;4,4;1,2;1,1), 4 NEMs: core leaves 2, 3 host-less";
+    kinds[1].second.nems = 4; // one group, on core leaves 0, 1: they alone join every NEM
+    return kinds;
+}
+
+// The top switches of a topology/ multi-core fabric (descriptions "coreC-top-...").
+inline std::vector<NodeId> generator_tops(const Fabric& f)
+{
+    std::vector<NodeId> tops;
+    for (auto id : f.node_ids())
+        if (f.node(id).description.find("-top-") != std::string::npos) tops.push_back(id);
+    return tops;
 }
 
 // Every pair of leaves has a common ancestor (an up*/down* path): leaf sets
