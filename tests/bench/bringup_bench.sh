@@ -30,12 +30,22 @@
 #
 # usage: bringup_bench.sh IBSMD IBSM [FABRIC...]
 #   FABRIC: 648 | 3456 | 11664 (default: 648 3456; 11664 takes minutes)
-# env: SMP_WINDOW (ibsmd --smp-window, default 64), SKIP_OPENSM=1
+# env: SMP_WINDOW (ibsmd --smp-window, default 64), SKIP_OPENSM=1,
+#      PIN=1: ibsim on CPU 1, the SM under test (ibsmd or OpenSM, all threads)
+#      on CPU 0. Against ibsim most of an SMP's cost is waking threads across
+#      CPUs (umad2sim's receiver thread hands every datagram to the SM's
+#      thread); pinning removes that scheduler noise for both SMs alike.
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 fabrics=("$@")
 [ ${#fabrics[@]} -eq 0 ] && fabrics=(648 3456)
 WINDOW=${SMP_WINDOW:-64}
+PIN_SM=()
+if [ "${PIN:-0}" = 1 ]; then
+    [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
+    PIN_SM=(taskset -c 0)
+fi
+pin_ibsim() { [ "${PIN:-0}" = 1 ] && taskset -p -c 1 "$IBSIM_PID" > /dev/null || true; }
 . "$(dirname "$0")/../integration/ibsim_env.sh"
 
 pgft_args() {
@@ -83,9 +93,10 @@ for fab in "${fabrics[@]}"; do
 
     # ---- ibsmd
     ibsim_start "$net" "${limits[@]}"
+    pin_ibsim
     state="$WORK/state-$fab"
     t0=$(now)
-    sim "$IBSMD" --once --state-dir "$state" --smp-window "$WINDOW" 2> "$WORK/ibsmd-$fab.log" || {
+    sim "${PIN_SM[@]}" "$IBSMD" --once --state-dir "$state" --smp-window "$WINDOW" 2> "$WORK/ibsmd-$fab.log" || {
         cat "$WORK/ibsmd-$fab.log" >&2; echo "FAIL: ibsmd --once on $fab" >&2; exit 1; }
     t_exit=$(now)
     up_line=$(grep -m1 "SUBNET UP" "$WORK/ibsmd-$fab.log")
@@ -102,11 +113,12 @@ for fab in "${fabrics[@]}"; do
     osm_up="n/a"; osm_exit="n/a"; osm_smps="n/a"
     if [ -z "${SKIP_OPENSM:-}" ]; then
         ibsim_start "$net" "${limits[@]}"
+    pin_ibsim
         mkdir -p "$WORK/osm-cache-$fab"
         t0=$(now)
         # Private cache dir: OpenSM must not reuse another run's guid2lid.
         (cd "$WORK" && OSM_CACHE_DIR="$WORK/osm-cache-$fab" LD_PRELOAD="$SIM_PRELOAD" \
-            timeout 1800 opensm -o -R ftree -f "$WORK/osm-$fab.log" > "$WORK/osm-$fab.out" 2>&1) || true
+            "${PIN_SM[@]}" timeout 1800 opensm -o -R ftree -f "$WORK/osm-$fab.log" > "$WORK/osm-$fab.out" 2>&1) || true
         t_exit=$(now)
         line=$(grep -m1 "SUBNET UP" "$WORK/osm-$fab.log" || true)
         if [ -n "$line" ]; then
@@ -130,6 +142,6 @@ for fab in "${fabrics[@]}"; do
 done
 
 echo
-echo "ibsmd --once --smp-window $WINDOW (ftree) vs opensm -o -R ftree, fresh ibsim each; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ibsmd --once --smp-window $WINDOW (ftree) vs opensm -o -R ftree, fresh ibsim each; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)$([ "${PIN:-0}" = 1 ] && echo ", SM pinned to CPU 0, ibsim to CPU 1")"
 printf '%-6s %-7s %8s %8s %9s %9s %8s %9s\n' hosts SM "to UP[s]" "exit[s]" "SMPs" "own count" "SMPs/s" "vs min"
 for r in "${results[@]}"; do echo "$r"; done
