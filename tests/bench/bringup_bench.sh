@@ -48,14 +48,7 @@ fi
 pin_ibsim() { [ "${PIN:-0}" = 1 ] && taskset -p -c 1 "$IBSIM_PID" > /dev/null || true; }
 . "$(dirname "$0")/../integration/ibsim_env.sh"
 
-pgft_args() {
-    case $1 in
-    648) echo "--m 18,36 --w 1,18 --p 1,1" ;;
-    3456) echo "--m 12,12,24 --w 1,12,12 --p 1,1,1" ;;
-    11664) echo "--m 18,18,36 --w 1,18,18 --p 1,1,1" ;;
-    *) echo "unknown fabric '$1' (648, 3456 or 11664)" >&2; exit 2 ;;
-    esac
-}
+. "$(dirname "$0")/fabrics.sh"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -84,11 +77,10 @@ results=()
 for fab in "${fabrics[@]}"; do
     net="$WORK/ft-$fab.net"
     # shellcheck disable=SC2046
-    "$IBSM" topogen pgft $(pgft_args "$fab") --out "$net" >&2
-    nodes=$(grep -cE '^(Switch|Ca)' "$net")
-    switches=$(grep -c '^Switch' "$net")
-    ports=$(( $(grep -cE '^\[' "$net") + nodes ))
-    limits=(-N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64)))
+    args=$(pgft_args "$fab")
+    # shellcheck disable=SC2086
+    "$IBSM" topogen pgft $args --out "$net" >&2
+    read -r -a limits <<< "$(ibsim_limits "$net")"
     read -r min min_disc min_prog min_act <<< "$(minimum_smps "$net")"
 
     # ---- ibsmd

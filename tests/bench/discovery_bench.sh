@@ -24,8 +24,8 @@ RUNS=${RUNS:-3}
 "$IBSM" topogen pgft "${pgft[@]}" --out "$WORK/fabric.net" >&2
 nodes=$(grep -cE '^(Switch|Ca)' "$WORK/fabric.net")
 switches=$(grep -c '^Switch' "$WORK/fabric.net")
-ports=$(( $(grep -cE '^\[' "$WORK/fabric.net") + nodes ))
-ibsim_start "$WORK/fabric.net" -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64))
+# shellcheck disable=SC2046
+ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 
 # A switch one hop away answers the probe (path 0,<SM port 1>).
 probe() { sim "$PROBE" --outstanding "$1" --count 60000 --path 0,1 2>/dev/null | sed -n 's/.* = \([0-9]*\) SMPs\/s/\1/p'; }

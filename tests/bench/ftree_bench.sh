@@ -33,14 +33,7 @@ cleanup() {
     if [ "${KEEP:-0}" = 1 ]; then echo "ftree_bench: kept $work" >&2; else rm -rf "$work"; fi
 }
 
-pgft_args() {
-    case $1 in
-        648) echo "--m 18,36 --w 1,18 --p 1,1" ;;
-        3456) echo "--m 12,12,24 --w 1,12,12 --p 1,1,1" ;;
-        11664) echo "--m 18,18,36 --w 1,18,18 --p 1,1,1" ;;
-        *) echo "ftree_bench: unknown size $1" >&2; exit 1 ;;
-    esac
-}
+. "$(dirname "$0")/fabrics.sh"
 
 # The net file of size $1, written to $2, and its label in the table.
 make_net() {

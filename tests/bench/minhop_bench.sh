@@ -31,14 +31,7 @@ sizes=("$@")
 mkdir -p "$WORK"
 echo "work dir: $WORK" >&2
 
-pgft_args() {
-    case $1 in
-    648) echo "--m 18,36 --w 1,18 --p 1,1" ;;
-    3456) echo "--m 12,12,24 --w 1,12,12 --p 1,1,1" ;;
-    11664) echo "--m 18,18,36 --w 1,18,18 --p 1,1,1" ;;
-    *) echo "unknown size $1 (648, 3456, 11664)" >&2; return 1 ;;
-    esac
-}
+. "$(dirname "$0")/fabrics.sh"
 
 . "$(dirname "$0")/opensm_lib.sh"
 

@@ -12,6 +12,8 @@
 # "n/a" where a line is missing (OpenSM failed or timed out: see DIR).
 # Each run gets its own OSM_CACHE_DIR so no run reuses another's LIDs.
 
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/ibsim_limits.sh"
+
 opensm_umad2sim=${UMAD2SIM:-$(dpkg -L libumad2sim0 2>/dev/null | grep 'libumad2sim.so$' | head -n1)}
 
 # "Nov 22 18:50:26 264397 [..] ..." on stdin -> seconds since midnight.
@@ -22,17 +24,15 @@ opensm_log_seconds() {
 opensm_measure() {
     local engine=$1 net=$2 dir=$3 timeout_s=${4:-900}
     shift $(( $# < 4 ? $# : 4 ))
-    local nodes switches ports sock ibsim_pid hold_pid
+    local sock ibsim_pid hold_pid
     mkdir -p "$dir/cache"
     rm -f "$dir/cons" "$dir/osm.log"
     mkfifo "$dir/cons"
     sleep 1000000 > "$dir/cons" &
     hold_pid=$!
-    nodes=$(grep -cE '^(Switch|Ca|Hca)' "$net")
-    switches=$(grep -c '^Switch' "$net")
-    ports=$(( $(grep -cE '^\[' "$net") + nodes ))
     sock="osm-bench-$$-$RANDOM"
-    IBSIM_SOCKNAME=$sock ibsim -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64)) -s "$net" \
+    # shellcheck disable=SC2046
+    IBSIM_SOCKNAME=$sock ibsim $(ibsim_limits "$net") -s "$net" \
         < "$dir/cons" > "$dir/ibsim.log" 2>&1 &
     ibsim_pid=$!
     for _ in $(seq 1 900); do

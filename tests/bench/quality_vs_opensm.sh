@@ -23,10 +23,8 @@ t1=$(date +%s.%N)
 grep -E "^engine|refused" "$WORK/ours.route" >&2 || true
 "$IBSM" analyze "$WORK/ours" --json --bisections "$BISECTIONS" > "$WORK/ours.json"
 
-nodes=$(grep -cE '^(Switch|Ca)' "$WORK/fabric.net")
-switches=$(grep -c '^Switch' "$WORK/fabric.net")
-ports=$(( $(grep -cE '^\[' "$WORK/fabric.net") + nodes ))
-ibsim_start "$WORK/fabric.net" -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64))
+# shellcheck disable=SC2046
+ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 mkdir -p "$WORK/osm-cache"
 (cd "$WORK" && OSM_CACHE_DIR="$WORK/osm-cache" LD_PRELOAD="$SIM_PRELOAD" \
     timeout -s KILL 900 opensm -o -R "$theirs" -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1) || true

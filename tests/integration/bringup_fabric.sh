@@ -33,10 +33,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-nodes=$(grep -cE '^(Switch|Ca|Hca)' "$WORK/fabric.net")
-switches=$(grep -c '^Switch' "$WORK/fabric.net")
-ports=$(( $(grep -cE '^\[' "$WORK/fabric.net") + nodes ))
-ibsim_start "$WORK/fabric.net" -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64))
+# shellcheck disable=SC2046
+ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 STATE="$WORK/state"
 read -r -a EXTRA <<< "${BRINGUP_IBSMD_ARGS:-}"
 

@@ -12,10 +12,8 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 . "$(dirname "$0")/ibsim_env.sh"
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-nodes=$(grep -cE '^(Switch|Ca|Hca)' "$WORK/fabric.net")
-switches=$(grep -c '^Switch' "$WORK/fabric.net")
-ports=$(( $(grep -cE '^\[' "$WORK/fabric.net") + nodes ))
-ibsim_start "$WORK/fabric.net" -N $((nodes + 16)) -S $((switches + 16)) -P $((ports * 2 + 64))
+# shellcheck disable=SC2046
+ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 
 sim "$IBSMD" --discover-only --dump-dir "$WORK/dump" --log-level info 2> "$WORK/ibsmd.log" || {
     echo "FAIL: ibsmd --discover-only exited with $?" >&2; cat "$WORK/ibsmd.log" >&2; exit 1; }

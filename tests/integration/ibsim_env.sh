@@ -73,5 +73,5 @@ sim() {
     (cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" LD_PRELOAD="$SIM_PRELOAD" "$@")
 }
 
-# ibsim limits large enough for a fabric: ibsim_limits NODES SWITCHES PORTS
-ibsim_limits() { echo "-N $1 -S $2 -P $3"; }
+# ibsim_limits NETFILE: table sizes for that fabric.
+. "$(dirname "${BASH_SOURCE[0]}")/ibsim_limits.sh"

@@ -44,7 +44,7 @@ run_opensm() {
 
 # ---- 1. ftree on the 648-host tree ----------------------------------------
 "$IBSM" topogen pgft --m 18,36 --w 1,18 --p 1,1 --out "$WORK/tree648.net" >/dev/null
-ibsim_start "$WORK/tree648.net" $(ibsim_limits 2048 256 20000)
+ibsim_start "$WORK/tree648.net" $(ibsim_limits "$WORK/tree648.net")
 run_opensm ftree ftree648
 "$IBSM" analyze --topology "$WORK/ftree648.net" --lfts "$WORK/ftree648.dump" --json --bisections 200 \
     --out "$WORK/ftree648.json" 2> "$WORK/ftree648.analyze.err" || { cat "$WORK/ftree648.analyze.err" >&2; fail "ibsm analyze failed on OpenSM ftree tables"; }
