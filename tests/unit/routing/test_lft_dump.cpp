@@ -28,18 +28,6 @@ std::vector<SwitchLftDump> parse(const std::string& text)
     return parse_dump_fts(in, "test.dump");
 }
 
-lidassign::LidMap lmc2_lids(const Ibsim2sw2path4hca& e)
-{
-    lidassign::LidMap lids;
-    lids.assign(pr(e.sw1, 0), Lid(1), 0);
-    lids.assign(pr(e.sw2, 0), Lid(3), 0);
-    lids.assign(pr(e.hca[1], 1), Lid(4), 2);
-    lids.assign(pr(e.hca[0], 1), Lid(8), 2);
-    lids.assign(pr(e.hca[2], 1), Lid(12), 2);
-    lids.assign(pr(e.hca[3], 1), Lid(16), 2);
-    return lids;
-}
-
 // Real dumps name switches by DR path, ours by LID.
 std::string with_lid_addresses(std::string text)
 {
@@ -86,13 +74,7 @@ TEST_CASE("dump_fts writer reproduces dump_fts byte for byte")
     auto e = ibsim_2sw2path4hca();
     SECTION("LMC 0")
     {
-        lidassign::LidMap lids;
-        lids.assign(pr(e.sw1, 0), Lid(1), 0);
-        lids.assign(pr(e.hca[0], 1), Lid(2), 0);
-        lids.assign(pr(e.sw2, 0), Lid(3), 0);
-        lids.assign(pr(e.hca[1], 1), Lid(4), 0);
-        lids.assign(pr(e.hca[2], 1), Lid(5), 0);
-        lids.assign(pr(e.hca[3], 1), Lid(6), 0);
+        const auto lids = opensm_lids_lmc0(e);
         const auto text = fixture("2sw2path4hca.dump_fts");
         auto tables = tables_from_dump(parse(text), e.f, "fixture");
         std::ostringstream out;
@@ -101,7 +83,7 @@ TEST_CASE("dump_fts writer reproduces dump_fts byte for byte")
     }
     SECTION("LMC 2, with and without -a")
     {
-        auto lids = lmc2_lids(e);
+        auto lids = opensm_lids_lmc2(e);
         const auto text = fixture("2sw2path4hca_lmc2.dump_fts");
         auto tables = tables_from_dump(parse(text), e.f, "fixture");
         CHECK(tables.linear_fdb_top == Lid(0x13));

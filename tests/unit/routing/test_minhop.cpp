@@ -233,26 +233,14 @@ TEST_CASE("MinHop matches OpenSM's minhop tables on ibsim's 2sw2path4hca")
     auto e = ibsim_2sw2path4hca();
     SECTION("LMC 0")
     {
-        lidassign::LidMap lids;
-        lids.assign(pr(e.sw1, 0), Lid(1), 0);
-        lids.assign(pr(e.hca[0], 1), Lid(2), 0);
-        lids.assign(pr(e.sw2, 0), Lid(3), 0);
-        lids.assign(pr(e.hca[1], 1), Lid(4), 0);
-        lids.assign(pr(e.hca[2], 1), Lid(5), 0);
-        lids.assign(pr(e.hca[3], 1), Lid(6), 0);
+        const auto lids = opensm_lids_lmc0(e);
         auto ours = route(e.f, lids);
         auto theirs = opensm_tables(e.f, "2sw2path4hca.dump_fts");
         for (auto sw : {e.sw1, e.sw2}) CHECK(ours.lfts.at(sw).port == theirs.lfts.at(sw).port);
     }
     SECTION("LMC 2: the 4 LIDs alternate over the two parallel links as in OpenSM")
     {
-        lidassign::LidMap lids;
-        lids.assign(pr(e.sw1, 0), Lid(1), 0);
-        lids.assign(pr(e.sw2, 0), Lid(3), 0);
-        lids.assign(pr(e.hca[1], 1), Lid(4), 2);
-        lids.assign(pr(e.hca[0], 1), Lid(8), 2);
-        lids.assign(pr(e.hca[2], 1), Lid(12), 2);
-        lids.assign(pr(e.hca[3], 1), Lid(16), 2);
+        const auto lids = opensm_lids_lmc2(e);
         auto ours = route(e.f, lids);
         auto theirs = opensm_tables(e.f, "2sw2path4hca_lmc2.dump_fts");
         for (auto sw : {e.sw1, e.sw2}) CHECK(ours.lfts.at(sw).port == theirs.lfts.at(sw).port);

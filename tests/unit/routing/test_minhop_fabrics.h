@@ -141,6 +141,33 @@ inline Ibsim2sw2path4hca ibsim_2sw2path4hca()
     return e;
 }
 
+// The LIDs OpenSM gave 2sw2path4hca on ibsim when the fixture dumps
+// (2sw2path4hca.dump_fts, 2sw2path4hca_lmc2.dump_fts) were captured, so our
+// tables can be compared with its entry by entry.
+inline lidassign::LidMap opensm_lids_lmc0(const Ibsim2sw2path4hca& e)
+{
+    lidassign::LidMap lids;
+    lids.assign(pr(e.sw1, 0), Lid(1), 0);
+    lids.assign(pr(e.hca[0], 1), Lid(2), 0);
+    lids.assign(pr(e.sw2, 0), Lid(3), 0);
+    lids.assign(pr(e.hca[1], 1), Lid(4), 0);
+    lids.assign(pr(e.hca[2], 1), Lid(5), 0);
+    lids.assign(pr(e.hca[3], 1), Lid(6), 0);
+    return lids;
+}
+
+inline lidassign::LidMap opensm_lids_lmc2(const Ibsim2sw2path4hca& e)
+{
+    lidassign::LidMap lids;
+    lids.assign(pr(e.sw1, 0), Lid(1), 0);
+    lids.assign(pr(e.sw2, 0), Lid(3), 0);
+    lids.assign(pr(e.hca[1], 1), Lid(4), 2);
+    lids.assign(pr(e.hca[0], 1), Lid(8), 2);
+    lids.assign(pr(e.hca[2], 1), Lid(12), 2);
+    lids.assign(pr(e.hca[3], 1), Lid(16), 2);
+    return lids;
+}
+
 inline lidassign::LidMap simple_lids(const Fabric& f, std::uint8_t lmc = 0)
 {
     lidassign::LidMap m;
