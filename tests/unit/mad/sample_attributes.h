@@ -1,9 +1,11 @@
-// A PortInfo with a distinct value in every field, bit-packed neighbours
-// included, so a shifted or mis-sized field shows up. Shared by the codec
-// round-trip tests and the libibmad field-table cross-check.
+// A PortInfo and a SwitchInfo with a distinct value in every field,
+// bit-packed neighbours included (and alternating flags), so a shifted or
+// mis-sized field shows up. Shared by the codec round-trip tests and the
+// libibmad field-table cross-check.
 #pragma once
 
 #include "mad/port_info.h"
+#include "mad/switch_info.h"
 
 namespace ibsm::mad::test {
 
@@ -60,6 +62,30 @@ inline PortInfo sample_port_info()
     v.link_speed_ext_active = 0x6;
     v.link_speed_ext_supported = 0x9;
     v.link_speed_ext_enabled = 0x1E;
+    return v;
+}
+
+inline SwitchInfo sample_switch_info()
+{
+    SwitchInfo v;
+    v.linear_fdb_cap = 0xC000;
+    v.random_fdb_cap = 0x1234;
+    v.multicast_fdb_cap = 0x0400;
+    v.linear_fdb_top = 0xBFFF;
+    v.default_port = 0x11;
+    v.default_mcast_primary_port = 0x22;
+    v.default_mcast_not_primary_port = 0x33;
+    v.life_time_value = 0x15;
+    v.port_state_change = true;
+    v.optimized_sl2vl_mapping = 0x2;
+    v.lids_per_port = 0x4455;
+    v.partition_enforcement_cap = 0x6677;
+    v.inbound_enforcement_cap = true;
+    v.outbound_enforcement_cap = false;
+    v.filter_raw_inbound_cap = true;
+    v.filter_raw_outbound_cap = false;
+    v.enhanced_port0 = true;
+    v.multicast_fdb_top = 0xC123;
     return v;
 }
 

@@ -197,25 +197,7 @@ TEST_CASE("PortInfo rejects short input and PortState > 4")
 
 TEST_CASE("SwitchInfo round trips")
 {
-    SwitchInfo v;
-    v.linear_fdb_cap = 0xC000;
-    v.random_fdb_cap = 0x1234;
-    v.multicast_fdb_cap = 0x0400;
-    v.linear_fdb_top = 0xBFFF;
-    v.default_port = 0x11;
-    v.default_mcast_primary_port = 0x22;
-    v.default_mcast_not_primary_port = 0x33;
-    v.life_time_value = 0x15;
-    v.port_state_change = true;
-    v.optimized_sl2vl_mapping = 0x2;
-    v.lids_per_port = 0x4455;
-    v.partition_enforcement_cap = 0x6677;
-    v.inbound_enforcement_cap = true;
-    v.outbound_enforcement_cap = false;
-    v.filter_raw_inbound_cap = true;
-    v.filter_raw_outbound_cap = false;
-    v.enhanced_port0 = true;
-    v.multicast_fdb_top = 0xC123;
+    const SwitchInfo v = test::sample_switch_info();
     Block b{};
     encode(v, b);
     CHECK(b[11] == 0xAE); // LifeTimeValue(5) PortStateChange OptimizedSL2VL(2)
