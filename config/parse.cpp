@@ -113,6 +113,17 @@ std::vector<Guid> read_root_guids(const Reader& r, const Entry& e)
     return out;
 }
 
+// Two keys that say the same thing two ways: when both are given, the later
+// one is the error, naming the earlier and what to do.
+void exclusive(const Reader& r, const Entry* a, const Entry* b, const std::string& advice)
+{
+    if (!a || !b) return;
+    const Entry& later = a->key_line > b->key_line ? *a : *b;
+    const Entry& earlier = a->key_line > b->key_line ? *b : *a;
+    r.fail(later.key_line, later.key,
+           "cannot be combined with '" + earlier.key + "' (line " + std::to_string(earlier.key_line) + "); " + advice);
+}
+
 void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
 {
     const Section s = r.section(at.value, at.key, at.line, routing_keys);
@@ -132,15 +143,7 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
             r.fail(e->line, e->key, "expected auto or always, got '" + mode + "'");
     }
 
-    auto* list = s.find("root_guids");
-    auto* file = s.find("root_guid_file");
-    if (list && file) {
-        const Entry& later = list->key_line > file->key_line ? *list : *file;
-        const Entry& earlier = list->key_line > file->key_line ? *file : *list;
-        r.fail(later.key_line, later.key,
-               "cannot be combined with '" + earlier.key + "' (line " + std::to_string(earlier.key_line) +
-                   "); give the roots one way");
-    }
+    exclusive(r, s.find("root_guids"), s.find("root_guid_file"), "give the roots one way");
 }
 
 void read_smp(const Reader& r, const Entry& at, SmpConfig& c)
@@ -168,17 +171,8 @@ void read_sm(const Reader& r, const Entry& at, SmConfig& c)
     if (auto* e = s.find("subnet_timeout")) c.subnet_timeout = small(r.integer(*e, limits::subnet_timeout));
     if (auto* e = s.find("packet_life_time")) c.packet_life_time = small(r.integer(*e, limits::packet_life_time));
 
-    if (auto* guid = s.find("port_guid")) {
-        for (auto leaf : {"ca", "port"}) {
-            auto* other = s.find(leaf);
-            if (!other) continue;
-            const Entry& later = guid->key_line > other->key_line ? *guid : *other;
-            const Entry& earlier = guid->key_line > other->key_line ? *other : *guid;
-            r.fail(later.key_line, later.key,
-                   "cannot be combined with '" + earlier.key + "' (line " + std::to_string(earlier.key_line) +
-                       "); select the port by GUID or by CA and port number");
-        }
-    }
+    for (auto leaf : {"ca", "port"})
+        exclusive(r, s.find("port_guid"), s.find(leaf), "select the port by GUID or by CA and port number");
 }
 
 void read_log(const Reader& r, const Entry& at, LogConfig& c)
