@@ -8,15 +8,6 @@
 
 namespace ibsm::daemon {
 
-namespace {
-constexpr std::size_t max_failures_kept = 20;
-
-void note_failure(LftReport& report, std::string text)
-{
-    if (report.failures.size() < max_failures_kept) report.failures.push_back(std::move(text));
-}
-} // namespace
-
 std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top)
 {
     const std::size_t count = mad::lft_block_of(top) + 1;
@@ -61,7 +52,7 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
             // Never answered SwitchInfo during discovery: nothing to
             // read-modify-write; count its blocks as dirty so the sweep is not up.
             report.blocks_dirty += mad::lft_block_of(tables.linear_fdb_top) + 1;
-            note_failure(report, "switch " + node.guid.str() + ": no SwitchInfo from discovery");
+            keep_failure(report.failures, "switch " + node.guid.str() + ": no SwitchInfo from discovery");
             continue;
         }
         Target t;
@@ -134,7 +125,7 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
                                              static_cast<std::uint32_t>(b), data);
                     ++report.blocks_sent;
                     if (!r.ok()) {
-                        note_failure(report, t.where(b) + ": LFT Set " + failure_text(r));
+                        keep_failure(report.failures, t.where(b) + ": LFT Set " + failure_text(r));
                         co_return;
                     }
                     auto block = mad::decode_linear_forwarding_table(r.smp.data());
@@ -142,7 +133,7 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
                         t.confirmed->blocks[b] = *block;
                     } else {
                         t.confirmed->blocks[b].reset();
-                        note_failure(report, t.where(b) + ": LFT Set answered with other content");
+                        keep_failure(report.failures, t.where(b) + ": LFT Set answered with other content");
                     }
                 });
             }
@@ -173,7 +164,7 @@ boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& tra
                 auto r = co_await dr_set(transport, t.path, mad::attr::switch_info, 0, data);
                 ++report.switch_info_sent;
                 if (!r.ok()) {
-                    note_failure(report, "switch " + t.guid.str() + ": SwitchInfo Set " + failure_text(r));
+                    keep_failure(report.failures, "switch " + t.guid.str() + ": SwitchInfo Set " + failure_text(r));
                     continue;
                 }
                 auto got = mad::decode_switch_info(r.smp.data());
@@ -182,7 +173,7 @@ boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& tra
                     t.confirmed->life_time = got->life_time_value;
                     co_return;
                 }
-                note_failure(report, "switch " + t.guid.str() + ": SwitchInfo Set did not take LinearFDBTop");
+                keep_failure(report.failures, "switch " + t.guid.str() + ": SwitchInfo Set did not take LinearFDBTop");
             }
             ++report.switch_info_failed;
         });

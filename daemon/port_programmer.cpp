@@ -11,12 +11,11 @@ namespace {
 
 using topology::PortRef;
 
-constexpr std::size_t max_failures_kept = 20;
 
 void note_failure(PortReport& report, std::string text)
 {
     ++report.failed;
-    if (report.failures.size() < max_failures_kept) report.failures.push_back(std::move(text));
+    keep_failure(report.failures, std::move(text));
 }
 
 // The fields a Set must carry as "no change", cleared so that writing back

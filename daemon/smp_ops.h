@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ibsm::daemon {
 
@@ -23,5 +24,12 @@ boost::asio::awaitable<mad::SmpResponse> dr_set(mad::Transport& transport, const
 
 // "timeout", "bad status 0x001c", ...
 std::string failure_text(const mad::SmpResponse& r);
+
+// Reports keep the first few failure texts for the log (and count them all).
+inline constexpr std::size_t max_failures_kept = 20;
+inline void keep_failure(std::vector<std::string>& kept, std::string text)
+{
+    if (kept.size() < max_failures_kept) kept.push_back(std::move(text));
+}
 
 } // namespace ibsm::daemon

@@ -10,13 +10,12 @@ namespace ibsm::daemon {
 namespace {
 
 constexpr std::uint32_t cap_sl_mapping = 1u << 6; // PortInfo CapabilityMask IsSLMappingSupported
-constexpr std::size_t max_failures_kept = 20;
 constexpr std::size_t sl2vl_bytes = 8;            // 16 SLs, 4 bits each
 
 void note_failure(VlReport& report, std::string text)
 {
     ++report.failed;
-    if (report.failures.size() < max_failures_kept) report.failures.push_back(std::move(text));
+    keep_failure(report.failures, std::move(text));
 }
 
 bool configured_before(const mad::PortInfo& pi)
