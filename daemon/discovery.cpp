@@ -1,4 +1,5 @@
 #include "daemon/discovery.h"
+#include "daemon/node_names.h"
 
 #include "mad/node_description.h"
 #include "mad/node_info.h"
@@ -81,9 +82,7 @@ private:
     std::string where(const std::optional<PortRef>& from) const
     {
         if (!from) return "the SM's own node";
-        const auto& n = result_.fabric.node(from->node);
-        return "behind " + n.guid.str() + (n.description.empty() ? "" : " (" + n.description + ")") + " port " +
-               std::to_string(from->port.value());
+        return "behind " + port_name(result_.fabric, *from);
     }
 
     // One Get; on failure records what is missing and returns nullopt.

@@ -1,5 +1,6 @@
 #include "daemon/port_programmer.h"
 
+#include "daemon/node_names.h"
 #include "daemon/smp_ops.h"
 #include "daemon/work_pool.h"
 
@@ -27,13 +28,6 @@ mad::PortInfo without_commands(mad::PortInfo pi)
     pi.link_down_default_state = 0;
     pi.client_reregister = false;
     return pi;
-}
-
-std::string port_name(const topology::Fabric& f, PortRef p)
-{
-    const auto& n = f.node(p.node);
-    return n.guid.str() + (n.description.empty() ? "" : " (" + n.description + ")") + " port " +
-           std::to_string(p.port.value());
 }
 
 // How a Set reaches `p`: a CA answers PortInfo only for the port the SMP

@@ -1,5 +1,6 @@
 #include "daemon/vl_programmer.h"
 
+#include "daemon/node_names.h"
 #include "daemon/work_pool.h"
 
 #include <algorithm>
@@ -155,7 +156,7 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
         const bool optimized = si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0;
         const auto& node = f.node(id);
         const DrPath& path = found.path_to(id);
-        const std::string name = p0->second->name.substr(0, p0->second->name.rfind(" port "));
+        const std::string name = node_name(f, id);
         if (optimized) {
             // One Set covers every pair; the table must suit the port with
             // the fewest operational VLs. Not readable as one table: Set only.
