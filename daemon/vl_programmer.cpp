@@ -199,9 +199,9 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
     return out;
 }
 
-boost::asio::awaitable<void> VlProgrammer::write(mad::Transport& transport, const TableWrite& t, VlReport& report)
+boost::asio::awaitable<void> VlProgrammer::write(mad::Transport& transport, const TableWrite& t, std::uint64_t hash,
+                                                 VlReport& report)
 {
-    const std::uint64_t hash = masked_hash(t.desired, t.mask);
     if (t.read_first) {
         auto got = co_await dr_get(transport, t.path, t.attr, t.mod);
         ++report.gets;
@@ -233,12 +233,13 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
     auto writes = plan_vl_tables(found, plan, vls_needed, settings_, &report.switches_left);
     std::vector<Job> jobs;
     for (auto& t : writes) {
-        if (auto c = confirmed_.find(t.key); c != confirmed_.end() && c->second == masked_hash(t.desired, t.mask)) {
+        const std::uint64_t hash = masked_hash(t.desired, t.mask);
+        if (auto c = confirmed_.find(t.key); c != confirmed_.end() && c->second == hash) {
             ++report.tables_ok;
             continue;
         }
-        jobs.push_back([this, &transport, &report, t = std::move(t)]() -> boost::asio::awaitable<void> {
-            co_await write(transport, t, report);
+        jobs.push_back([this, &transport, &report, hash, t = std::move(t)]() -> boost::asio::awaitable<void> {
+            co_await write(transport, t, hash, report);
         });
     }
     co_await run_jobs(std::move(jobs), settings_.width);

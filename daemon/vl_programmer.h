@@ -130,7 +130,9 @@ public:
                                              const std::vector<PortPlanEntry>& plan, unsigned vls_needed);
 
 private:
-    boost::asio::awaitable<void> write(mad::Transport& transport, const TableWrite& t, VlReport& report);
+    // `hash`: masked_hash of t's desired content, what confirmed_ records.
+    boost::asio::awaitable<void> write(mad::Transport& transport, const TableWrite& t, std::uint64_t hash,
+                                       VlReport& report);
 
     VlSettings settings_;
     std::unordered_map<TableKey, std::uint64_t, TableKeyHash> confirmed_; // -> hash of the masked content
