@@ -3,6 +3,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -77,7 +78,9 @@ void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void
         return;
     }
     queue_.push_back(Pending{std::move(req), std::move(handler), 0});
-    pump_sends(true);
+    // While a batch of responses is being read, the requests their handlers
+    // issue wait for the burst at the end of the batch (see drain()).
+    if (!reading_batch_) pump_sends(true);
 }
 
 void Transport::pump_sends(bool from_initiation)
@@ -208,8 +211,21 @@ void Transport::wait_readable()
 
 void Transport::drain()
 {
-    while (auto r = port_.try_receive()) dispatch(*r);
-    pump_sends();
+    const std::size_t batch = std::max<std::size_t>(1, options_.window / 2);
+    for (bool more = true; more;) {
+        more = false;
+        reading_batch_ = true;
+        std::size_t n = 0;
+        while (auto r = port_.try_receive()) {
+            dispatch(*r);
+            if (++n == batch) {
+                more = true;
+                break;
+            }
+        }
+        reading_batch_ = false;
+        pump_sends();
+    }
 }
 
 void Transport::note(const std::string& kind, const std::string& detail)

@@ -10,6 +10,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <functional>
+#include <string>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -40,6 +41,7 @@ public:
     std::size_t max_outstanding = 0;
     std::size_t answered = 0; // responses taken by the transport
     bool fail_sends = false;
+    std::string ops; // 'S' per send, 'R' per MAD taken by the transport, in order
 
     void inject(mad::RawReceive r)
     {
@@ -54,6 +56,7 @@ public:
     {
         if (fail_sends) return false;
         sent.push_back(smp);
+        ops += 'S';
         max_outstanding = std::max(max_outstanding, sent.size() - answered);
         if (responder)
             for (auto& r : responder(smp)) inject(std::move(r));
@@ -69,6 +72,7 @@ public:
         }
         auto r = std::move(rx_.front());
         rx_.pop_front();
+        ops += 'R';
         if (r.smp.is_response()) ++answered;
         return r;
     }

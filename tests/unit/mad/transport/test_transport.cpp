@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -88,6 +89,53 @@ TEST_CASE("transport keeps at most `window` SMPs outstanding and matches every a
             std::set<std::uint64_t> tids;
             for (auto& s : h.port.sent) tids.insert(s.tid());
             CHECK(tids.size() == 100);
+        }
+    }
+}
+
+TEST_CASE("responses are read in batches of half a window before the requests they cause go out", "[transport]")
+{
+    for (bool reactor : {true, false}) {
+        DYNAMIC_SECTION((reactor ? "reactor" : "polled"))
+        {
+            Harness h(reactor, {8, 50ms, 2, 1ms});
+            // The SMA answers in bursts of 8: every answer arrives before the
+            // transport reads any of them.
+            std::vector<mad::Smp> held;
+            h.port.responder = [&](const mad::Smp& req) {
+                held.push_back(req);
+                std::vector<mad::RawReceive> out;
+                if (held.size() == 8) {
+                    for (auto& r : held) out.push_back(test::answer(r, 1));
+                    held.clear();
+                }
+                return out;
+            };
+            // Each completion issues the next request (as discovery and the
+            // programmers do) until 64 have been answered.
+            unsigned issued = 0, done = 0;
+            std::function<void()> next = [&] {
+                h.transport.async_request(node_info_request(issued++), [&](mad::SmpResponse r) {
+                    CHECK(r.ok());
+                    if (++done == 64) h.transport.stop();
+                    else if (issued < 64) next();
+                });
+            };
+            for (int i = 0; i < 8; ++i) next();
+            h.io.run();
+            REQUIRE(done == 64);
+            CHECK(h.port.max_outstanding <= 8);
+            // After the first window: four reads, then the four follow-ups
+            // together, never one send per read.
+            const std::string& ops = h.port.ops;
+            REQUIRE(ops.size() == 128);
+            CHECK(ops.substr(0, 8) == "SSSSSSSS");
+            CHECK(ops.substr(8, 16) == "RRRRSSSSRRRRSSSS");
+            INFO(ops);
+            std::size_t switches = 0;
+            for (std::size_t i = 1; i < ops.size(); ++i) switches += ops[i] == 'S' && ops[i - 1] == 'R';
+            // 56 follow-ups (the first 8 requests follow nothing), 4 per burst.
+            CHECK(switches == (64 - 8) / 4);
         }
     }
 }
