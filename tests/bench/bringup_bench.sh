@@ -28,9 +28,16 @@
 #   activate   two PortInfo Sets per cabled port end (ARMED carrying LID and
 #              link settings, then ACTIVE).
 #
+# and the simulator's ceiling: smp_rate_probe (env PROBE) keeping WINDOW
+# NodeInfo Gets outstanding to the switch one hop away, on the same ibsim
+# right after ibsmd exits. No SM sending the minimum SMP count can come up
+# faster than minimum / ceiling on this machine; the line shows that bound
+# and the speed-up over OpenSM it would give.
+#
 # usage: bringup_bench.sh IBSMD IBSM [FABRIC...]
 #   FABRIC: 648 | 3456 | 11664 (default: 648 3456; 11664 takes minutes)
 # env: SMP_WINDOW (ibsmd --smp-window, default 64), SKIP_OPENSM=1,
+#      PROBE=path/to/smp_rate_probe (the ceiling line; omitted without it),
 #      PIN=1: ibsim on CPU 1, the SM under test (ibsmd or OpenSM, all threads)
 #      on CPU 0. Against ibsim most of an SMP's cost is waking threads across
 #      CPUs (umad2sim's receiver thread hands every datagram to the SM's
@@ -98,6 +105,11 @@ for fab in "${fabrics[@]}"; do
     ours_own=$(echo "$up_line" | sed -n 's/.* s, \([0-9]*\) SMPs (.*/\1/p')
     ours_smps=$(xmit_pkts)
     grep -E "phase" "$WORK/ibsmd-$fab.log" | sed 's/^[^ ]* [^ ]* info /  ibsmd /' >&2
+    ceiling="n/a"
+    if [ -n "${PROBE:-}" ]; then
+        ceiling=$(sim "${PIN_SM[@]}" "$PROBE" --outstanding "$WINDOW" --count 100000 --path 0,1 2> /dev/null |
+            sed -n 's/.* = \([0-9]*\) SMPs\/s/\1/p')
+    fi
     ibsim_stop
     rm -f "$WORK/console"
 
@@ -131,6 +143,11 @@ for fab in "${fabrics[@]}"; do
     results+=("$(printf '%-6s %-7s %8s %8s %9s %9s %8s %9s' "$fab" ibsmd "$ours_up" "$ours_exit" "$ours_smps" "$ours_own" "$(rate "$ours_smps" "$ours_up")" "$over")")
     results+=("$(printf '%-6s %-7s %8s %8s %9s %9s %8s %9s' "$fab" OpenSM "$osm_up" "$osm_exit" "$osm_smps" "" "$(rate "$osm_smps" "$osm_up")" "")")
     results+=("$(printf '%-6s minimum SMPs %d (discovery %d, program %d, activate %d); OpenSM/ibsmd to UP: %s' "$fab" "$min" "$min_disc" "$min_prog" "$min_act" "$speedup")")
+    if [ "$ceiling" != "n/a" ] && [ -n "$ceiling" ]; then
+        bound=$(awk -v n="$min" -v r="$ceiling" 'BEGIN { printf "%.3f", n / r }')
+        best=$(awk -v a="$osm_up" -v b="$bound" 'BEGIN { if (a != "n/a") printf "%.1fx", a / b; else print "n/a" }')
+        results+=("$(printf '%-6s simulator ceiling %s SMPs/s (smp_rate_probe, %s outstanding, 1 hop): minimum SMPs take >= %s s, OpenSM/that: %s' "$fab" "$ceiling" "$WINDOW" "$bound" "$best")")
+    fi
 done
 
 echo
