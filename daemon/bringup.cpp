@@ -4,6 +4,7 @@
 #include "daemon/sweep_report.h"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
@@ -110,7 +111,6 @@ LidAssignment Bringup::assign_lids(const DiscoveryResult& found) const
     a.lids = std::move(result.lids);
     a.notes = std::move(result.notes);
     if (auto sm = a.lids.lids_of(found.sm_port)) a.sm_lid = sm->base;
-    store_.save(found.fabric, a.lids, a.previous);
     return a;
 }
 
@@ -192,9 +192,17 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
                                              std::to_string(lids.lids.top().value()) + ", " +
                                              std::to_string(lids.previous.size()) + " remembered"));
 
-    // 3. route
+    // 3. route. The guid2lid file is written (fsync'd: 10-70 ms here) on the
+    // second worker thread meanwhile; both finish before anything is
+    // programmed, so a LID on the wire is always a LID on disk.
     PhaseClock c3(transport_);
-    auto chain = co_await off_loop([&] { return route(found, lids); });
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto [saved, chain] = co_await (off_loop([&] {
+                                        store_.save(found.fabric, lids.lids, lids.previous);
+                                        return true;
+                                    }) &&
+                                    off_loop([&] { return route(found, lids); }));
+    (void)saved;
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     if (!chain.tables) {
         o.phases.push_back(c3.finish("route", "every engine refused"));

@@ -8,8 +8,8 @@
 // own: one log line per phase with its time and SMP count, then
 // `SUBNET UP` with the totals, or the reason the subnet is not up.
 //
-// Route computation and the dump files run on a worker thread (`compute_`)
-// while the sweep coroutine waits: they take seconds on large fabrics, and
+// Route computation, the guid2lid file (written while routing) and the dump
+// files run on worker threads (`compute_`) while the sweep coroutine waits: they take seconds on large fabrics, and
 // the event loop must keep answering SMInfo and receiving traps meanwhile.
 // They only read the sweep's values, which nothing else touches while the
 // sweep is suspended.
@@ -122,7 +122,7 @@ private:
     LftProgrammer lfts_;
     PortProgrammer ports_;
     VlProgrammer vls_;
-    boost::asio::thread_pool compute_{1};
+    boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
     std::function<void()> on_up_;
 };
 

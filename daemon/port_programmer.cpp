@@ -86,13 +86,25 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
 {
     plan_.clear();
     const auto& f = found.fabric;
+    // Port-major order (port 1 of every node, then port 2, ...): consecutive
+    // Sets go to different switches, so no switch's SMA queue grows. The
+    // order is settled on the small (port, entry) pairs before the entries
+    // are built, so no entry is ever moved.
+    std::vector<std::pair<PortRef, const mad::PortInfo*>> order;
+    order.reserve(found.port_info.size());
     for (const auto& [ref, pi] : found.port_info) {
+        const bool port0 = f.node(ref.node).is_switch() && ref.port.value() == 0;
+        const auto remote = f.remote(ref);
+        if (port0 || (remote && found.port_info.count(*remote) != 0)) order.emplace_back(ref, &pi);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.first.port, a.first.node) < std::pair(b.first.port, b.first.node);
+    });
+    plan_.reserve(order.size());
+    for (const auto& [ref, pip] : order) {
+        const auto& pi = *pip;
         const auto& node = f.node(ref.node);
         const bool port0 = node.is_switch() && ref.port.value() == 0;
-        const auto remote = f.remote(ref);
-        const bool far_known = remote && found.port_info.count(*remote) != 0;
-        if (!port0 && !far_known) continue;
-
         PortPlanEntry e;
         e.port = ref;
         e.node_guid = node.guid;
@@ -106,11 +118,6 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
         plan_.push_back(std::move(e));
     }
-    // Port-major order (port 1 of every node, then port 2, ...): consecutive
-    // Sets go to different switches, so no switch's SMA queue grows.
-    std::stable_sort(plan_.begin(), plan_.end(), [](const PortPlanEntry& a, const PortPlanEntry& b) {
-        return std::pair(a.port.port, a.port.node) < std::pair(b.port.port, b.port.node);
-    });
 }
 
 boost::asio::awaitable<void> PortProgrammer::set_state(mad::Transport& transport, PortPlanEntry& e,
