@@ -12,7 +12,9 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <stdexcept>
 
@@ -47,12 +49,15 @@ public:
     {
         auto start = std::chrono::steady_clock::now();
         auto before = transport_.counters().requests;
-        auto executor = co_await boost::asio::this_coro::executor;
-        boost::asio::steady_timer done(executor, boost::asio::steady_timer::time_point::max());
+        executor_ = co_await boost::asio::this_coro::executor;
+        boost::asio::steady_timer done(executor_, boost::asio::steady_timer::time_point::max());
         done_ = &done;
+        // Enough workers to keep the transport's window full while some of
+        // them are between SMPs (decoding, queueing the next tasks).
+        width_ = std::max<std::size_t>(16, 2 * std::size_t{transport_.options().window});
 
-        spawn(executor, visit(DrPath{}, std::nullopt));
-        if (outstanding_ > 0) {
+        enqueue(Task{Task::Kind::visit, DrPath{}, std::nullopt, {}, {}, false});
+        if (workers_ > 0) {
             boost::system::error_code ec;
             co_await done.async_wait(boost::asio::redirect_error(use_awaitable, ec));
         }
@@ -68,15 +73,45 @@ public:
     }
 
 private:
-    template <typename Executor>
-    void spawn(Executor executor, awaitable<void> task)
+    // A query still to make. Kept as this small value, not as a coroutine:
+    // a coroutine frame is allocated when the coroutine is called, and the
+    // whole frontier of a large fabric (tens of thousands of PortInfo Gets)
+    // as frames cost more in malloc and page faults than the SMPs did.
+    struct Task {
+        enum class Kind : std::uint8_t { visit, describe, switch_info, port_info } kind;
+        DrPath path;
+        std::optional<PortRef> from; // visit: the port we came through
+        NodeId id{};                 // describe, switch_info, port_info
+        PortNum port{};              // port_info
+        bool follow = false;         // port_info: visit what is behind the port
+    };
+
+    void enqueue(Task t)
     {
-        ++outstanding_;
-        boost::asio::co_spawn(executor, std::move(task), [this](std::exception_ptr e) {
+        tasks_.push_back(std::move(t));
+        if (workers_ >= width_) return;
+        ++workers_;
+        boost::asio::co_spawn(executor_, work(), [this](std::exception_ptr e) {
             // A bug, not a fabric problem: keep the first, finish the sweep.
             if (e && !failure_) failure_ = e;
-            if (--outstanding_ == 0 && done_) done_->cancel();
+            if (--workers_ == 0 && done_) done_->cancel();
         });
+    }
+
+    // Takes tasks in FIFO order (breadth first) until none is left; the
+    // last worker to stop ends the sweep.
+    awaitable<void> work()
+    {
+        while (!tasks_.empty()) {
+            Task t = std::move(tasks_.front());
+            tasks_.pop_front();
+            switch (t.kind) {
+            case Task::Kind::visit: co_await visit(t.path, t.from); break;
+            case Task::Kind::describe: co_await describe(t.id, t.path); break;
+            case Task::Kind::switch_info: co_await switch_info(t.id, t.path); break;
+            case Task::Kind::port_info: co_await port_info(t.id, t.path, t.port, t.follow); break;
+            }
+        }
     }
 
     std::string where(const std::optional<PortRef>& from) const
@@ -127,9 +162,8 @@ private:
         return true;
     }
 
-    awaitable<void> visit(DrPath path, std::optional<PortRef> from)
+    awaitable<void> visit(const DrPath& path, std::optional<PortRef> from)
     {
-        auto executor = co_await boost::asio::this_coro::executor;
         auto r = co_await get(path, mad::attr::node_info, 0, "NodeInfo (" + where(from) + ")");
         if (!r) co_return;
         auto ni = mad::decode_node_info(r->data());
@@ -160,7 +194,7 @@ private:
             if (from && !link(*from, here, ni->node_guid, path)) co_return;
             if (!n.is_switch() && !n.port(in).known) {
                 if (!set_port_guid(here, ni->port_guid, path)) co_return;
-                spawn(executor, port_info(*existing, path, in, false));
+                enqueue(Task{Task::Kind::port_info, path, std::nullopt, *existing, in, false});
             }
             co_return;
         }
@@ -182,17 +216,17 @@ private:
             sm_port_known_ = true;
         }
 
-        spawn(executor, describe(id, path));
+        enqueue(Task{Task::Kind::describe, path, std::nullopt, id, {}, false});
         if (type == topology::NodeType::switch_node) {
-            spawn(executor, switch_info(id, path));
+            enqueue(Task{Task::Kind::switch_info, path, std::nullopt, id, {}, false});
             for (unsigned p = 0; p <= ni->num_ports; ++p) {
                 PortNum pn(static_cast<std::uint8_t>(p));
-                spawn(executor, port_info(id, path, pn, p != 0 && !(from && pn == in)));
+                enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, pn, p != 0 && !(from && pn == in)});
             }
         } else {
             // A CA is only asked about the port we reached; the SM's own CA
             // is where the sweep leaves for the fabric.
-            spawn(executor, port_info(id, path, in, !from));
+            enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, in, !from});
         }
     }
 
@@ -209,14 +243,14 @@ private:
         }
     }
 
-    awaitable<void> describe(NodeId id, DrPath path)
+    awaitable<void> describe(NodeId id, const DrPath& path)
     {
         auto r = co_await get(path, mad::attr::node_description, 0, "NodeDescription");
         if (!r) co_return;
         if (auto nd = mad::decode_node_description(r->data())) result_.fabric.node(id).description = nd->text;
     }
 
-    awaitable<void> switch_info(NodeId id, DrPath path)
+    awaitable<void> switch_info(NodeId id, const DrPath& path)
     {
         auto r = co_await get(path, mad::attr::switch_info, 0, "SwitchInfo");
         if (!r) co_return;
@@ -233,9 +267,8 @@ private:
         sw.enhanced_port0 = si->enhanced_port0;
     }
 
-    awaitable<void> port_info(NodeId id, DrPath path, PortNum pn, bool follow)
+    awaitable<void> port_info(NodeId id, const DrPath& path, PortNum pn, bool follow)
     {
-        auto executor = co_await boost::asio::this_coro::executor;
         auto r = co_await get(path, mad::attr::port_info, pn.value(), "PortInfo port " + std::to_string(pn.value()));
         if (!r) co_return;
         auto pi = mad::decode_port_info(r->data());
@@ -264,13 +297,16 @@ private:
             result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(here) + ")", "DR path longer than 63 hops"});
             co_return;
         }
-        spawn(executor, visit(path.extended(pn), here));
+        enqueue(Task{Task::Kind::visit, path.extended(pn), here, {}, {}, false});
     }
 
     mad::Transport& transport_;
     DiscoveryResult result_;
     bool sm_port_known_ = false;
-    std::size_t outstanding_ = 0;
+    boost::asio::any_io_executor executor_;
+    std::deque<Task> tasks_;
+    std::size_t width_ = 16;
+    std::size_t workers_ = 0;
     boost::asio::steady_timer* done_ = nullptr;
     std::exception_ptr failure_;
 };

@@ -14,8 +14,10 @@
 // every port (0..N), for a CA/router PortInfo of port q only. Every switch
 // port in INIT/ARMED/ACTIVE whose far end is not yet known is followed over
 // P+port. A node reached again only adds the link (and, for a CA, the port
-// reached). All requests of all nodes are in flight at once, bounded only by
-// the transport window, so the sweep runs at the SMP rate, not the latency.
+// reached). Queries wait as small task values in one FIFO (breadth first);
+// twice the transport window of worker coroutines take them, so the window
+// stays full and the sweep runs at the SMP rate, not the latency, without a
+// coroutine frame per query of the whole frontier.
 // Failures never stop the sweep: a NodeInfo that times out is recorded as a
 // missing node behind its port, a PortInfo as an unknown port; the same GUID
 // appearing at a port that already leads elsewhere is reported as a
