@@ -85,22 +85,22 @@ boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& t
 {
     std::size_t max_blocks = 0;
     for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
-    std::vector<Job> jobs;
+    std::vector<std::pair<Target*, std::size_t>> blocks;
     for (std::size_t b = 0; b < max_blocks; ++b) {
         for (auto& t : targets) {
             if (!t.first_contact || t.current.linear_fdb_top == 0) continue;
             const std::size_t programmed = mad::lft_block_of(Lid(t.current.linear_fdb_top)) + 1;
             if (b >= t.desired.size() || b >= programmed) continue;
-            jobs.push_back([&transport, &t, b, &report]() -> boost::asio::awaitable<void> {
-                auto r = co_await dr_get(transport, t.path, mad::attr::linear_forwarding_table,
-                                         static_cast<std::uint32_t>(b));
-                ++report.blocks_read;
-                if (!r.ok()) co_return; // unknown: it will be sent
-                if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t.confirmed->blocks[b] = *block;
-            });
+            blocks.emplace_back(&t, b);
         }
     }
-    co_await run_jobs(std::move(jobs), settings_.width);
+    co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
+        auto [t, b] = tb;
+        auto r = co_await dr_get(transport, t->path, mad::attr::linear_forwarding_table, static_cast<std::uint32_t>(b));
+        ++report.blocks_read;
+        if (!r.ok()) co_return; // unknown: it will be sent
+        if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = *block;
+    });
     // Discovery just read SwitchInfo: that is what the switch holds now.
     for (auto& t : targets) {
         t.confirmed->top = t.current.linear_fdb_top;
@@ -114,32 +114,33 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
     std::size_t max_blocks = 0;
     for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
     for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
-        std::vector<Job> jobs;
+        std::vector<std::pair<Target*, std::size_t>> blocks;
         for (std::size_t b = 0; b < max_blocks; ++b) {
             for (auto& t : targets) {
                 if (b >= t.desired.size() || t.confirmed->blocks[b] == t.desired[b]) continue;
-                jobs.push_back([&transport, &t, b, &report]() -> boost::asio::awaitable<void> {
-                    SmpData data{};
-                    mad::encode(t.desired[b], std::span<std::uint8_t, 64>(data));
-                    auto r = co_await dr_set(transport, t.path, mad::attr::linear_forwarding_table,
-                                             static_cast<std::uint32_t>(b), data);
-                    ++report.blocks_sent;
-                    if (!r.ok()) {
-                        keep_failure(report.failures, t.where(b) + ": LFT Set " + failure_text(r));
-                        co_return;
-                    }
-                    auto block = mad::decode_linear_forwarding_table(r.smp.data());
-                    if (block && *block == t.desired[b]) {
-                        t.confirmed->blocks[b] = *block;
-                    } else {
-                        t.confirmed->blocks[b].reset();
-                        keep_failure(report.failures, t.where(b) + ": LFT Set answered with other content");
-                    }
-                });
+                blocks.emplace_back(&t, b);
             }
         }
-        if (jobs.empty()) break;
-        co_await run_jobs(std::move(jobs), settings_.width);
+        if (blocks.empty()) break;
+        co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
+            auto [t, b] = tb;
+            SmpData data{};
+            mad::encode(t->desired[b], std::span<std::uint8_t, 64>(data));
+            auto r = co_await dr_set(transport, t->path, mad::attr::linear_forwarding_table,
+                                     static_cast<std::uint32_t>(b), data);
+            ++report.blocks_sent;
+            if (!r.ok()) {
+                keep_failure(report.failures, t->where(b) + ": LFT Set " + failure_text(r));
+                co_return;
+            }
+            auto block = mad::decode_linear_forwarding_table(r.smp.data());
+            if (block && *block == t->desired[b]) {
+                t->confirmed->blocks[b] = *block;
+            } else {
+                t->confirmed->blocks[b].reset();
+                keep_failure(report.failures, t->where(b) + ": LFT Set answered with other content");
+            }
+        });
     }
     report.blocks_dirty = 0;
     for (const auto& t : targets)
@@ -150,11 +151,12 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
 boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& transport, std::vector<Target>& targets,
                                                              LftReport& report)
 {
-    std::vector<Job> jobs;
-    for (auto& t : targets) {
-        const std::uint8_t life = settings_.life_time_value;
-        if (t.confirmed->top == t.top && t.confirmed->life_time == life) continue;
-        jobs.push_back([&transport, &t, life, &report]() -> boost::asio::awaitable<void> {
+    const std::uint8_t life = settings_.life_time_value;
+    std::vector<Target*> stale;
+    for (auto& t : targets)
+        if (t.confirmed->top != t.top || t.confirmed->life_time != life) stale.push_back(&t);
+    co_await run_jobs(std::move(stale), settings_.width, [&](Target* tp) -> boost::asio::awaitable<void> {
+            Target& t = *tp;
             mad::SwitchInfo si = t.current;
             si.linear_fdb_top = t.top;
             si.life_time_value = life;
@@ -176,9 +178,7 @@ boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& tra
                 keep_failure(report.failures, "switch " + t.guid.str() + ": SwitchInfo Set did not take LinearFDBTop");
             }
             ++report.switch_info_failed;
-        });
-    }
-    co_await run_jobs(std::move(jobs), settings_.width);
+    });
 }
 
 } // namespace ibsm::daemon

@@ -155,16 +155,14 @@ boost::asio::awaitable<void> PortProgrammer::set_state(mad::Transport& transport
 boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport)
 {
     PortReport report;
-    std::vector<Job> jobs;
-    for (auto& e : plan_) {
-        if (e.activate || !(e.config_differs || e.reregister)) continue;
-        jobs.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
-            const auto before = report.failed;
-            co_await set_state(transport, e, mad::PortState::no_change, e.reregister, report);
-            if (report.failed == before) ++report.configured;
-        });
-    }
-    co_await run_jobs(std::move(jobs), settings_.width);
+    std::vector<PortPlanEntry*> ports;
+    for (auto& e : plan_)
+        if (!e.activate && (e.config_differs || e.reregister)) ports.push_back(&e);
+    co_await run_jobs(std::move(ports), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        const auto before = report.failed;
+        co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report);
+        if (report.failed == before) ++report.configured;
+    });
     co_return report;
 }
 
@@ -172,28 +170,24 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
 {
     PortReport report;
     // Phase 1: every INIT port gets its settings and ARMED in one Set.
-    std::vector<Job> arm;
-    for (auto& e : plan_) {
-        if (!e.activate || e.current.port_state != mad::PortState::init) continue;
-        arm.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
-            const auto before = report.failed;
-            co_await set_state(transport, e, mad::PortState::armed, false, report);
-            if (report.failed == before) ++report.armed;
-        });
-    }
-    co_await run_jobs(std::move(arm), settings_.width);
+    std::vector<PortPlanEntry*> arm;
+    for (auto& e : plan_)
+        if (e.activate && e.current.port_state == mad::PortState::init) arm.push_back(&e);
+    co_await run_jobs(std::move(arm), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        const auto before = report.failed;
+        co_await set_state(transport, *e, mad::PortState::armed, false, report);
+        if (report.failed == before) ++report.armed;
+    });
 
     // Phase 2: both ends of every link are ARMED now; ACTIVE.
-    std::vector<Job> act;
-    for (auto& e : plan_) {
-        if (!e.activate || e.current.port_state != mad::PortState::armed) continue;
-        act.push_back([this, &transport, &e, &report]() -> boost::asio::awaitable<void> {
-            const auto before = report.failed;
-            co_await set_state(transport, e, mad::PortState::active, e.reregister, report);
-            if (report.failed == before) ++report.activated;
-        });
-    }
-    co_await run_jobs(std::move(act), settings_.width);
+    std::vector<PortPlanEntry*> act;
+    for (auto& e : plan_)
+        if (e.activate && e.current.port_state == mad::PortState::armed) act.push_back(&e);
+    co_await run_jobs(std::move(act), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        const auto before = report.failed;
+        co_await set_state(transport, *e, mad::PortState::active, e->reregister, report);
+        if (report.failed == before) ++report.activated;
+    });
     co_return report;
 }
 

@@ -238,19 +238,19 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
 {
     VlReport report;
     auto writes = plan_vl_tables(found, plan, vls_needed, settings_, &report.switches_left);
-    std::vector<Job> jobs;
-    for (auto& t : writes) {
+    std::vector<std::pair<const TableWrite*, std::uint64_t>> todo;
+    for (const auto& t : writes) {
         const std::uint64_t hash = masked_hash(t.desired, t.mask);
         if (auto c = confirmed_.find(t.key); c != confirmed_.end() && c->second == hash) {
             ++report.tables_ok;
             continue;
         }
-        // `writes` outlives the jobs (run_jobs is awaited below).
-        jobs.push_back([this, &transport, &report, hash, &t]() -> boost::asio::awaitable<void> {
-            co_await write(transport, t, hash, report);
-        });
+        todo.emplace_back(&t, hash);
     }
-    co_await run_jobs(std::move(jobs), settings_.width);
+    co_await run_jobs(std::move(todo), settings_.width,
+                      [&](std::pair<const TableWrite*, std::uint64_t> w) -> boost::asio::awaitable<void> {
+                          co_await write(transport, *w.first, w.second, report);
+                      });
     co_return report;
 }
 

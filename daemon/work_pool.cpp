@@ -12,34 +12,31 @@
 
 namespace ibsm::daemon {
 
-boost::asio::awaitable<void> run_jobs(std::vector<Job> jobs, std::size_t width)
+boost::asio::awaitable<void> run_jobs(std::size_t count, std::size_t width, JobFn job)
 {
-    if (jobs.empty()) co_return;
+    if (count == 0) co_return;
     auto executor = co_await boost::asio::this_coro::executor;
 
     struct Shared {
-        std::vector<Job> jobs;
+        JobFn job;
+        std::size_t count;
         std::size_t next = 0;
         std::size_t workers = 0;
         std::exception_ptr failure;
         boost::asio::steady_timer done;
-        Shared(std::vector<Job> j, boost::asio::any_io_executor ex)
-            : jobs(std::move(j)), done(ex, boost::asio::steady_timer::time_point::max())
+        Shared(JobFn j, std::size_t n, boost::asio::any_io_executor ex)
+            : job(std::move(j)), count(n), done(ex, boost::asio::steady_timer::time_point::max())
         {
         }
     };
-    auto shared = std::make_shared<Shared>(std::move(jobs), executor);
-    const std::size_t n = std::max<std::size_t>(1, std::min(width, shared->jobs.size()));
+    auto shared = std::make_shared<Shared>(std::move(job), count, executor);
+    const std::size_t n = std::max<std::size_t>(1, std::min(width, count));
     shared->workers = n;
     for (std::size_t w = 0; w < n; ++w) {
         boost::asio::co_spawn(
             executor,
             [shared]() -> boost::asio::awaitable<void> {
-                while (shared->next < shared->jobs.size()) {
-                    auto& job = shared->jobs[shared->next++];
-                    co_await job();
-                    job = nullptr; // release captures early
-                }
+                while (shared->next < shared->count) co_await shared->job(shared->next++);
             },
             [shared](std::exception_ptr e) {
                 if (e && !shared->failure) shared->failure = e;

@@ -72,23 +72,19 @@ int main(int argc, char** argv)
                                         std::chrono::milliseconds(1)});
     transport.start();
 
-    // One job per SMP, as the LFT and VL programmers queue them.
-    std::vector<daemon::Job> jobs;
-    jobs.reserve(smps);
+    // One job per SMP, as the LFT and VL programmers run them.
     const DrPath path = *DrPath::parse("0,1,13,13,1");
     daemon::SmpData data{};
     std::size_t ok = 0;
-    for (std::size_t i = 0; i < smps; ++i)
-        jobs.push_back([&, i]() -> boost::asio::awaitable<void> {
-            auto r = co_await daemon::dr_set(transport, path, mad::attr::linear_forwarding_table,
-                                             static_cast<std::uint32_t>(i & 0xffff), data);
-            ok += r.ok();
-        });
     const auto start = std::chrono::steady_clock::now();
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
-            co_await daemon::run_jobs(std::move(jobs), workers);
+            co_await daemon::run_jobs(smps, workers, [&](std::size_t i) -> boost::asio::awaitable<void> {
+                auto r = co_await daemon::dr_set(transport, path, mad::attr::linear_forwarding_table,
+                                                 static_cast<std::uint32_t>(i & 0xffff), data);
+                ok += r.ok();
+            });
             transport.stop();
         },
         boost::asio::detached);
