@@ -135,11 +135,18 @@ boost::asio::awaitable<ProgramReport> Bringup::program(const DiscoveryResult& fo
                                                        const routing::RoutingTables& tables)
 {
     ProgramReport report;
-    ports_.prepare(found, lids.lids, lids.sm_lid);
-    // Switch tables and the PortInfo of ports that are not being activated
-    // (switch port 0, ports already ACTIVE) are independent: one pass.
-    report.lfts = co_await lfts_.program(transport_, found, tables);
-    report.vls = co_await vls_.program(transport_, found, ports_.plan(), tables.vls_used);
+    // The port plan and the VL tables (tens of ms of CPU at thousands of
+    // ports) are planned on a worker thread while the LFT blocks are on the
+    // wire; nothing on the loop touches ports_ or reads the VL settings
+    // meanwhile. Switch tables and the PortInfo of ports that are not being
+    // activated (switch port 0, ports already ACTIVE) are independent.
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
+                                               ports_.prepare(found, lids.lids, lids.sm_lid);
+                                               return vls_.plan(found, ports_.plan(), tables.vls_used);
+                                           }));
+    report.lfts = std::move(lft_report);
+    report.vls = co_await vls_.program(transport_, std::move(vl_plan));
     report.ports = co_await ports_.configure(transport_);
     co_return report;
 }

@@ -233,13 +233,26 @@ boost::asio::awaitable<void> VlProgrammer::write(mad::Transport& transport, cons
     ++report.tables_ok;
 }
 
+VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports,
+                          unsigned vls_needed) const
+{
+    VlPlan p;
+    p.writes = plan_vl_tables(found, ports, vls_needed, settings_, &p.switches_left);
+    return p;
+}
+
 boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport, const DiscoveryResult& found,
-                                                       const std::vector<PortPlanEntry>& plan, unsigned vls_needed)
+                                                       const std::vector<PortPlanEntry>& ports, unsigned vls_needed)
+{
+    co_return co_await program(transport, plan(found, ports, vls_needed));
+}
+
+boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport, VlPlan planned)
 {
     VlReport report;
-    auto writes = plan_vl_tables(found, plan, vls_needed, settings_, &report.switches_left);
+    report.switches_left = planned.switches_left;
     std::vector<std::pair<const TableWrite*, std::uint64_t>> todo;
-    for (const auto& t : writes) {
+    for (const auto& t : planned.writes) {
         const std::uint64_t hash = masked_hash(t.desired, t.mask);
         if (auto c = confirmed_.find(t.key); c != confirmed_.end() && c->second == hash) {
             ++report.tables_ok;

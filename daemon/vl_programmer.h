@@ -120,14 +120,24 @@ struct TableWrite {
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left);
 
+struct VlPlan {
+    std::vector<TableWrite> writes;
+    std::uint64_t switches_left = 0; // see VlReport
+};
+
 class VlProgrammer {
 public:
     explicit VlProgrammer(VlSettings settings) : settings_(settings) {}
 
     void set_all_switch_pairs(bool all) { settings_.all_switch_pairs = all; }
 
+    // Pure (reads only the settings), so the sweep runs it on a worker
+    // thread while the LFT blocks are on the wire.
+    VlPlan plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports, unsigned vls_needed) const;
+    boost::asio::awaitable<VlReport> program(mad::Transport& transport, VlPlan planned);
+    // plan() then program().
     boost::asio::awaitable<VlReport> program(mad::Transport& transport, const DiscoveryResult& found,
-                                             const std::vector<PortPlanEntry>& plan, unsigned vls_needed);
+                                             const std::vector<PortPlanEntry>& ports, unsigned vls_needed);
 
 private:
     // `hash`: masked_hash of t's desired content, what confirmed_ records.
