@@ -260,6 +260,8 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
         }
         todo.emplace_back(&t, hash);
     }
+    // One confirmed entry per table written: no rehashing mid-phase.
+    confirmed_.reserve(confirmed_.size() + todo.size());
     co_await run_jobs(std::move(todo), settings_.width,
                       [&](std::pair<const TableWrite*, std::uint64_t> w) -> boost::asio::awaitable<void> {
                           co_await write(transport, *w.first, w.second, report);
