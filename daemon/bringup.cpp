@@ -204,12 +204,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
     // programmed, so a LID on the wire is always a LID on disk.
     PhaseClock c3(transport_);
     using namespace boost::asio::experimental::awaitable_operators;
-    auto [saved, chain] = co_await (off_loop([&] {
-                                        store_.save(found.fabric, lids.lids, lids.previous);
-                                        return true;
-                                    }) &&
-                                    off_loop([&] { return route(found, lids); }));
-    (void)saved;
+    auto chain = co_await (off_loop([&] { store_.save(found.fabric, lids.lids, lids.previous); }) &&
+                           off_loop([&] { return route(found, lids); }));
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     if (!chain.tables) {
         o.phases.push_back(c3.finish("route", "every engine refused"));

@@ -8,11 +8,13 @@
 // own: one log line per phase with its time and SMP count, then
 // `SUBNET UP` with the totals, or the reason the subnet is not up.
 //
-// Route computation, the guid2lid file (written while routing) and the dump
-// files run on worker threads (`compute_`) while the sweep coroutine waits: they take seconds on large fabrics, and
-// the event loop must keep answering SMInfo and receiving traps meanwhile.
-// They only read the sweep's values, which nothing else touches while the
-// sweep is suspended.
+// Route computation, the guid2lid file (written while routing), the port and
+// VL table plans (computed while the LFT blocks are sent) and the dump files
+// run on worker threads (`compute_`): they take seconds on large fabrics,
+// and the event loop must keep answering SMInfo and receiving traps
+// meanwhile. They read the sweep's values, which nothing on the loop
+// changes meanwhile; the plans are written only into the port programmer,
+// which the loop leaves alone until they are done.
 //
 // State kept across sweeps of one process: the LFT programmer's confirmed
 // blocks and the port programmer's first-contact set; across processes: the
