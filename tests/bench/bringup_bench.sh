@@ -106,10 +106,7 @@ for fab in "${fabrics[@]}"; do
     ours_smps=$(xmit_pkts)
     grep -E "phase" "$WORK/ibsmd-$fab.log" | sed 's/^[^ ]* [^ ]* info /  ibsmd /' >&2
     ceiling="n/a"
-    if [ -n "${PROBE:-}" ]; then
-        ceiling=$(sim "${PIN_SM[@]}" "$PROBE" --outstanding "$WINDOW" --count 100000 --path 0,1 2> /dev/null |
-            sed -n 's/.* = \([0-9]*\) SMPs\/s/\1/p')
-    fi
+    [ -n "${PROBE:-}" ] && ceiling=$(probe_rate "$PROBE" "$WINDOW" 100000 "${PIN_SM[@]}")
     ibsim_stop
     rm -f "$WORK/console"
 

@@ -27,10 +27,8 @@ switches=$(grep -c '^Switch' "$WORK/fabric.net")
 # shellcheck disable=SC2046
 ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 
-# A switch one hop away answers the probe (path 0,<SM port 1>).
-probe() { sim "$PROBE" --outstanding "$1" --count 60000 --path 0,1 2>/dev/null | sed -n 's/.* = \([0-9]*\) SMPs\/s/\1/p'; }
-raw16=$(probe 16)
-raw64=$(probe 64)
+raw16=$(probe_rate "$PROBE" 16 60000)
+raw64=$(probe_rate "$PROBE" 64 60000)
 
 # "discovered N nodes (...), L links in T s: S SMPs, R SMPs/s" -> "T S R"
 discover() {

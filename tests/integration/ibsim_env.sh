@@ -73,5 +73,16 @@ sim() {
     (cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" LD_PRELOAD="$SIM_PRELOAD" "$@")
 }
 
+# probe_rate PROBE K COUNT [WRAPPER...]: the SMPs/s tests/bench/smp_rate_probe
+# gets keeping K NodeInfo Gets outstanding to the switch one hop from the SM
+# (path 0,1) until COUNT are answered: the simulator's own ceiling. WRAPPER
+# (e.g. taskset -c 0) runs the probe.
+probe_rate() {
+    local probe=$1 k=$2 count=$3
+    shift 3
+    sim "$@" "$probe" --outstanding "$k" --count "$count" --path 0,1 2> /dev/null |
+        sed -n 's/.* = \([0-9]*\) SMPs\/s/\1/p'
+}
+
 # ibsim_limits NETFILE: table sizes for that fabric.
 . "$(dirname "${BASH_SOURCE[0]}")/ibsim_limits.sh"
