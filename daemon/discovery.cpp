@@ -121,15 +121,17 @@ private:
     }
 
     // One Get; on failure records what is missing and returns nullopt.
-    awaitable<std::optional<mad::Smp>> get(const DrPath& path, std::uint16_t attr, std::uint32_t mod,
-                                           std::string what)
+    // `what()` names the query for that record: it is called only on
+    // failure, so tens of thousands of answered queries build no text.
+    template <class What>
+    awaitable<std::optional<mad::Smp>> get(const DrPath& path, std::uint16_t attr, std::uint32_t mod, What what)
     {
         mad::SmpRequest req{mad::make_dr_request(mad::Method::get, path, attr, mod, 0), Lid{}};
         auto r = co_await transport_.async_request(std::move(req), use_awaitable);
         if (r.ok()) co_return r.smp;
         std::string why = r.failure == mad::SmpFailure::bad_status ? "bad status " + hex16(r.status)
                                                                      : mad::to_string(r.failure);
-        result_.missing.push_back(MissingItem{path, std::move(what), std::move(why)});
+        result_.missing.push_back(MissingItem{path, what(), std::move(why)});
         co_return std::nullopt;
     }
 
@@ -164,18 +166,19 @@ private:
 
     awaitable<void> visit(const DrPath& path, std::optional<PortRef> from)
     {
-        auto r = co_await get(path, mad::attr::node_info, 0, "NodeInfo (" + where(from) + ")");
+        const auto what = [&] { return "NodeInfo (" + where(from) + ")"; };
+        auto r = co_await get(path, mad::attr::node_info, 0, what);
         if (!r) co_return;
         auto ni = mad::decode_node_info(r->data());
         if (!ni) {
-            result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(from) + ")", "malformed answer"});
+            result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
             co_return;
         }
         auto& f = result_.fabric;
         const PortNum in = ni->local_port_num;
         const auto type = to_node_type(ni->node_type);
         if (in.value() > ni->num_ports || (type != topology::NodeType::switch_node && in.value() == 0)) {
-            result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(from) + ")",
+            result_.missing.push_back(MissingItem{path, what(),
                                                   "LocalPortNum " + std::to_string(in.value()) + " out of range"});
             co_return;
         }
@@ -245,14 +248,14 @@ private:
 
     awaitable<void> describe(NodeId id, const DrPath& path)
     {
-        auto r = co_await get(path, mad::attr::node_description, 0, "NodeDescription");
+        auto r = co_await get(path, mad::attr::node_description, 0, [] { return std::string("NodeDescription"); });
         if (!r) co_return;
         if (auto nd = mad::decode_node_description(r->data())) result_.fabric.node(id).description = nd->text;
     }
 
     awaitable<void> switch_info(NodeId id, const DrPath& path)
     {
-        auto r = co_await get(path, mad::attr::switch_info, 0, "SwitchInfo");
+        auto r = co_await get(path, mad::attr::switch_info, 0, [] { return std::string("SwitchInfo"); });
         if (!r) co_return;
         auto si = mad::decode_switch_info(r->data());
         if (!si) {
@@ -269,12 +272,12 @@ private:
 
     awaitable<void> port_info(NodeId id, const DrPath& path, PortNum pn, bool follow)
     {
-        auto r = co_await get(path, mad::attr::port_info, pn.value(), "PortInfo port " + std::to_string(pn.value()));
+        const auto what = [pn] { return "PortInfo port " + std::to_string(pn.value()); };
+        auto r = co_await get(path, mad::attr::port_info, pn.value(), what);
         if (!r) co_return;
         auto pi = mad::decode_port_info(r->data());
         if (!pi) {
-            result_.missing.push_back(
-                MissingItem{path, "PortInfo port " + std::to_string(pn.value()), "malformed answer"});
+            result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
             co_return;
         }
         result_.port_info[PortRef{id, pn}] = *pi;
