@@ -12,13 +12,6 @@ namespace {
 
 using topology::PortRef;
 
-
-void note_failure(PortReport& report, std::string text)
-{
-    ++report.failed;
-    keep_failure(report.failures, std::move(text));
-}
-
 // The fields a Set must carry as "no change", cleared so that writing back
 // what was read never changes state by accident.
 mad::PortInfo without_commands(mad::PortInfo pi)

@@ -32,4 +32,13 @@ inline void keep_failure(std::vector<std::string>& kept, std::string text)
     if (kept.size() < max_failures_kept) kept.push_back(std::move(text));
 }
 
+// Counts one failure in a report with `failed` and `failures` (the port and
+// VL programmers') and keeps its text.
+template <class Report>
+void note_failure(Report& report, std::string text)
+{
+    ++report.failed;
+    keep_failure(report.failures, std::move(text));
+}
+
 } // namespace ibsm::daemon

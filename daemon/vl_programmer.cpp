@@ -13,12 +13,6 @@ namespace {
 constexpr std::uint32_t cap_sl_mapping = 1u << 6; // PortInfo CapabilityMask IsSLMappingSupported
 constexpr std::size_t sl2vl_bytes = 8;            // 16 SLs, 4 bits each
 
-void note_failure(VlReport& report, std::string text)
-{
-    ++report.failed;
-    keep_failure(report.failures, std::move(text));
-}
-
 bool configured_before(const mad::PortInfo& pi)
 {
     return pi.port_state == mad::PortState::armed || pi.port_state == mad::PortState::active;
