@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mad/types.h"
+#include "routing/sl_table.h"
 #include "topology/fabric.h"
 
 #include <cstdint>
@@ -28,9 +29,10 @@ struct RoutingTables {
     std::string engine;                         // name of the engine that produced them
     std::map<topology::NodeId, Lft> lfts;       // one per switch
     Lid linear_fdb_top;                         // highest LID routed
-    // Engines with several VLs (dfsssp, sftree variants): SL per
-    // (source port, destination LID); empty means SL 0 everywhere.
-    std::map<std::pair<topology::PortRef, Lid>, std::uint8_t> sl;
+    // Engines with several VLs (dfsssp): SL per (source port, destination
+    // LID), dense (see sl_table.h); empty means SL 0 everywhere. The SL of a
+    // pair maps to VL = SL (identity SL2VL over vls_used VLs).
+    SlTable sl;
     std::uint8_t vls_used = 1;
 };
 

@@ -16,16 +16,18 @@ SlLookup::SlLookup(const Network& net, const RoutingTables& tables)
     for (std::size_t e = 0; e < net.endpoints().size(); ++e)
         endpoint_of.emplace(key(net.endpoints()[e].port), static_cast<std::int32_t>(e));
     by_lid_.resize(net.lid_table_size());
-    for (const auto& [pair, sl] : tables.sl) {
-        if (sl > 15)
-            throw std::invalid_argument("SL " + std::to_string(sl) + " for source " + net.port_label(pair.first) +
-                                        " is out of range 0..15");
-        auto it = endpoint_of.find(key(pair.first));
-        std::uint32_t lid = pair.second.value();
-        if (it == endpoint_of.end() || lid >= by_lid_.size()) continue; // no such source / destination
-        by_lid_[lid].emplace_back(it->second, sl);
-        vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(sl + 1));
-        empty_ = false;
+    const auto& table = tables.sl;
+    const auto lids = std::min<std::uint32_t>(table.lid_limit(), static_cast<std::uint32_t>(by_lid_.size()));
+    for (std::size_t row = 0; row < table.sources().size(); ++row) {
+        auto it = endpoint_of.find(key(table.sources()[row]));
+        if (it == endpoint_of.end()) continue; // no such source
+        for (std::uint32_t lid = 0; lid < lids; ++lid) {
+            auto sl = table.get(row, lid);
+            if (sl == 0) continue;
+            by_lid_[lid].emplace_back(it->second, sl);
+            vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(sl + 1));
+            empty_ = false;
+        }
     }
 }
 

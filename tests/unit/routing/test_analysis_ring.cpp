@@ -166,13 +166,22 @@ TEST_CASE("SLs put routes on separate VLs and break the loop")
     // the destination "behind" the source) go on SL 1. VL 0 then lacks the
     // turn at A, and VL 1 only has turns at A, B and D (never at C).
     auto sl_of = [](int src, int dst) { return (src != 0 && dst != 0 && dst < src) ? 1 : 0; };
+    std::vector<topology::PortRef> sources;
+    for (int src = 0; src < 4; ++src) {
+        sources.push_back({r.h[src], PortNum(1)});
+        sources.push_back({r.s[src], PortNum(0)});
+    }
+    r.tables.sl = routing::SlTable(sources, 9);
+    auto set_sl = [&](topology::PortRef p, std::uint16_t lid, std::uint8_t sl) {
+        r.tables.sl.set(*r.tables.sl.row_of(p), lid, sl);
+    };
     for (int src = 0; src < 4; ++src) {
         for (int dst = 0; dst < 4; ++dst) {
             if (src == dst) continue;
             auto sl = static_cast<std::uint8_t>(sl_of(src, dst));
             for (std::uint16_t lid : {static_cast<std::uint16_t>(dst + 1), static_cast<std::uint16_t>(dst + 5)}) {
-                r.tables.sl[{topology::PortRef{r.h[src], PortNum(1)}, Lid(lid)}] = sl;
-                r.tables.sl[{topology::PortRef{r.s[src], PortNum(0)}, Lid(lid)}] = sl;
+                set_sl({r.h[src], PortNum(1)}, lid, sl);
+                set_sl({r.s[src], PortNum(0)}, lid, sl);
             }
         }
     }
@@ -183,8 +192,8 @@ TEST_CASE("SLs put routes on separate VLs and break the loop")
     CHECK_FALSE(rep.credit_ca_only.has_loop());
 
     // The same SLs with everything on SL 0 but one pair still loop.
-    r.tables.sl.clear();
-    r.tables.sl[{topology::PortRef{r.h[0], PortNum(1)}, Lid(8)}] = 1; // hA -> hD on VL 1
+    r.tables.sl = routing::SlTable(sources, 9);
+    set_sl({r.h[0], PortNum(1)}, 8, 1); // hA -> hD on VL 1
     Report rep2 = analyze(r.fabric, r.tables, quick());
     CHECK(rep2.credit_all.has_loop());
     REQUIRE(rep2.credit_all.vls.size() == 2);
