@@ -93,11 +93,35 @@ struct LogConfig {
     bool operator==(const LogConfig&) const = default;
 };
 
+// When the SM looks at the fabric again (DESIGN.md, "The long-running SM").
 struct SweepConfig {
-    // 0 disables light sweeps.
-    std::chrono::seconds light_interval{10};
+    // sweep.interval_s: period of the light sweep (one SwitchInfo Get per
+    // switch for PortStateChange); 0 disables light sweeps.
+    std::chrono::seconds interval{10};
+    // sweep.retry_interval_s: while the subnet is not up (or not everything
+    // was confirmed), the delay before the next attempt. Was
+    // sweep.light_interval_s, which named it wrongly.
+    std::chrono::seconds retry_interval{10};
+    // sweep.debounce_ms: events arriving within this window of the previous
+    // one are folded into one re-route.
+    std::chrono::milliseconds debounce{50};
+    // sweep.debounce_max_ms: a storm of events cannot postpone routing
+    // longer than this after its first event.
+    std::chrono::milliseconds debounce_max{1000};
 
     bool operator==(const SweepConfig&) const = default;
+};
+
+// Which files the daemon writes into state_dir after a sweep (guid2lid is
+// state, not a dump, and is always written). Written off the event loop and
+// only when their content changed.
+struct DumpConfig {
+    bool lfts = true;     // lfts.dump (dump_fts text; 1.5 GB at 11 664 hosts)
+    bool topology = true; // topology.net (ibnetdiscover text with the LIDs)
+    bool summary = true;  // summary.txt
+    bool sl = true;       // sl.txt, the SL of every pair, when routing uses SLs
+
+    bool operator==(const DumpConfig&) const = default;
 };
 
 struct Config {
@@ -108,6 +132,7 @@ struct Config {
     std::string state_dir = "/var/lib/ibsmd";
     LogConfig log;
     SweepConfig sweep;
+    DumpConfig dump;
 
     bool operator==(const Config&) const = default;
 };
