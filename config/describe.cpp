@@ -59,7 +59,18 @@ std::string describe(const Config& c)
     out << YAML::EndMap;
 
     out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "light_interval_s" << YAML::Value << c.sweep.light_interval.count();
+    out << YAML::Key << "interval_s" << YAML::Value << c.sweep.interval.count();
+    if (c.sweep.interval.count() == 0) out << YAML::Comment("light sweeps off");
+    out << YAML::Key << "retry_interval_s" << YAML::Value << c.sweep.retry_interval.count();
+    out << YAML::Key << "debounce_ms" << YAML::Value << c.sweep.debounce.count();
+    out << YAML::Key << "debounce_max_ms" << YAML::Value << c.sweep.debounce_max.count();
+    out << YAML::EndMap;
+
+    out << YAML::Key << "dump" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "lfts" << YAML::Value << c.dump.lfts;
+    out << YAML::Key << "topology" << YAML::Value << c.dump.topology;
+    out << YAML::Key << "summary" << YAML::Value << c.dump.summary;
+    out << YAML::Key << "sl" << YAML::Value << c.dump.sl;
     out << YAML::EndMap;
 
     out << YAML::EndMap;

@@ -27,7 +27,7 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 6> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep"};
+constexpr std::array<std::string_view, 7> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep", "dump"};
 constexpr std::array<std::string_view, 7> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
 };
@@ -36,19 +36,30 @@ constexpr std::array<std::string_view, 7> sm_keys{
     "priority", "port_guid", "ca", "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
 };
 constexpr std::array<std::string_view, 2> log_keys{"level", "file"};
-constexpr std::array<std::string_view, 1> sweep_keys{"light_interval_s"};
+constexpr std::array<std::string_view, 4> sweep_keys{
+    "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
+};
+constexpr std::array<std::string_view, 4> dump_keys{"lfts", "topology", "summary", "sl"};
+
+// Keys of earlier versions: a file written for them fails with what to write now.
+constexpr std::array<detail::RetiredKey, 1> retired_keys{{
+    {"sweep.light_interval_s",
+     "renamed to 'sweep.retry_interval_s' (the delay before trying again while the subnet is not up); "
+     "'sweep.interval_s' is the light sweep period"},
+}};
 
 struct SchemaSection {
     std::string_view name;
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 5> sections{{
+constexpr std::array<SchemaSection, 6> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
     {"log", log_keys},
     {"sweep", sweep_keys},
+    {"dump", dump_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -187,11 +198,50 @@ void read_log(const Reader& r, const Entry& at, LogConfig& c)
     if (auto* e = s.find("file")) c.file = r.text(*e, "a path");
 }
 
+// The debounce window may not exceed its cap. The key given later (or the
+// only one given) is the error; the other is named with its line, or as the
+// default when the file leaves it out.
+void check_debounce(const Reader& r, const Section& s, const SweepConfig& c)
+{
+    if (c.debounce_max >= c.debounce) return;
+    const Entry* window = s.find("debounce_ms");
+    const Entry* cap = s.find("debounce_max_ms");
+    const bool at_cap = cap && (!window || cap->key_line > window->key_line);
+    const Entry& here = at_cap ? *cap : *window;
+    const Entry* other = at_cap ? window : cap;
+    const auto where = [&](std::chrono::milliseconds v) {
+        return std::to_string(v.count()) + " ms, " +
+               (other ? "line " + std::to_string(other->key_line) : std::string("the default"));
+    };
+    if (at_cap)
+        r.fail(here.key_line, here.key,
+               std::to_string(c.debounce_max.count()) + " ms is less than 'sweep.debounce_ms' (" + where(c.debounce) +
+                   "); the cap must be at least the debounce window");
+    r.fail(here.key_line, here.key,
+           std::to_string(c.debounce.count()) + " ms is more than 'sweep.debounce_max_ms' (" + where(c.debounce_max) +
+               "); the debounce window cannot exceed its cap");
+}
+
 void read_sweep(const Reader& r, const Entry& at, SweepConfig& c)
 {
     const Section s = r.section(at.value, at.key, at.line, sweep_keys);
-    if (auto* e = s.find("light_interval_s"))
-        c.light_interval = std::chrono::seconds(r.integer(*e, limits::light_interval_s));
+    if (auto* e = s.find("interval_s")) c.interval = std::chrono::seconds(r.integer(*e, limits::sweep_interval_s));
+    if (auto* e = s.find("retry_interval_s"))
+        c.retry_interval = std::chrono::seconds(r.integer(*e, limits::sweep_retry_interval_s));
+    if (auto* e = s.find("debounce_ms"))
+        c.debounce = std::chrono::milliseconds(r.integer(*e, limits::sweep_debounce_ms));
+    if (auto* e = s.find("debounce_max_ms"))
+        c.debounce_max = std::chrono::milliseconds(r.integer(*e, limits::sweep_debounce_max_ms));
+    check_debounce(r, s, c);
+}
+
+void read_dump(const Reader& r, const Entry& at, DumpConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, dump_keys);
+    if (auto* e = s.find("lfts")) c.lfts = r.boolean(*e);
+    if (auto* e = s.find("topology")) c.topology = r.boolean(*e);
+    if (auto* e = s.find("summary")) c.summary = r.boolean(*e);
+    if (auto* e = s.find("sl")) c.sl = r.boolean(*e);
 }
 
 } // namespace
@@ -217,7 +267,7 @@ std::vector<std::string> effective_engine_chain(const RoutingConfig& routing)
 
 Config parse_config(std::string_view yaml_text, std::string_view name_for_errors)
 {
-    const Reader r(name_for_errors, all_keys());
+    const Reader r(name_for_errors, all_keys(), retired_keys);
     std::vector<YAML::Node> docs;
     try {
         docs = YAML::LoadAll(std::string(yaml_text));
@@ -241,6 +291,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("state_dir")) c.state_dir = r.text(*e, "a path");
     if (auto* e = top.find("log")) read_log(r, *e, c.log);
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
+    if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
     return c;
 }
 

@@ -9,6 +9,7 @@ namespace ibsm::config {
 namespace {
 
 std::string hex64(std::uint64_t v) { return Guid(v).str(); }
+std::string yes_no(bool v) { return v ? "true" : "false"; }
 
 template <class T, class F> std::string optional_text(const std::optional<T>& v, F&& show)
 {
@@ -31,7 +32,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
     auto quote = [](const std::string& s) { return "'" + s + "'"; };
     return {
         {"routing.engines", list_text(c.routing.engines)},
-        {"routing.no_fallback", c.routing.no_fallback ? "true" : "false"},
+        {"routing.no_fallback", yes_no(c.routing.no_fallback)},
         {"routing.lmc", std::to_string(c.routing.lmc)},
         {"routing.root_guids", list_text(roots)},
         {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
@@ -50,11 +51,21 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"state_dir", quote(c.state_dir)},
         {"log.level", std::string(to_string(c.log.level))},
         {"log.file", quote(c.log.file)},
-        {"sweep.light_interval_s", std::to_string(c.sweep.light_interval.count())},
+        {"sweep.interval_s", std::to_string(c.sweep.interval.count())},
+        {"sweep.retry_interval_s", std::to_string(c.sweep.retry_interval.count())},
+        {"sweep.debounce_ms", std::to_string(c.sweep.debounce.count())},
+        {"sweep.debounce_max_ms", std::to_string(c.sweep.debounce_max.count())},
+        {"dump.lfts", yes_no(c.dump.lfts)},
+        {"dump.topology", yes_no(c.dump.topology)},
+        {"dump.summary", yes_no(c.dump.summary)},
+        {"dump.sl", yes_no(c.dump.sl)},
     };
 }
 
-bool is_reloadable_key(std::string_view key) { return key.starts_with("routing.") || key == "log.level"; }
+bool is_reloadable_key(std::string_view key)
+{
+    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key == "log.level";
+}
 
 bool reload_compatible(const Config& running, const Config& next, std::vector<std::string>* why_not)
 {
@@ -68,7 +79,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.* and log.level reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.* and log.level reload)");
     }
     return ok;
 }

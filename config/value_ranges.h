@@ -14,16 +14,19 @@ struct Range {
 };
 
 namespace limits {
-inline constexpr Range lmc{0, 7};                  // PortInfo LMC is 3 bits
-inline constexpr Range max_vls{1, 15};             // data VLs 0..14
-inline constexpr Range smp_window{1, 4096};        // SMPs outstanding at once
-inline constexpr Range smp_timeout_ms{1, 60000};   // per-SMP response timeout
-inline constexpr Range smp_retries{0, 100};        // resends after a timeout
-inline constexpr Range sm_priority{0, 15};         // SMInfo Priority is 4 bits
-inline constexpr Range sm_port{1, 254};            // physical port number of the local CA
-inline constexpr Range subnet_timeout{0, 31};      // PortInfo SubnetTimeOut is 5 bits
-inline constexpr Range packet_life_time{0, 31};    // SwitchInfo LifeTimeValue is 5 bits
-inline constexpr Range light_interval_s{0, 86400}; // 0 disables light sweeps; at most a day
+inline constexpr Range lmc{0, 7};                        // PortInfo LMC is 3 bits
+inline constexpr Range max_vls{1, 15};                   // data VLs 0..14
+inline constexpr Range smp_window{1, 4096};              // SMPs outstanding at once
+inline constexpr Range smp_timeout_ms{1, 60000};         // per-SMP response timeout
+inline constexpr Range smp_retries{0, 100};              // resends after a timeout
+inline constexpr Range sm_priority{0, 15};               // SMInfo Priority is 4 bits
+inline constexpr Range sm_port{1, 254};                  // physical port number of the local CA
+inline constexpr Range subnet_timeout{0, 31};            // PortInfo SubnetTimeOut is 5 bits
+inline constexpr Range packet_life_time{0, 31};          // SwitchInfo LifeTimeValue is 5 bits
+inline constexpr Range sweep_interval_s{0, 86400};       // light sweep period; 0 disables them; at most a day
+inline constexpr Range sweep_retry_interval_s{1, 86400}; // retry delay while not up; 0 would spin
+inline constexpr Range sweep_debounce_ms{0, 10000};      // 0: route at the first event
+inline constexpr Range sweep_debounce_max_ms{0, 60000};  // and at least sweep.debounce_ms (checked in parse.cpp)
 } // namespace limits
 
 } // namespace ibsm::config

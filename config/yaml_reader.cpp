@@ -83,8 +83,9 @@ const Entry* Section::find(std::string_view leaf) const
     return nullptr;
 }
 
-Reader::Reader(std::string_view source, std::span<const std::string_view> all_keys)
-    : source_(source), all_keys_(all_keys)
+Reader::Reader(std::string_view source, std::span<const std::string_view> all_keys,
+               std::span<const RetiredKey> retired)
+    : source_(source), all_keys_(all_keys), retired_(retired)
 {
 }
 
@@ -141,6 +142,8 @@ Section Reader::section(const YAML::Node& node, std::string_view path, int line,
         bool is_known = false;
         for (auto kn : known) is_known = is_known || kn == leaf;
         if (!is_known) {
+            for (const auto& old : retired_)
+                if (old.key == key) fail(key_line, key, std::string(old.message));
             fail(key_line, key, unknown_key_message(path, leaf, known));
         }
         for (const auto& prev : s.entries_)

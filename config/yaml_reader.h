@@ -27,6 +27,13 @@ struct Entry {
     int line = 0; // where errors about the value point
 };
 
+// A key ibsmd no longer reads, with what to write instead; the message
+// follows "file:line: key 'old.key': ".
+struct RetiredKey {
+    std::string_view key; // full dotted path
+    std::string_view message;
+};
+
 // A mapping checked against its known keys: no unknown key, no key twice,
 // keys are plain scalars. A null node (a section with nothing under it) is
 // an empty mapping.
@@ -44,8 +51,10 @@ private:
 class Reader {
 public:
     // all_keys: every dotted key of the schema, for suggesting 'routing.lmc'
-    // when `lmc` is written in the wrong section.
-    Reader(std::string_view source, std::span<const std::string_view> all_keys);
+    // when `lmc` is written in the wrong section. retired: old keys that get
+    // their own message instead of "unknown key".
+    Reader(std::string_view source, std::span<const std::string_view> all_keys,
+           std::span<const RetiredKey> retired = {});
 
     const std::string& source() const { return source_; }
 
@@ -75,6 +84,7 @@ private:
 
     std::string source_;
     std::span<const std::string_view> all_keys_;
+    std::span<const RetiredKey> retired_;
 };
 
 // "a list", "a mapping", "nothing", "'abc'" for "expected X, got Y" messages.

@@ -208,8 +208,7 @@ int run_sm(const daemon::Options& opts)
     };
     wait_signal();
 
-    const auto retry = cfg.sweep.light_interval.count() > 0 ? std::chrono::seconds(cfg.sweep.light_interval)
-                                                            : std::chrono::seconds(10);
+    const auto retry = cfg.sweep.retry_interval; // 1..86400 s
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {

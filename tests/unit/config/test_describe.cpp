@@ -21,6 +21,9 @@ TEST_CASE("describe prints the defaults as YAML that reads back", "[config][desc
     CHECK(contains(text, "subnet_prefix: 0xfe80000000000000"));
     CHECK(contains(text, "state_dir: /var/lib/ibsmd"));
     CHECK(contains(text, "level: info"));
+    CHECK(contains(text, "sweep:\n  interval_s: 10\n  retry_interval_s: 10\n  debounce_ms: 50\n"
+                         "  debounce_max_ms: 1000\n"));
+    CHECK(contains(text, "dump:\n  lfts: true\n  topology: true\n  summary: true\n  sl: true\n"));
     CHECK_FALSE(contains(text, "port_guid"));
     CHECK(parse_config(text, "describe") == Config{});
 }
@@ -31,6 +34,11 @@ TEST_CASE("describe round-trips every key", "[config][describe]")
     const std::string text = describe(full);
     CHECK(contains(text, "ca: mlx5_1"));
     CHECK(contains(text, "0x0002c90200000002"));
+    CHECK(contains(text, "interval_s: 0  # light sweeps off"));
+    CHECK(contains(text, "retry_interval_s: 30"));
+    CHECK(contains(text, "debounce_max_ms: 5000"));
+    CHECK(contains(text, "lfts: false"));
+    CHECK(contains(text, "sl: false"));
     CHECK(parse_config(text, "describe") == full);
 
     Config odd;

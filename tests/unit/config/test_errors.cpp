@@ -57,7 +57,7 @@ TEST_CASE("unknown keys, with a suggestion when one is close", "[config][errors]
     CHECK(error_of([&] { (void)load_config_file(path); }) ==
           path + ":6: key 'smp.timeout': unknown key (known keys under 'smp': window, timeout_ms, retries)");
     CHECK(parse_error("\n\nfoo: 1\n") ==
-          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep)");
+          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep, dump)");
     CHECK(parse_error("routing:\n  ? [a]\n  : 1\n") == "t.yaml:2: key 'routing': keys must be plain names, got a list");
 }
 
@@ -100,8 +100,21 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
           "t.yaml:2: key 'sm.subnet_timeout': expected an integer in 0..31, got '32'");
     CHECK(parse_error("sm:\n  packet_life_time: 0x20\n") ==
           "t.yaml:2: key 'sm.packet_life_time': expected an integer in 0..31, got '0x20'");
-    CHECK(parse_error("sweep:\n  light_interval_s: 86401\n") ==
-          "t.yaml:2: key 'sweep.light_interval_s': expected an integer in 0..86400, got '86401'");
+    CHECK(parse_error("sweep:\n  interval_s: 86401\n") ==
+          "t.yaml:2: key 'sweep.interval_s': expected an integer in 0..86400, got '86401'");
+    CHECK(parse_error("sweep:\n  retry_interval_s: 0\n") ==
+          "t.yaml:2: key 'sweep.retry_interval_s': expected an integer in 1..86400, got '0'");
+    CHECK(parse_error("sweep:\n  retry_interval_s: 86401\n") ==
+          "t.yaml:2: key 'sweep.retry_interval_s': expected an integer in 1..86400, got '86401'");
+    CHECK(parse_error("sweep:\n  debounce_ms: 10001\n") ==
+          "t.yaml:2: key 'sweep.debounce_ms': expected an integer in 0..10000, got '10001'");
+    CHECK(parse_error("sweep:\n  debounce_max_ms: 60001\n") ==
+          "t.yaml:2: key 'sweep.debounce_max_ms': expected an integer in 0..60000, got '60001'");
+    CHECK(parse_error("sweep:\n  debounce_ms: -5\n") ==
+          "t.yaml:2: key 'sweep.debounce_ms': expected an integer in 0..10000, got '-5'");
+    CHECK(parse_error("dump:\n  lfts: no\n") == "t.yaml:2: key 'dump.lfts': expected true or false, got 'no'");
+    CHECK(parse_error("dump:\n  summary: 1\n") == "t.yaml:2: key 'dump.summary': expected true or false, got '1'");
+    CHECK(parse_error("dump: true\n") == "t.yaml:1: key 'dump': expected a mapping of settings, got 'true'");
     CHECK(parse_error("smp:\n  window: 99999999999999999999999\n") ==
           "t.yaml:2: key 'smp.window': expected an integer in 1..4096, got '99999999999999999999999'");
     CHECK(parse_error("routing:\n  no_fallback: yes\n") ==
@@ -114,6 +127,36 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
     CHECK(parse_error("state_dir: \"\"\n") == "t.yaml:1: key 'state_dir': expected a path, got the quoted string \"\"");
     CHECK(parse_error("sm:\n  ca: {x: 1}\n") ==
           "t.yaml:2: key 'sm.ca': expected a CA name (as in ibstat, e.g. mlx5_0), got a mapping");
+}
+
+TEST_CASE("the old sweep.light_interval_s says what replaced it", "[config][errors]")
+{
+    const std::string renamed = "renamed to 'sweep.retry_interval_s' (the delay before trying again while the subnet "
+                                "is not up); 'sweep.interval_s' is the light sweep period";
+    CHECK(parse_error("sweep:\n  light_interval_s: 10\n") == "t.yaml:2: key 'sweep.light_interval_s': " + renamed);
+    CHECK(parse_error("log: {level: info}\nsweep:\n  interval_s: 5\n  light_interval_s: 30\n") ==
+          "t.yaml:4: key 'sweep.light_interval_s': " + renamed);
+    // Only the old dotted key: elsewhere it is just unknown.
+    CHECK(parse_error("smp:\n  light_interval_s: 10\n") ==
+          "t.yaml:2: key 'smp.light_interval_s': unknown key (known keys under 'smp': window, timeout_ms, retries)");
+}
+
+TEST_CASE("the debounce window cannot exceed its cap", "[config][errors]")
+{
+    // Both given: the later key is the error and names the earlier one's line.
+    CHECK(parse_error("sweep:\n  debounce_ms: 800\n  interval_s: 5\n  debounce_max_ms: 500\n") ==
+          "t.yaml:4: key 'sweep.debounce_max_ms': 500 ms is less than 'sweep.debounce_ms' (800 ms, line 2); the cap "
+          "must be at least the debounce window");
+    CHECK(parse_error("sweep:\n  debounce_max_ms: 500\n  debounce_ms: 800\n") ==
+          "t.yaml:3: key 'sweep.debounce_ms': 800 ms is more than 'sweep.debounce_max_ms' (500 ms, line 2); the "
+          "debounce window cannot exceed its cap");
+    // One given: the other is its default.
+    CHECK(parse_error("sweep:\n  debounce_ms: 2000\n") ==
+          "t.yaml:2: key 'sweep.debounce_ms': 2000 ms is more than 'sweep.debounce_max_ms' (1000 ms, the default); "
+          "the debounce window cannot exceed its cap");
+    CHECK(parse_error("\nsweep: {debounce_max_ms: 20}\n") ==
+          "t.yaml:2: key 'sweep.debounce_max_ms': 20 ms is less than 'sweep.debounce_ms' (50 ms, the default); the "
+          "cap must be at least the debounce window");
 }
 
 TEST_CASE("a missing value points at its key, not at the next line", "[config][errors]")

@@ -36,7 +36,14 @@ TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[co
     CHECK(c.state_dir == "/var/lib/ibsmd");
     CHECK(c.log.level == LogLevel::info);
     CHECK(c.log.file == "/var/log/ibsmd.log");
-    CHECK(c.sweep.light_interval == 10s);
+    CHECK(c.sweep.interval == 10s);
+    CHECK(c.sweep.retry_interval == 10s);
+    CHECK(c.sweep.debounce == 50ms);
+    CHECK(c.sweep.debounce_max == 1000ms);
+    CHECK(c.dump.lfts);
+    CHECK(c.dump.topology);
+    CHECK(c.dump.summary);
+    CHECK(c.dump.sl);
 
     // The example shows the defaults; it differs only in spelling out the fallback.
     Config defaults;

@@ -31,7 +31,14 @@ TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]"
     CHECK(c.state_dir == "/var/lib/ibsmd");
     CHECK(c.log.level == LogLevel::info);
     CHECK(c.log.file == "/var/log/ibsmd.log");
-    CHECK(c.sweep.light_interval == 10s);
+    CHECK(c.sweep.interval == 10s);
+    CHECK(c.sweep.retry_interval == 10s);
+    CHECK(c.sweep.debounce == 50ms);
+    CHECK(c.sweep.debounce_max == 1000ms);
+    CHECK(c.dump.lfts);
+    CHECK(c.dump.topology);
+    CHECK(c.dump.summary);
+    CHECK(c.dump.sl);
 }
 
 TEST_CASE("empty text, comments only and empty sections mean defaults", "[config][parse]")
@@ -39,7 +46,7 @@ TEST_CASE("empty text, comments only and empty sections mean defaults", "[config
     CHECK(parse_config("", "t.yaml") == Config{});
     CHECK(parse_config("\n\n", "t.yaml") == Config{});
     CHECK(parse_config("# nothing\n", "t.yaml") == Config{});
-    CHECK(parse_config("routing:\nsmp:\nsm:\nlog:\nsweep:\n", "t.yaml") == Config{});
+    CHECK(parse_config("routing:\nsmp:\nsm:\nlog:\nsweep:\ndump:\n", "t.yaml") == Config{});
     CHECK(parse_config("routing: {}\n", "t.yaml") == Config{});
     CHECK(load_config_file(fixture("empty.yaml")) == Config{});
     CHECK(load_config_file(fixture("only_comments.yaml")) == Config{});
@@ -69,7 +76,37 @@ TEST_CASE("every key is parsed", "[config][parse]")
     CHECK(c.state_dir == "/tmp/ibsmd state");
     CHECK(c.log.level == LogLevel::debug);
     CHECK(c.log.file == "/tmp/ibsmd.log");
-    CHECK(c.sweep.light_interval == 0s);
+    CHECK(c.sweep.interval == 0s);
+    CHECK(c.sweep.retry_interval == 30s);
+    CHECK(c.sweep.debounce == 200ms);
+    CHECK(c.sweep.debounce_max == 5000ms);
+    CHECK_FALSE(c.dump.lfts);
+    CHECK_FALSE(c.dump.topology);
+    CHECK_FALSE(c.dump.summary);
+    CHECK_FALSE(c.dump.sl);
+}
+
+TEST_CASE("dump files are switched off one at a time", "[config][parse]")
+{
+    const Config c = parse_config("dump:\n  topology: false\n  sl: False\n", "t.yaml");
+    CHECK(c.dump.lfts);
+    CHECK_FALSE(c.dump.topology);
+    CHECK(c.dump.summary);
+    CHECK_FALSE(c.dump.sl);
+    CHECK(c.sweep == SweepConfig{});
+}
+
+TEST_CASE("the debounce window may equal its cap", "[config][parse]")
+{
+    const Config c = parse_config("sweep: {debounce_ms: 700, debounce_max_ms: 700}\n", "t.yaml");
+    CHECK(c.sweep.debounce == 700ms);
+    CHECK(c.sweep.debounce_max == 700ms);
+    // No debouncing at all: both 0.
+    const Config z = parse_config("sweep: {debounce_max_ms: 0, debounce_ms: 0}\n", "t.yaml");
+    CHECK(z.sweep.debounce == 0ms);
+    CHECK(z.sweep.debounce_max == 0ms);
+    // Raising the window alone up to the default cap is fine.
+    CHECK(parse_config("sweep:\n  debounce_ms: 1000\n", "t.yaml").sweep.debounce == 1000ms);
 }
 
 TEST_CASE("port by GUID, root GUID file, and the remaining forms", "[config][parse]")
@@ -105,15 +142,20 @@ TEST_CASE("range limits are inclusive", "[config][parse]")
     const Config lo = parse_config("routing: {lmc: 0, max_vls: 1}\n"
                                    "smp: {window: 1, timeout_ms: 1, retries: 0}\n"
                                    "sm: {priority: 0, port: 1, subnet_timeout: 0, packet_life_time: 0}\n"
-                                   "sweep: {light_interval_s: 0}\n",
+                                   "sweep: {interval_s: 0, retry_interval_s: 1, debounce_ms: 0, debounce_max_ms: 0}\n",
                                    "t.yaml");
     CHECK(lo.routing.max_vls == 1);
     CHECK(lo.smp.window == 1);
     CHECK(lo.sm.port == std::optional<PortNum>(PortNum(1)));
+    CHECK(lo.sweep.interval == 0s);
+    CHECK(lo.sweep.retry_interval == 1s);
+    CHECK(lo.sweep.debounce == 0ms);
+    CHECK(lo.sweep.debounce_max == 0ms);
     const Config hi = parse_config("routing: {lmc: 7, max_vls: 15}\n"
                                    "smp: {window: 4096, timeout_ms: 60000, retries: 100}\n"
                                    "sm: {priority: 15, port: 254, subnet_timeout: 31, packet_life_time: 31}\n"
-                                   "sweep: {light_interval_s: 86400}\n",
+                                   "sweep: {interval_s: 86400, retry_interval_s: 86400, debounce_ms: 10000, "
+                                   "debounce_max_ms: 60000}\n",
                                    "t.yaml");
     CHECK(hi.routing.lmc == 7);
     CHECK(hi.routing.max_vls == 15);
@@ -124,7 +166,10 @@ TEST_CASE("range limits are inclusive", "[config][parse]")
     CHECK(hi.sm.port == std::optional<PortNum>(PortNum(254)));
     CHECK(hi.sm.subnet_timeout == 31);
     CHECK(hi.sm.packet_life_time == 31);
-    CHECK(hi.sweep.light_interval == 86400s);
+    CHECK(hi.sweep.interval == 86400s);
+    CHECK(hi.sweep.retry_interval == 86400s);
+    CHECK(hi.sweep.debounce == 10000ms);
+    CHECK(hi.sweep.debounce_max == 60000ms);
 }
 
 TEST_CASE("every log level name", "[config][parse]")

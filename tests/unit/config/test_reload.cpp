@@ -30,6 +30,27 @@ TEST_CASE("routing and log level changes reload", "[config][reload]")
     CHECK(why.empty());
 }
 
+TEST_CASE("sweep and dump changes reload", "[config][reload]")
+{
+    Config next;
+    next.sweep.interval = 0s;
+    next.sweep.retry_interval = 60s;
+    next.sweep.debounce = 5ms;
+    next.sweep.debounce_max = 20ms;
+    next.dump.lfts = false;
+    next.dump.topology = false;
+    next.dump.summary = false;
+    next.dump.sl = false;
+    std::vector<std::string> why;
+    CHECK(reload_compatible(Config{}, next, &why));
+    CHECK(why.empty());
+    // Mixed with a restart-only change, only that one is named.
+    next.smp.window = 4;
+    CHECK_FALSE(reload_compatible(Config{}, next, &why));
+    CHECK(why == std::vector<std::string>{
+                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.* and log.level reload)"});
+}
+
 TEST_CASE("port selection and state dir need a restart, naming the key", "[config][reload]")
 {
     Config running;
@@ -41,12 +62,14 @@ TEST_CASE("port selection and state dir need a restart, naming the key", "[confi
     std::vector<std::string> why;
     CHECK_FALSE(reload_compatible(running, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.* and log.level reload)",
-                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.* and log.level reload)",
+                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.* and log.level "
+                     "reload)",
+                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.* and "
+                     "log.level reload)",
                  });
 }
 
-TEST_CASE("every non-routing key other than log.level needs a restart", "[config][reload]")
+TEST_CASE("every key outside routing, sweep and dump other than log.level needs a restart", "[config][reload]")
 {
     std::vector<std::pair<std::string, std::function<void(Config&)>>> changes{
         {"sm.port_guid", [](Config& c) { c.sm.port_guid = Guid(0x1234); }},
@@ -59,7 +82,6 @@ TEST_CASE("every non-routing key other than log.level needs a restart", "[config
         {"smp.timeout_ms", [](Config& c) { c.smp.timeout = 5ms; }},
         {"smp.retries", [](Config& c) { c.smp.retries = 0; }},
         {"log.file", [](Config& c) { c.log.file = "/tmp/log"; }},
-        {"sweep.light_interval_s", [](Config& c) { c.sweep.light_interval = 0s; }},
     };
     for (const auto& [key, change] : changes) {
         Config next;
@@ -76,15 +98,17 @@ TEST_CASE("every non-routing key other than log.level needs a restart", "[config
     port_guid.sm.port_guid = Guid(0x0002c90300001235);
     CHECK_FALSE(reload_compatible(Config{}, port_guid, &why));
     CHECK(why == std::vector<std::string>{"sm.port_guid: (not set) -> 0x0002c90300001235 needs a restart (only "
-                                          "routing.* and log.level reload)"});
+                                          "routing.*, sweep.*, dump.* and log.level reload)"});
 }
 
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 21);
+    REQUIRE(flat.size() == 28);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree]"});
-    CHECK(flat.back() == std::pair<std::string, std::string>{"sweep.light_interval_s", "10"});
+    CHECK(flat.back() == std::pair<std::string, std::string>{"dump.sl", "true"});
+    CHECK(std::find(flat.begin(), flat.end(), std::pair<std::string, std::string>{"sweep.debounce_max_ms", "1000"}) !=
+          flat.end());
     for (std::size_t i = 0; i < flat.size(); ++i)
         for (std::size_t j = i + 1; j < flat.size(); ++j) CHECK(flat[i].first != flat[j].first);
     // flatten() covers exactly the schema, so a new key is compared on reload.
@@ -97,6 +121,11 @@ TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 
     CHECK(is_reloadable_key("routing.lmc"));
     CHECK(is_reloadable_key("log.level"));
+    CHECK(is_reloadable_key("sweep.interval_s"));
+    CHECK(is_reloadable_key("sweep.debounce_max_ms"));
+    CHECK(is_reloadable_key("dump.lfts"));
+    CHECK_FALSE(is_reloadable_key("sweep"));
+    CHECK_FALSE(is_reloadable_key("state_dir"));
     CHECK_FALSE(is_reloadable_key("log.file"));
     CHECK_FALSE(is_reloadable_key("routing"));
 }
