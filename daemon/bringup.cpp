@@ -1,6 +1,5 @@
 #include "daemon/bringup.h"
 
-#include "daemon/state_dump.h"
 #include "daemon/sweep_report.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -10,7 +9,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <set>
 #include <sstream>
+#include <system_error>
 
 namespace ibsm::daemon {
 
@@ -45,13 +46,18 @@ void log_failures(const std::vector<std::string>& failures, std::uint64_t total)
 std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, const LidAssignment& lids,
                          const BringupSettings& s)
 {
+    const std::string state = o.degraded ? "SUBNET UP, DEGRADED: " + o.reason
+                              : o.up     ? std::string("SUBNET UP")
+                                         : "NOT UP: " + o.reason;
     std::ostringstream out;
     const auto now = std::time(nullptr);
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
     const auto& sm = found.fabric.port(found.sm_port);
     out << "ibsmd subnet summary (" << when << ")\n"
-        << "state:        " << (o.up ? "SUBNET UP" : "NOT UP: " + o.reason) << "\n"
+        << "state:        " << state << "\n"
+        << "generation:   " << o.generation << " (" << (o.kind == SweepKind::heavy ? "heavy sweep" : "re-route")
+        << ")\n"
         << "SM port:      " << sm.guid.str() << " LID " << lids.sm_lid.value() << "\n"
         << "fabric:       " << o.nodes << " nodes (" << o.switches << " switches, " << o.cas << " CAs), " << o.links
         << " links\n"
@@ -76,6 +82,16 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
 }
 
 } // namespace
+
+const char* to_string(SubnetHealth h)
+{
+    switch (h) {
+    case SubnetHealth::down: return "down";
+    case SubnetHealth::up: return "up";
+    case SubnetHealth::degraded: return "degraded";
+    }
+    return "?";
+}
 
 Bringup::Bringup(mad::Transport& transport, BringupSettings settings)
     : transport_(transport), settings_(std::move(settings)), store_(settings_.state_dir), lfts_(settings_.lfts),
@@ -103,15 +119,54 @@ void Bringup::apply_pending()
     pending_.reset();
 }
 
-LidAssignment Bringup::assign_lids(const DiscoveryResult& found) const
+void Bringup::load_remembered()
 {
+    if (remembered_) return;
+    try {
+        remembered_ = store_.load();
+        return;
+    } catch (const std::exception& e) {
+        // A corrupt file must not keep the subnet down, nor be silently
+        // overwritten: it is moved aside for the operator, and the LIDs the
+        // ports already carry are kept (assign_base_lids' second rule).
+        const auto aside = store_.file().string() + ".corrupt-" + std::to_string(std::time(nullptr));
+        std::error_code ec;
+        std::filesystem::rename(store_.file(), aside, ec);
+        spdlog::error("guid2lid unreadable ({}); {}; LIDs are taken from the ports, which keep the ones they have. "
+                      "Restore a good copy or leave the new file the SM writes",
+                      e.what(), ec ? "could not move it aside: " + ec.message() : "moved to " + aside);
+    }
+    remembered_.emplace();
+    store_dirty_ = true;
+}
+
+std::optional<LidAssignment> Bringup::assign_lids(const DiscoveryResult& found, SweepOutcome& o)
+{
+    load_remembered();
     LidAssignment a;
-    a.previous = store_.load();
-    auto result = lidassign::assign_base_lids(found.fabric, a.previous, settings_.lid);
-    a.lids = std::move(result.lids);
-    a.notes = std::move(result.notes);
+    a.previous = *remembered_;
+    try {
+        auto result = lidassign::assign_base_lids(found.fabric, a.previous, settings_.lid);
+        a.lids = std::move(result.lids);
+        a.notes = std::move(result.notes);
+    } catch (const lidassign::LidSpaceExhausted& e) {
+        o.reason = std::string("LID assignment: ") + e.what();
+        return std::nullopt;
+    }
     if (auto sm = a.lids.lids_of(found.sm_port)) a.sm_lid = sm->base;
     return a;
+}
+
+void Bringup::remember_lids(const DiscoveryResult& found, const LidAssignment& lids)
+{
+    for (const auto& ref : lidassign::addressable_ports(found.fabric)) {
+        auto l = lids.lids.lids_of(ref);
+        if (!l) continue;
+        const Guid g = found.fabric.port(ref).guid;
+        auto [it, fresh] = remembered_->try_emplace(g, l->base);
+        if (!fresh && it->second != l->base) it->second = l->base, fresh = true;
+        store_dirty_ = store_dirty_ || fresh;
+    }
 }
 
 routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssignment& lids) const
@@ -151,79 +206,160 @@ boost::asio::awaitable<ProgramReport> Bringup::program(const DiscoveryResult& fo
     co_return report;
 }
 
-boost::asio::awaitable<PortReport> Bringup::activate()
-{
-    co_return co_await ports_.activate(transport_);
-}
-
 boost::asio::awaitable<SweepOutcome> Bringup::sweep()
 {
     apply_pending();
     SweepOutcome o;
+    o.kind = SweepKind::heavy;
+    PhaseClock c1(transport_);
     const auto start = Clock::now();
     const auto smps_before = transport_.counters().requests;
-    auto finish = [&](bool up, std::string reason) {
-        o.up = up;
-        o.reason = std::move(reason);
+    DiscoveryResult found = co_await discover(transport_);
+    const auto& f = found.fabric;
+    o.phases.push_back(c1.finish("discover", std::to_string(f.node_count()) + " nodes (" +
+                                                 std::to_string(f.switch_count()) + " switches, " +
+                                                 std::to_string(f.ca_count()) + " CAs), " +
+                                                 std::to_string(f.link_count()) + " links" +
+                                                 (found.complete() ? "" : ", INCOMPLETE")));
+    if (!found.complete()) log_discovery(found, transport_.counters());
+    co_return co_await configure(std::move(found), std::move(o), start, smps_before);
+}
+
+boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& request)
+{
+    apply_pending();
+    SweepOutcome o;
+    o.kind = SweepKind::reroute;
+    const SnapshotPtr previous = snapshot_;
+    if (!previous) {
+        o.needs_heavy = true;
+        o.reason = "no configured subnet to re-route yet";
+        co_return o;
+    }
+    const auto start = Clock::now();
+    const auto smps_before = transport_.counters().requests;
+    PhaseClock c1(transport_);
+    auto r = co_await refresh(transport_, previous->found, request);
+    o.changes = std::move(r.changes);
+    const auto& ch = o.changes;
+    o.phases.push_back(c1.finish("refresh", std::to_string(request.switches.size()) + " switch(es), " +
+                                                std::to_string(request.ports.size()) + " port(s) re-read: " +
+                                                std::to_string(ch.links_down) + " link(s) down, " +
+                                                std::to_string(ch.links_up) + " up, " + std::to_string(ch.nodes_new) +
+                                                " new node(s), " + std::to_string(ch.nodes_lost) + " lost, " +
+                                                std::to_string(ch.ports_changed) + " port(s) changed"));
+    for (const auto& t : ch.text) spdlog::info("  {}", t);
+    auto done = [&] {
         o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         o.smps = transport_.counters().requests - smps_before;
     };
+    if (!r.found.complete()) {
+        o.needs_heavy = true;
+        const auto& m = r.found.missing;
+        o.reason = m.empty() ? "duplicate GUID seen during the refresh"
+                             : std::to_string(m.size()) + " refresh queries failed (first: " + m.front().what + " at " +
+                                   m.front().path.str() + ": " + m.front().why + ")";
+        done();
+        co_return o;
+    }
+    if (!ch.any() && previous->health != SubnetHealth::down) {
+        o.unchanged = true;
+        o.up = true;
+        o.degraded = previous->health == SubnetHealth::degraded;
+        o.generation = previous->generation;
+        done();
+        co_return o;
+    }
+    co_return co_await configure(std::move(r.found), std::move(o), start, smps_before);
+}
 
-    // 1. discover
-    PhaseClock c1(transport_);
-    DiscoveryResult found = co_await discover(transport_);
+boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
+                                                       std::uint64_t smps_before)
+{
     const auto& f = found.fabric;
     o.nodes = f.node_count();
     o.switches = f.switch_count();
     o.cas = f.ca_count();
     o.links = f.link_count();
-    o.phases.push_back(c1.finish("discover", std::to_string(o.nodes) + " nodes (" + std::to_string(o.switches) +
-                                                 " switches, " + std::to_string(o.cas) + " CAs), " +
-                                                 std::to_string(o.links) + " links" +
-                                                 (found.complete() ? "" : ", INCOMPLETE")));
-    if (!found.complete()) log_discovery(found, transport_.counters());
+    auto publish = [&](std::optional<LidAssignment> lids, std::shared_ptr<const routing::RoutingTables> tables) {
+        o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        o.smps = transport_.counters().requests - smps_before;
+        auto snap = std::make_shared<SubnetSnapshot>();
+        snap->generation = ++generation_;
+        o.generation = snap->generation;
+        snap->health = !o.up ? SubnetHealth::down : o.degraded ? SubnetHealth::degraded : SubnetHealth::up;
+        snap->reason = o.reason;
+        snap->engine = o.engine;
+        snap->lmc = settings_.lid.lmc;
+        if (lids) snap->summary = summary_text(o, found, *lids, settings_);
+        if (lids) snap->lids = std::move(*lids);
+        snap->tables = std::move(tables);
+        snap->found = std::move(found);
+        snapshot_ = std::move(snap);
+    };
 
-    // 2. LIDs
+    // LIDs
     PhaseClock c2(transport_);
-    LidAssignment lids;
-    try {
-        lids = assign_lids(found);
-    } catch (const lidassign::LidSpaceExhausted& e) {
-        finish(false, std::string("LID assignment: ") + e.what());
+    auto assigned = assign_lids(found, o);
+    if (!assigned) {
         spdlog::error("subnet NOT up: {}", o.reason);
+        publish(std::nullopt, nullptr);
         co_return o;
     }
+    auto& lids = *assigned;
     for (const auto& n : lids.notes)
         spdlog::info("LID note: {} port {}: {}", f.node(n.port.node).guid.str(), n.port.port.value(), n.text);
+    remember_lids(found, lids);
     o.phases.push_back(c2.finish("lids", std::to_string(lids.lids.port_count()) + " ports, top LID " +
                                              std::to_string(lids.lids.top().value()) + ", " +
                                              std::to_string(lids.previous.size()) + " remembered"));
 
-    // 3. route. The guid2lid file is written (fsync'd: 10-70 ms here) on the
+    // route. A changed guid2lid is written (fsync'd: 10-70 ms here) on the
     // second worker thread meanwhile; both finish before anything is
-    // programmed, so a LID on the wire is always a LID on disk.
+    // programmed, so a LID on the wire is on disk whenever the disk allows.
     PhaseClock c3(transport_);
     using namespace boost::asio::experimental::awaitable_operators;
-    auto chain = co_await (off_loop([&] { store_.save(found.fabric, lids.lids, lids.previous); }) &&
-                           off_loop([&] { return route(found, lids); }));
+    const bool save = store_dirty_;
+    auto [saved, chain] = co_await (off_loop([&]() -> std::string {
+                                        if (!save) return {};
+                                        try {
+                                            store_.save(found.fabric, lids.lids, *remembered_);
+                                            return {};
+                                        } catch (const std::exception& e) {
+                                            return e.what();
+                                        }
+                                    }) &&
+                                    off_loop([&] { return route(found, lids); }));
+    if (save && saved.empty()) store_dirty_ = false;
+    if (!saved.empty())
+        spdlog::error("guid2lid not written ({}); the LIDs stay remembered in memory and the file is retried after "
+                      "the next change: make {} writable",
+                      saved, settings_.state_dir.string());
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     if (!chain.tables) {
         o.phases.push_back(c3.finish("route", "every engine refused"));
-        std::string why = "no routing engine could route the fabric";
-        for (const auto& r : chain.refusals) why += "; " + r.engine + ": " + r.reason;
-        finish(false, why);
+        o.reason = "no routing engine could route the fabric";
+        for (const auto& r : chain.refusals) o.reason += "; " + r.engine + ": " + r.reason;
         spdlog::error("subnet NOT up: {}", o.reason);
+        publish(std::move(lids), nullptr);
         co_return o;
     }
-    const auto& tables = *chain.tables;
-    o.engine = tables.engine;
-    o.phases.push_back(c3.finish("route", "engine " + tables.engine + (chain.fell_back ? " (fallback)" : "") +
-                                              ", " + std::to_string(tables.lfts.size()) + " switch tables, top LID " +
-                                              std::to_string(tables.linear_fdb_top.value())));
+    auto tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
+    o.engine = tables->engine;
+    o.phases.push_back(c3.finish("route", "engine " + tables->engine + (chain.fell_back ? " (fallback)" : "") +
+                                              ", " + std::to_string(tables->lfts.size()) +
+                                              " switch tables, top LID " +
+                                              std::to_string(tables->linear_fdb_top.value())));
 
-    // 4. program
+    // program
+    {
+        std::set<std::pair<Guid, std::uint8_t>> fresh;
+        for (const auto& [ref, pi] : found.port_info)
+            if (pi.port_state == mad::PortState::init) fresh.insert({f.node(ref.node).guid, ref.port.value()});
+        vls_.forget(fresh);
+    }
     PhaseClock c4(transport_);
-    auto prog = co_await program(found, lids, tables);
+    auto prog = co_await program(found, lids, *tables);
     o.lft_blocks_sent = prog.lfts.blocks_sent;
     o.phases.push_back(c4.finish(
         "program", "LFT blocks sent: " + std::to_string(prog.lfts.blocks_sent) + " (read " +
@@ -232,37 +368,38 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
                        std::to_string(prog.vls.gets) + " set " + std::to_string(prog.vls.sets) + " (SL2VL " +
                        std::to_string(prog.vls.sl2vl_sets) + ", VLArb " + std::to_string(prog.vls.vlarb_sets) +
                        "), PortInfo sets " + std::to_string(prog.ports.sets)));
-    if (prog.vls.switches_left)
+    if (prog.vls.switches_left && o.kind == SweepKind::heavy)
         spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
                      "needs one VL, so any SL-to-VL map is deadlock-free (routing.switch_sl2vl: always programs "
                      "every input/output port pair)",
-                     prog.vls.switches_left, tables.engine);
+                     prog.vls.switches_left, tables->engine);
     log_failures(prog.lfts.failures, prog.lfts.failures.size());
     log_failures(prog.vls.failures, prog.vls.failed);
     log_failures(prog.ports.failures, prog.ports.failed);
 
-    // 5. activate: only on top of complete switch tables
+    // activate: only on top of complete switch tables
     PortReport act;
     if (prog.complete()) {
         PhaseClock c5(transport_);
-        act = co_await activate();
+        act = co_await ports_.activate(transport_);
         o.phases.push_back(c5.finish("activate", std::to_string(act.armed) + " ports armed, " +
                                                      std::to_string(act.activated) + " activated, " +
                                                      std::to_string(act.failed) + " failed"));
         log_failures(act.failures, act.failed);
     }
 
+    o.up = false;
     if (!prog.lfts.complete())
-        finish(false, std::to_string(prog.lfts.blocks_dirty) + " LFT block(s) and " +
-                          std::to_string(prog.lfts.switch_info_failed) + " SwitchInfo Set(s) not confirmed");
+        o.reason = std::to_string(prog.lfts.blocks_dirty) + " LFT block(s) and " +
+                   std::to_string(prog.lfts.switch_info_failed) + " SwitchInfo Set(s) not confirmed";
     else if (!prog.vls.complete())
-        finish(false, std::to_string(prog.vls.failed) + " SL2VL/VLArb table(s) not confirmed");
+        o.reason = std::to_string(prog.vls.failed) + " SL2VL/VLArb table(s) not confirmed";
     else if (!prog.ports.complete())
-        finish(false, std::to_string(prog.ports.failed) + " PortInfo Set(s) failed");
+        o.reason = std::to_string(prog.ports.failed) + " PortInfo Set(s) failed";
     else if (!act.complete())
-        finish(false, std::to_string(act.failed) + " port activation Set(s) failed");
+        o.reason = std::to_string(act.failed) + " port activation Set(s) failed";
     else
-        finish(true, "");
+        o.up = true;
 
     {
         const auto& c = transport_.counters();
@@ -270,24 +407,42 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
             spdlog::info("transport: {} sent, {} timeouts, {} gave up, {} late/unmatched, {} malformed, {} kernel errors",
                          c.sent, c.timeouts, c.failed, c.unmatched, c.malformed, c.kernel_errors);
     }
-    if (o.up && on_up_) on_up_();
-    if (o.up)
-        spdlog::info("SUBNET UP: {} nodes ({} switches, {} CAs), engine {}, {:.3f} s, {} SMPs ({:.0f} SMPs/s), LFT "
-                     "blocks sent: {}",
-                     o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps, o.seconds > 0 ? o.smps / o.seconds : 0.0,
-                     o.lft_blocks_sent);
-    else
-        spdlog::error("subnet NOT up: {}", o.reason);
 
-    // The dumps describe what was programmed; they are written after the
-    // subnet is up so they do not delay it.
-    const auto dump_start = Clock::now();
-    o.summary = summary_text(o, found, lids, settings_);
-    o.dump_files = co_await off_loop(
-        [&] { return write_state_dump(settings_.state_dir, found, lids.lids, tables, o.summary); });
-    o.dump_files.insert(o.dump_files.begin(), store_.file().string());
-    spdlog::info("wrote {} files to {} in {:.3f} s", o.dump_files.size(), settings_.state_dir.string(),
-                 std::chrono::duration<double>(Clock::now() - dump_start).count());
+    // What the ports confirmed becomes the snapshot's state, so the next
+    // re-route compares against what the fabric holds.
+    // When every Set was answered, the desired values are what the ports
+    // hold: a SetResp need not echo every field as a later Get shows it
+    // (ibsim's answers SubnetTimeOut 31 whatever was set), and comparing
+    // against the echo would resend every PortInfo on every re-route.
+    for (const auto& e : ports_.plan()) {
+        mad::PortInfo held = e.current;
+        if (o.up) {
+            held = e.desired;
+            held.port_state = e.current.port_state;
+            held.port_phys_state = e.current.port_phys_state;
+            held.link_down_default_state = e.current.link_down_default_state;
+        }
+        found.port_info[e.port] = held;
+        auto& port = found.fabric.port(e.port);
+        port.state = static_cast<topology::PortState>(e.current.port_state);
+        port.lid = e.current.lid;
+        port.lmc = e.current.lmc;
+    }
+    if (prog.lfts.complete()) {
+        // What the SwitchInfo Sets confirmed (and PortStateChange, which they
+        // cleared): a LinearFDBTop left at 0 here would read as "switch lost
+        // its tables" to the LFT programmer next time.
+        for (auto& [id, si] : found.switch_info) {
+            si.port_state_change = false;
+            if (tables->lfts.count(id)) {
+                si.linear_fdb_top = tables->linear_fdb_top.value();
+                si.life_time_value = settings_.lfts.life_time_value;
+            }
+        }
+    }
+    lidassign::apply_lids(lids.lids, found.fabric);
+    if (o.up && on_up_) on_up_();
+    publish(std::move(lids), std::move(tables));
     co_return o;
 }
 

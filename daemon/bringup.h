@@ -1,30 +1,41 @@
-// One configuration sweep of the subnet, the pipeline of DESIGN.md:
+// Configuring the subnet: the pipeline of DESIGN.md, run in full by a heavy
+// sweep and over a delta by a re-route:
 //
-//   discover -> LIDs -> route -> program -> activate
+//   heavy:    discover ------------------------------.
+//   re-route: refresh the ports an event names ------+-> LIDs -> route -> program -> activate
 //
 // Why: each phase is a function returning a named value (DiscoveryResult,
 // LidAssignment, ChainOutcome, ProgramReport, PortReport), so the sweep
 // reads like the diagram and every phase can be timed and counted on its
 // own: one log line per phase with its time and SMP count, then
-// `SUBNET UP` with the totals, or the reason the subnet is not up.
+// `SUBNET UP` with the generation and totals, or the reason it is not up.
 //
-// Route computation, the guid2lid file (written while routing), the port and
-// VL table plans (computed while the LFT blocks are sent) and the dump files
-// run on worker threads (`compute_`): they take seconds on large fabrics,
-// and the event loop must keep answering SMInfo and receiving traps
-// meanwhile. They read the sweep's values, which nothing on the loop
-// changes meanwhile; the plans are written only into the port programmer,
-// which the loop leaves alone until they are done.
+// A re-route starts from the last snapshot (subnet.h): it re-reads only the
+// ports an event names over the snapshot's DR paths, discovers only what is
+// new behind ports that came up, keeps every LID (new ports get new ones,
+// lost ones stay reserved in guid2lid), re-runs the engine chain off the
+// loop, and then the programmers send only what differs from what each
+// switch and port confirmed: LFT blocks by content, VL tables by hash,
+// PortInfo where the desired value differs, activation only for ports in
+// INIT/ARMED. The result is the next snapshot.
 //
-// State kept across sweeps of one process: the LFT programmer's confirmed
-// blocks and the port programmer's first-contact set; across processes: the
-// guid2lid file in the state directory.
+// Route computation, the guid2lid file, the port and VL table plans run on
+// worker threads (`compute_`): they take seconds on large fabrics, and the
+// event loop must keep answering SMInfo and receiving traps meanwhile. They
+// read the sweep's values, which nothing on the loop changes meanwhile.
+//
+// State kept across sweeps of one process: the programmers' confirmed
+// state, the remembered LIDs and the last snapshot; across processes: the
+// guid2lid file in the state directory. A state directory that cannot be
+// written or a corrupt guid2lid never stops the SM: it is logged with what to
+// do, the LIDs stay remembered in memory and the file is retried next time.
 #pragma once
 
 #include "daemon/discovery.h"
 #include "daemon/lft_programmer.h"
 #include "daemon/lid_store.h"
 #include "daemon/port_programmer.h"
+#include "daemon/subnet.h"
 #include "daemon/vl_programmer.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
@@ -35,6 +46,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -61,13 +73,6 @@ struct PhaseStats {
     std::string detail;
 };
 
-struct LidAssignment {
-    lidassign::LidMap lids;
-    lidassign::GuidLidMap previous;
-    std::vector<lidassign::LidNote> notes;
-    Lid sm_lid;
-};
-
 struct ProgramReport {
     LftReport lfts;
     VlReport vls;
@@ -75,55 +80,82 @@ struct ProgramReport {
     bool complete() const { return lfts.complete() && vls.complete() && ports.complete(); }
 };
 
+enum class SweepKind : std::uint8_t { heavy, reroute };
+
 struct SweepOutcome {
-    bool up = false;
-    std::string reason; // why not, when !up
+    SweepKind kind = SweepKind::heavy;
+    bool up = false;        // up or degraded: every table and port confirmed
+    bool degraded = false;  // up on a routing that failed the verification gate
+    std::string reason;     // why not up / why degraded
+    // Re-route only: nothing had changed (no new generation), or the delta
+    // could not be applied and a heavy sweep is needed (reason says why).
+    bool unchanged = false;
+    bool needs_heavy = false;
+    std::uint64_t generation = 0; // of the snapshot published, 0 when none
     std::vector<PhaseStats> phases;
     double seconds = 0;
     std::uint64_t smps = 0;
     std::uint64_t lft_blocks_sent = 0;
     std::string engine;
     std::size_t nodes = 0, switches = 0, cas = 0, links = 0;
-    std::string summary;                    // summary.txt
-    std::vector<std::string> dump_files;    // written to the state directory
+    FabricChanges changes; // re-route: what the refresh found
 };
 
 class Bringup {
 public:
     Bringup(mad::Transport& transport, BringupSettings settings);
 
-    // Runs one sweep. Never throws for fabric problems (they make the
-    // outcome not up, with the reason); throws for local I/O errors (state
-    // directory) and bugs.
+    // A heavy sweep: discovers everything. Never throws for fabric or state
+    // directory problems (they make the outcome not up, with the reason);
+    // throws only for bugs, and when the SM's own port does not answer.
     boost::asio::awaitable<SweepOutcome> sweep();
 
+    // A re-route of a delta over the last snapshot (see the header comment).
+    // Without a snapshot, or when the refresh cannot be trusted (a query
+    // failed, a GUID appeared twice), the outcome says needs_heavy.
+    boost::asio::awaitable<SweepOutcome> reroute(const RefreshRequest& request);
+
     // A reloaded configuration for the next sweep: routing chain and
-    // options, LMC, OperationalVLs cap, switch SL2VL policy. The state directory, SMP settings and
-    // programmer state stay (they need a restart to change).
+    // options, LMC, OperationalVLs cap, switch SL2VL policy. The state
+    // directory, SMP settings and programmer state stay.
     void reconfigure(const BringupSettings& settings);
 
-    // Called when a sweep has brought the subnet up, before the dump files
-    // are written (the SM reports MASTER from then on).
+    // Called when a sweep has brought the subnet up (or degraded), before
+    // anything else is done with the outcome (the SM reports MASTER from then on).
     void on_subnet_up(std::function<void()> f) { on_up_ = std::move(f); }
 
+    // The last published generation (null before the first configured sweep).
+    SnapshotPtr snapshot() const { return snapshot_; }
+
 private:
-    LidAssignment assign_lids(const DiscoveryResult& found) const;
+    using Clock = std::chrono::steady_clock;
+    boost::asio::awaitable<SweepOutcome> configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
+                                                   std::uint64_t smps_before);
+    std::optional<LidAssignment> assign_lids(const DiscoveryResult& found, SweepOutcome& o);
+    void remember_lids(const DiscoveryResult& found, const LidAssignment& lids);
     routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
     // Runs f() on the worker thread; resumes the caller on its own executor.
     template <class F>
     boost::asio::awaitable<std::invoke_result_t<F>> off_loop(F f);
     boost::asio::awaitable<ProgramReport> program(const DiscoveryResult& found, const LidAssignment& lids,
                                                   const routing::RoutingTables& tables);
-    boost::asio::awaitable<PortReport> activate();
     void apply_pending();
+    void load_remembered();
 
     mad::Transport& transport_;
     BringupSettings settings_;
     std::optional<BringupSettings> pending_;
     LidStore store_;
+    // Every port GUID -> base LID this process has handed out or read from
+    // guid2lid: the file's content, kept in memory so a state directory
+    // that fails does not lose LIDs.
+    std::optional<lidassign::GuidLidMap> remembered_;
+    bool store_dirty_ = false;
     LftProgrammer lfts_;
     PortProgrammer ports_;
     VlProgrammer vls_;
+    SnapshotPtr snapshot_;
+    std::uint64_t generation_ = 0;
     boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
     std::function<void()> on_up_;
 };

@@ -44,6 +44,40 @@ bool link_is_up(mad::PortState s)
 class Sweep {
 public:
     explicit Sweep(mad::Transport& transport) : transport_(transport) {}
+    // Refresh mode: starts from what an earlier sweep found.
+    Sweep(mad::Transport& transport, DiscoveryResult previous)
+        : transport_(transport), result_(std::move(previous)), sm_port_known_(true), refreshing_(true)
+    {
+        result_.missing.clear();
+        result_.duplicates.clear();
+    }
+
+    awaitable<FabricChanges> run_refresh(const RefreshRequest& req)
+    {
+        executor_ = co_await boost::asio::this_coro::executor;
+        boost::asio::steady_timer done(executor_, boost::asio::steady_timer::time_point::max());
+        done_ = &done;
+        width_ = std::max<std::size_t>(16, 2 * std::size_t{transport_.options().window});
+        const auto& f = result_.fabric;
+        for (auto id : req.switches) {
+            enqueue(Task{Task::Kind::switch_info, result_.path_to(id), std::nullopt, id, {}, false});
+            for (unsigned p = 1; p <= f.node(id).num_ports(); ++p)
+                enqueue(Task{Task::Kind::port_info, result_.path_to(id), std::nullopt, id,
+                             PortNum(static_cast<std::uint8_t>(p)), true});
+        }
+        for (auto ref : req.ports)
+            enqueue(Task{Task::Kind::port_info, port_path(ref), std::nullopt, ref.node, ref.port, false});
+        for (auto id : req.describe) enqueue(Task{Task::Kind::describe, result_.path_to(id), std::nullopt, id, {}, false});
+        if (workers_ > 0) {
+            boost::system::error_code ec;
+            co_await done.async_wait(boost::asio::redirect_error(use_awaitable, ec));
+        }
+        done_ = nullptr;
+        if (failure_) std::rethrow_exception(failure_);
+        co_return std::move(changes_);
+    }
+
+    DiscoveryResult take() { return std::move(result_); }
 
     awaitable<DiscoveryResult> run()
     {
@@ -195,6 +229,12 @@ private:
             }
             PortRef here{*existing, in};
             if (from && !link(*from, here, ni->node_guid, path)) co_return;
+            if (refreshing_ && from) {
+                ++changes_.links_up;
+                changes_.text.push_back("link up: " + port_name(f, *from) + " - " + port_name(f, here));
+                // Its state in the snapshot is from before the link came up.
+                if (n.is_switch()) enqueue(Task{Task::Kind::port_info, path, std::nullopt, *existing, in, false});
+            }
             if (!n.is_switch() && !n.port(in).known) {
                 if (!set_port_guid(here, ni->port_guid, path)) co_return;
                 enqueue(Task{Task::Kind::port_info, path, std::nullopt, *existing, in, false});
@@ -212,6 +252,11 @@ private:
         result_.paths[id.value] = path;
         PortRef here{id, in};
         if (type != topology::NodeType::switch_node && !set_port_guid(here, ni->port_guid, path)) co_return;
+        if (refreshing_) {
+            ++changes_.nodes_new;
+            changes_.text.push_back(std::string("new ") + topology::to_string(type) + " " + ni->node_guid.str() +
+                                    " " + where(from));
+        }
         if (from) {
             link(*from, here, ni->node_guid, path);
         } else {
@@ -262,6 +307,16 @@ private:
             result_.missing.push_back(MissingItem{path, "SwitchInfo", "malformed answer"});
             co_return;
         }
+        if (refreshing_ && si->port_state_change) {
+            // Cleared by writing 1 (IBA 14.2.5.4), before the ports are read:
+            // a change after this point sets it again for the next light sweep.
+            mad::SmpRequest req{mad::make_dr_request(mad::Method::set, path, mad::attr::switch_info, 0, 0), Lid{}};
+            mad::encode(*si, req.smp.data());
+            auto w = co_await transport_.async_request(std::move(req), use_awaitable);
+            if (!w.ok())
+                result_.missing.push_back(MissingItem{path, "SwitchInfo Set (PortStateChange)", mad::to_string(w.failure)});
+            si->port_state_change = false;
+        }
         result_.switch_info[id] = *si;
         auto& sw = *result_.fabric.node(id).sw;
         sw.linear_fdb_cap = si->linear_fdb_cap;
@@ -280,7 +335,9 @@ private:
             result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
             co_return;
         }
-        result_.port_info[PortRef{id, pn}] = *pi;
+        const PortRef here{id, pn};
+        if (refreshing_) note_port_change(here, *pi);
+        result_.port_info[here] = *pi;
         auto& port = result_.fabric.node(id).port(pn);
         port.known = true;
         port.lid = pi->lid;
@@ -294,7 +351,6 @@ private:
         port.mtu_cap = pi->mtu_cap;
         port.capability_mask = pi->capability_mask;
 
-        const PortRef here{id, pn};
         if (!follow || !link_is_up(pi->port_state) || result_.fabric.remote(here)) co_return;
         if (path.full()) {
             result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(here) + ")", "DR path longer than 63 hops"});
@@ -303,9 +359,47 @@ private:
         enqueue(Task{Task::Kind::visit, path.extended(pn), here, {}, {}, false});
     }
 
+    // Refresh: a port that went down loses its link; other differences in
+    // what the SM configures count as a changed port.
+    void note_port_change(PortRef here, const mad::PortInfo& now)
+    {
+        auto& f = result_.fabric;
+        if (!link_is_up(now.port_state)) {
+            if (auto r = f.remote(here)) {
+                ++changes_.links_down;
+                changes_.text.push_back("link down: " + port_name(f, here) + " - " + port_name(f, *r));
+                f.disconnect(here);
+            }
+            return;
+        }
+        auto old = result_.port_info.find(here);
+        if (old == result_.port_info.end() || old->second.port_state != now.port_state || old->second.lid != now.lid ||
+            old->second.lmc != now.lmc || old->second.capability_mask != now.capability_mask) {
+            ++changes_.ports_changed;
+            changes_.text.push_back("port changed: " + port_name(f, here) + " state " +
+                                    std::to_string(static_cast<int>(now.port_state)) + " LID " +
+                                    std::to_string(now.lid.value()));
+        }
+    }
+
+    // A CA answers PortInfo only for the port an SMP arrives on: reach it
+    // through the switch it is cabled to.
+    DrPath port_path(PortRef p) const
+    {
+        const auto& f = result_.fabric;
+        if (p == result_.sm_port) return DrPath{};
+        if (auto r = f.remote(p); r && f.node(r->node).is_switch()) {
+            const auto& via = result_.path_to(r->node);
+            if (!via.full()) return via.extended(r->port);
+        }
+        return result_.path_to(p.node);
+    }
+
     mad::Transport& transport_;
     DiscoveryResult result_;
+    FabricChanges changes_;
     bool sm_port_known_ = false;
+    bool refreshing_ = false;
     boost::asio::any_io_executor executor_;
     std::deque<Task> tasks_;
     std::size_t width_ = 16;
@@ -315,6 +409,20 @@ private:
 };
 
 } // namespace
+
+awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
+                                 const RefreshRequest& request)
+{
+    Sweep sweep(transport, previous);
+    RefreshResult out;
+    out.changes = co_await sweep.run_refresh(request);
+    out.found = reachable_part(sweep.take(), &out.changes.lost);
+    for (auto g : out.changes.lost) {
+        ++out.changes.nodes_lost;
+        out.changes.text.push_back("lost node " + g.str());
+    }
+    co_return out;
+}
 
 awaitable<DiscoveryResult> discover(mad::Transport& transport)
 {

@@ -71,6 +71,48 @@ struct DiscoveryResult {
     bool complete() const { return missing.empty() && duplicates.empty(); }
 };
 
+// What a re-route asks discovery to look at again (DESIGN.md, "The
+// long-running SM"): the ports an event names, over the snapshot's DR paths.
+struct RefreshRequest {
+    // SwitchInfo (a set PortStateChange is cleared, IBA 14.2.5.4) and the
+    // PortInfo of every port 1..N.
+    std::vector<topology::NodeId> switches;
+    // One CA/router port each (trap 144 from a CA, GID in/out of service).
+    std::vector<topology::PortRef> ports;
+    // NodeDescription again (trap 144 "node description changed").
+    std::vector<topology::NodeId> describe;
+    bool empty() const { return switches.empty() && ports.empty() && describe.empty(); }
+};
+
+// What a refresh found, relative to the snapshot it started from.
+struct FabricChanges {
+    std::vector<std::string> text; // one line per change, for the log
+    std::size_t links_down = 0, links_up = 0, nodes_new = 0, nodes_lost = 0, ports_changed = 0;
+    std::vector<Guid> lost;        // node GUIDs no longer reachable
+    bool any() const { return links_down || links_up || nodes_new || nodes_lost || ports_changed; }
+};
+
+struct RefreshResult {
+    // The next fabric: the previous one with the changes applied, only the
+    // part reachable from the SM's port, DR paths recomputed (shortest, over
+    // links that are up). NodeIds are renumbered when nodes were lost.
+    DiscoveryResult found;
+    FabricChanges changes;
+};
+
+// Re-reads what `request` names, starting from `previous` (a heavy sweep's
+// or an earlier refresh's result), follows ports that came up (discovering
+// new nodes behind them as a heavy sweep would), and drops links whose
+// ports went down. Queries that fail land in found.missing, like in a heavy
+// sweep; callers fall back to one then.
+boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
+                                              const RefreshRequest& request);
+
+// Pure: `found` without the nodes the SM's port cannot reach over links
+// that are up, with shortest DR paths for every node. Lost node GUIDs are
+// appended to `lost`.
+DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* lost);
+
 // Runs one heavy sweep. Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not
 // answer (nothing can be discovered).

@@ -154,7 +154,11 @@ boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& tra
     const std::uint8_t life = settings_.life_time_value;
     std::vector<Target*> stale;
     for (auto& t : targets)
-        if (t.confirmed->top != t.top || t.confirmed->life_time != life) stale.push_back(&t);
+        // A set PortStateChange is cleared by the same Set (the bit is
+        // written back as read: 1 clears it), so the first light sweep after a
+        // bring-up does not mistake link-up for a change.
+        if (t.confirmed->top != t.top || t.confirmed->life_time != life || t.current.port_state_change)
+            stale.push_back(&t);
     co_await run_jobs(std::move(stale), settings_.width, [&](Target* tp) -> boost::asio::awaitable<void> {
             Target& t = *tp;
             mad::SwitchInfo si = t.current;

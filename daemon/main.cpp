@@ -8,11 +8,16 @@
 #include "config/overrides.h"
 #include "config/reload.h"
 #include "daemon/bringup.h"
+#include "daemon/dump_writer.h"
+#include "daemon/events.h"
+#include "daemon/log_file_sink.h"
 #include "daemon/discovery.h"
 #include "daemon/options.h"
 #include "daemon/port_programmer.h"
 #include "daemon/sm_info_responder.h"
 #include "daemon/sweep_report.h"
+#include "daemon/sweep_scheduler.h"
+#include "daemon/trap_receiver.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -23,7 +28,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -106,19 +110,24 @@ daemon::BringupSettings bringup_settings(const config::Config& cfg)
     return s;
 }
 
-void setup_logging(const daemon::Options& opts, const config::Config& cfg)
+// The service logs to a file that SIGUSR1 reopens; --once and --foreground
+// log to the console.
+std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
 {
     const bool console = opts.once || opts.foreground;
     std::shared_ptr<spdlog::logger> logger;
+    std::shared_ptr<daemon::LogFileSink> file_sink;
     if (console) {
         logger = spdlog::stderr_color_mt("ibsmd-sm");
     } else {
-        logger = spdlog::basic_logger_mt("ibsmd-sm", cfg.log.file);
+        file_sink = std::make_shared<daemon::LogFileSink>(cfg.log.file);
+        logger = std::make_shared<spdlog::logger>("ibsmd-sm", file_sink);
         logger->flush_on(spdlog::level::info);
     }
     spdlog::set_default_logger(logger);
     spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
     spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+    return file_sink;
 }
 
 // The file (or the defaults) with the command line on top.
@@ -130,13 +139,27 @@ config::Config effective_config(const daemon::Options& opts)
     return cfg;
 }
 
-// --once, --foreground or the service: configure the subnet; unless --once,
-// stay master (answering SMInfo) until SIGTERM/SIGINT, re-sweeping while the
-// subnet is not up.
+daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
+{
+    daemon::SchedulerSettings s;
+    s.debounce = cfg.sweep.debounce;
+    s.debounce_max = cfg.sweep.debounce_max;
+    s.light_interval = cfg.sweep.interval;
+    s.retry_interval = cfg.sweep.retry_interval;
+    s.light_width = std::max<std::size_t>(16, std::size_t{cfg.smp.window} * 2);
+    return s;
+}
+
+// --once: configure the subnet and exit (0 up, 2 up but degraded, 1 not up).
+// --foreground or the service: the long-running SM of DESIGN.md. The wiring
+// reads like its diagram: port -> transport -> inbound router (SMInfo
+// responder, trap receiver) -> events <- signals, light sweeps; the sweep
+// scheduler reads the events and drives the bring-up pipeline; observers
+// (SMInfo state, dumps) follow its outcomes.
 int run_sm(const daemon::Options& opts)
 {
     config::Config cfg = effective_config(opts);
-    setup_logging(opts, cfg);
+    auto log_file = setup_logging(opts, cfg);
     auto settings = bringup_settings(cfg);
 
     // sm.port_guid excludes sm.ca/sm.port (the config checks that).
@@ -149,25 +172,28 @@ int run_sm(const daemon::Options& opts)
                  attrs.port_num, attrs.port_guid.str(), fmt::join(cfg.routing.engines, ","), cfg.routing.lmc,
                  cfg.state_dir);
 
+    // Queues and sources first, then the modules that read them.
     boost::asio::io_context io;
     mad::Transport transport(io, port, mad::TransportOptions{cfg.smp.window, cfg.smp.timeout, cfg.smp.retries});
     transport.set_diagnostic([](const std::string& msg) { spdlog::warn("{}", msg); });
+    daemon::EventQueue events(io.get_executor());
+    daemon::TrapReceiver traps(transport, events);
     daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-    responder.install();
+    responder.install([&](const mad::RawReceive& r) { traps.on_trap(r); });
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
+    daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     // MASTER from the moment the subnet is up, not after the dump files.
     bringup.on_subnet_up([&] { responder.set_state(mad::SmState::master); });
-    boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-    boost::asio::steady_timer idle(io);
-    bool stopping = false;
-    bool resweep = false;
-    int exit_code = 0;
-    std::exception_ptr failure;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
+    });
 
-    // SIGHUP: re-read the configuration; routing.* and log.level apply at
-    // once (a new sweep re-routes), anything else is refused and named.
+    // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.* and
+    // log.level apply at once, anything else is refused and named. A heavy
+    // sweep follows either way (as OpenSM's SIGHUP does).
     auto reload = [&]() {
         config::Config next;
         try {
@@ -182,51 +208,60 @@ int run_sm(const daemon::Options& opts)
             return;
         }
         if (next == cfg) {
-            spdlog::info("reload: configuration unchanged");
+            spdlog::info("reload: configuration unchanged, re-sweeping");
             return;
         }
         cfg = next;
         spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
         bringup.reconfigure(bringup_settings(cfg));
+        scheduler.set_settings(scheduler_settings(cfg));
+        dumps.set_config(cfg.dump);
         spdlog::info("reload: new configuration applied (engines {}), re-sweeping", fmt::join(cfg.routing.engines, ","));
-        resweep = true;
-        idle.cancel();
     };
+    scheduler.on_reload(reload);
+
+    boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+    signals.add(SIGUSR1);
+    bool stopping = false;
     std::function<void()> wait_signal = [&]() {
         signals.async_wait([&](const boost::system::error_code& ec, int sig) {
             if (ec) return;
             if (sig == SIGHUP) {
+                spdlog::info("SIGHUP: reloading the configuration");
                 reload();
-                wait_signal();
+                events.push(daemon::ReloadEvent{});
+            } else if (sig == SIGUSR1) {
+                if (log_file) {
+                    log_file->reopen();
+                    spdlog::info("SIGUSR1: log file {} reopened", cfg.log.file);
+                } else {
+                    spdlog::info("SIGUSR1: logging to the console, no log file to reopen");
+                }
+            } else {
+                spdlog::info("signal {} received: stopping", sig);
+                stopping = true;
+                events.push(daemon::ShutdownEvent{});
+                transport.stop(); // a sweep in progress ends at once
                 return;
             }
-            spdlog::info("signal {} received: stopping", sig);
-            stopping = true;
-            idle.cancel();
-            transport.stop();
+            wait_signal();
         });
     };
     wait_signal();
 
-    const auto retry = cfg.sweep.retry_interval; // 1..86400 s
+    int exit_code = 0;
+    std::exception_ptr failure;
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
-            for (;;) {
-                auto outcome = co_await bringup.sweep();
-                if (opts.once) {
-                    exit_code = outcome.up ? 0 : 1;
-                    break;
-                }
-                if (stopping) break;
-                // Monitoring (traps, light sweeps) is a later issue: while
-                // up, idle answering SMInfo; while not, try again.
-                idle.expires_after(outcome.up ? std::chrono::steady_clock::duration::max() / 2 : retry);
-                boost::system::error_code ec;
-                if (!resweep) co_await idle.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-                resweep = false;
-                if (stopping) break;
+            if (opts.once) {
+                auto o = co_await scheduler.run_once();
+                exit_code = !o.up ? 1 : o.degraded ? 2 : 0;
+            } else {
+                co_await scheduler.run();
             }
+            signals.cancel();
+            transport.stop();
         },
         [&](std::exception_ptr e) {
             failure = e;
@@ -235,8 +270,12 @@ int run_sm(const daemon::Options& opts)
             io.stop();
         });
     io.run();
+    dumps.drain();
     if (failure) std::rethrow_exception(failure);
-    spdlog::info("ibsmd: exiting ({})", exit_code == 0 ? "ok" : "subnet not up");
+    spdlog::info("ibsmd: exiting ({})", stopping      ? "signal"
+                                        : exit_code == 0 ? "ok"
+                                        : exit_code == 2 ? "subnet up but degraded"
+                                                         : "subnet not up");
     return exit_code;
 }
 

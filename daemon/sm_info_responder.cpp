@@ -14,8 +14,9 @@ SmInfoResponder::SmInfoResponder(mad::Transport& transport, Guid port_guid, std:
 {
 }
 
-void SmInfoResponder::install()
+void SmInfoResponder::install(TrapHandler traps)
 {
+    traps_ = std::move(traps);
     transport_.set_unsolicited_handler([this](const mad::RawReceive& r) { on_unsolicited(r); });
 }
 
@@ -47,19 +48,26 @@ void SmInfoResponder::on_unsolicited(const mad::RawReceive& r)
     }
     if (method == mad::Method::trap && smp.attr_id() == mad::attr::notice) {
         ++counters_.traps;
+        if (traps_) {
+            traps_(r);
+            return;
+        }
         auto n = mad::decode_notice(smp.data());
         const std::uint16_t number = n ? n->trap_number_or_device_id : 0;
-        // First of each kind at info, the rest at debug: ibsim repeats them.
         if (traps_by_number_[number]++ == 0)
-            spdlog::info("trap {} from LID {} (logged and dropped until monitoring exists)", number,
-                         n ? n->issuer_lid.value() : 0);
-        else
-            spdlog::debug("trap {} from LID {}", number, n ? n->issuer_lid.value() : 0);
+            spdlog::info("trap {} from LID {} (no trap handler: dropped)", number, n ? n->issuer_lid.value() : 0);
         return;
     }
     ++counters_.ignored;
-    spdlog::debug("ignored unsolicited MAD: class 0x{:02x} method 0x{:02x} attribute 0x{:04x}", smp.mgmt_class(),
-                  smp.method(), smp.attr_id());
+    // Once per kind at info: a flood of one kind must not flood the log.
+    const auto kind = std::uint32_t{smp.mgmt_class()} << 24 | std::uint32_t{smp.method()} << 16 | smp.attr_id();
+    if (ignored_by_kind_[kind]++ == 0)
+        spdlog::info("unsolicited MAD ignored: class 0x{:02x} method 0x{:02x} attribute 0x{:04x} (further ones of "
+                     "this kind at debug level)",
+                     smp.mgmt_class(), smp.method(), smp.attr_id());
+    else
+        spdlog::debug("ignored unsolicited MAD: class 0x{:02x} method 0x{:02x} attribute 0x{:04x}", smp.mgmt_class(),
+                      smp.method(), smp.attr_id());
 }
 
 } // namespace ibsm::daemon

@@ -1,7 +1,8 @@
 // Answers what other subnet agents ask the SM itself: SubnGet(SMInfo)
 // addressed to our port gets a GetResp with our port GUID, priority, state
-// MASTER and ActCount (`sminfo` from infiniband-diags relies on it). Traps
-// reaching us are logged and dropped (acting on them belongs to monitoring).
+// MASTER and ActCount (`sminfo` from infiniband-diags relies on it). Traps go
+// to a trap handler (the TrapReceiver); anything else is counted and logged
+// once per kind.
 //
 // Data structures: the SMInfo values and counters; it installs itself as the
 // transport's unsolicited handler, so everything runs on the event loop.
@@ -11,6 +12,7 @@
 #include "mad/transport.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 
 namespace ibsm::daemon {
@@ -25,8 +27,11 @@ class SmInfoResponder {
 public:
     SmInfoResponder(mad::Transport& transport, Guid port_guid, std::uint8_t priority);
 
-    // Installs the unsolicited handler (replacing any other).
-    void install();
+    using TrapHandler = std::function<void(const mad::RawReceive&)>;
+
+    // Installs the unsolicited handler (replacing any other). Traps go to
+    // `traps` when given, else they are counted and dropped.
+    void install(TrapHandler traps = {});
     // MASTER once the subnet is up; DISCOVERING before.
     void set_state(mad::SmState state) { state_ = state; }
     const SmInfoCounters& counters() const { return counters_; }
@@ -43,6 +48,8 @@ private:
     mad::SmState state_ = mad::SmState::discovering;
     SmInfoCounters counters_;
     std::map<std::uint16_t, std::uint64_t> traps_by_number_;
+    std::map<std::uint32_t, std::uint64_t> ignored_by_kind_;
+    TrapHandler traps_;
 };
 
 } // namespace ibsm::daemon

@@ -10,27 +10,22 @@
 
 namespace ibsm::daemon {
 
-std::vector<std::string> write_state_dump(const std::filesystem::path& dir, const DiscoveryResult& found,
-                                          const lidassign::LidMap& lids, const routing::RoutingTables& tables,
-                                          const std::string& summary)
+void write_lfts_dump(std::ostream& out, const DiscoveryResult& found, const lidassign::LidMap& lids,
+                     const routing::RoutingTables& tables)
 {
-    std::vector<std::string> written;
-    auto put = [&](const std::string& name, const std::function<void(std::ostream&)>& write) {
-        auto path = dir / name;
-        write_file_atomically(path, write);
-        written.push_back(path.string());
-    };
-    put("lfts.dump", [&](std::ostream& out) { routing::write_dump_fts(out, found.fabric, lids, tables); });
-    put("topology.net", [&](std::ostream& out) {
-        topology::Fabric with_lids = found.fabric;
-        lidassign::apply_lids(lids, with_lids);
-        topology::WriteOptions wo;
-        wo.first = found.sm_port.node; // fed back to ibsim, the SM attaches where it was
-        wo.comments.push_back("configured by ibsmd (routing engine " + tables.engine + ")");
-        topology::write_net(out, with_lids, wo);
-    });
-    put("summary.txt", [&](std::ostream& out) { out << summary; });
-    return written;
+    routing::write_dump_fts(out, found.fabric, lids, tables);
+}
+
+void write_topology_net(std::ostream& out, const DiscoveryResult& found, const lidassign::LidMap& lids,
+                        const std::string& engine)
+{
+    topology::Fabric with_lids = found.fabric;
+    lidassign::apply_lids(lids, with_lids);
+    topology::WriteOptions wo;
+    wo.first = found.sm_port.node; // fed back to ibsim, the SM attaches where it was
+    wo.comments.push_back("configured by ibsmd (routing engine " + (engine.empty() ? std::string("none") : engine) +
+                          ")");
+    topology::write_net(out, with_lids, wo);
 }
 
 } // namespace ibsm::daemon

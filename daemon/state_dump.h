@@ -2,7 +2,8 @@
 // in the formats operators already read: lfts.dump (dump_fts text),
 // topology.net (ibnetdiscover text with the assigned LIDs) and summary.txt
 // (one screen). guid2lid is the LidStore's. Every file is replaced
-// atomically.
+// atomically. The long-running daemon writes them through DumpWriter
+// (dump_writer.h), off the loop and only when they changed.
 #pragma once
 
 #include "daemon/discovery.h"
@@ -10,14 +11,19 @@
 #include "routing/tables.h"
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace ibsm::daemon {
 
-// Returns the paths written. Throws std::runtime_error naming the file.
-std::vector<std::string> write_state_dump(const std::filesystem::path& dir, const DiscoveryResult& found,
-                                          const lidassign::LidMap& lids, const routing::RoutingTables& tables,
-                                          const std::string& summary);
+// lfts.dump: the switches' tables as dump_fts prints them.
+void write_lfts_dump(std::ostream& out, const DiscoveryResult& found, const lidassign::LidMap& lids,
+                     const routing::RoutingTables& tables);
+
+// topology.net: ibnetdiscover text with the assigned LIDs, starting at the
+// SM's node (fed back to ibsim, the SM attaches where it was).
+void write_topology_net(std::ostream& out, const DiscoveryResult& found, const lidassign::LidMap& lids,
+                        const std::string& engine);
 
 } // namespace ibsm::daemon

@@ -263,4 +263,10 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
     co_return report;
 }
 
+void VlProgrammer::forget(const std::set<std::pair<Guid, std::uint8_t>>& ports)
+{
+    if (ports.empty()) return;
+    std::erase_if(confirmed_, [&](const auto& kv) { return ports.count({kv.first.node, kv.first.port}) != 0; });
+}
+
 } // namespace ibsm::daemon

@@ -46,6 +46,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -130,6 +131,11 @@ public:
     explicit VlProgrammer(VlSettings settings) : settings_(settings) {}
 
     void set_all_switch_pairs(bool all) { settings_.all_switch_pairs = all; }
+
+    // Ports whose link went through INIT again (a relinked cable, a reset
+    // device) may have lost their tables: forget what they confirmed so
+    // the next program() writes them. `ports`: (node GUID, port number).
+    void forget(const std::set<std::pair<Guid, std::uint8_t>>& ports);
 
     // Pure (reads only the settings), so the sweep runs it on a worker
     // thread while the LFT blocks are on the wire.

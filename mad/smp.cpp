@@ -139,4 +139,11 @@ Smp make_get_resp(const Smp& request, std::span<const std::uint8_t> data, std::u
     return resp;
 }
 
+Smp make_trap_repress(const Smp& trap)
+{
+    Smp r = make_get_resp(trap, trap.data());
+    r.set_method(static_cast<std::uint8_t>(Method::trap_repress));
+    return r;
+}
+
 } // namespace ibsm::mad

@@ -95,5 +95,9 @@ Smp make_lid_request(Method method, Lid dlid, std::uint16_t attr_id, std::uint32
 // The GetResp to a received request (same class, TID, attribute, path fields
 // with the direction bit set for DR), carrying `data`.
 Smp make_get_resp(const Smp& request, std::span<const std::uint8_t> data, std::uint16_t status = 0);
+// The SubnTrapRepress(Notice) answering `trap` (IBA 14.2.5.1, C14-12): the
+// trap turned around to its issuer with its TID, attribute modifier and
+// Notice, so the issuer stops repeating it.
+Smp make_trap_repress(const Smp& trap);
 
 } // namespace ibsm::mad

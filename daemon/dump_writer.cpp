@@ -1,0 +1,115 @@
+#include "daemon/dump_writer.h"
+
+#include "daemon/atomic_file.h"
+#include "daemon/state_dump.h"
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace ibsm::daemon {
+
+namespace {
+
+// FNV-1a, 64 bits: enough to tell "changed" from "unchanged".
+class Fingerprint {
+public:
+    template <class T>
+    Fingerprint& add(const T& v)
+    {
+        const auto* p = reinterpret_cast<const unsigned char*>(&v);
+        for (std::size_t i = 0; i < sizeof v; ++i) h_ = (h_ ^ p[i]) * 0x100000001b3ULL;
+        return *this;
+    }
+    Fingerprint& add_bytes(const std::uint8_t* p, std::size_t n)
+    {
+        for (std::size_t i = 0; i < n; ++i) h_ = (h_ ^ p[i]) * 0x100000001b3ULL;
+        return *this;
+    }
+    Fingerprint& add(const std::string& s)
+    {
+        add(s.size());
+        return add_bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+    }
+    std::uint64_t value() const { return h_; }
+
+private:
+    std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+void add_fabric(Fingerprint& fp, const topology::Fabric& f)
+{
+    for (const auto& n : f.nodes()) {
+        fp.add(n.guid.value()).add(n.description).add(n.ports.size());
+        for (const auto& p : n.ports)
+            fp.add(p.guid.value()).add(p.lid.value()).add(p.lmc).add(p.remote.has_value())
+                .add(p.remote ? f.node(p.remote->node).guid.value() : 0).add(p.remote ? p.remote->port.value() : 0);
+    }
+}
+
+void add_lids(Fingerprint& fp, const SubnetSnapshot& s)
+{
+    for (const auto& [ref, l] : s.lids.lids.entries())
+        fp.add(s.found.fabric.port(ref).guid.value()).add(ref.port.value()).add(l.base.value()).add(l.lmc);
+}
+
+} // namespace
+
+void DumpWriter::publish(SnapshotPtr snap)
+{
+    if (!snap) return;
+    newest_ = snap->generation;
+    boost::asio::post(pool_, [this, snap = std::move(snap), which = which_] { write(snap, which); });
+}
+
+void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
+{
+    if (snap->generation < newest_) return; // a newer generation is queued
+    const auto start = std::chrono::steady_clock::now();
+    const auto& s = *snap;
+    unsigned files = 0;
+    auto one = [&](const char* name, bool enabled, std::uint64_t fingerprint, auto writer) {
+        if (!enabled) return;
+        auto& last = fingerprints_[name];
+        if (last == fingerprint && fingerprint != 0) {
+            ++unchanged_;
+            return;
+        }
+        try {
+            write_file_atomically(dir_ / name, writer);
+            last = fingerprint;
+            ++written_;
+            ++files;
+        } catch (const std::exception& e) {
+            ++failed_;
+            last = 0;
+            spdlog::error("dump {} not written ({}); the SM keeps running. Make {} writable or turn the file off "
+                          "(dump.* in the configuration)",
+                          name, e.what(), dir_.string());
+        }
+    };
+
+    if (s.tables) {
+        Fingerprint lf;
+        add_lids(lf, s);
+        for (const auto& [id, lft] : s.tables->lfts)
+            lf.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
+        one("lfts.dump", which.lfts, lf.value(),
+            [&](std::ostream& out) { write_lfts_dump(out, s.found, s.lids.lids, *s.tables); });
+    }
+    Fingerprint tf;
+    add_fabric(tf, s.found.fabric);
+    add_lids(tf, s);
+    tf.add(s.engine);
+    one("topology.net", which.topology, tf.value(),
+        [&](std::ostream& out) { write_topology_net(out, s.found, s.lids.lids, s.engine); });
+    Fingerprint sf;
+    sf.add(s.summary);
+    one("summary.txt", which.summary && !s.summary.empty(), sf.value(), [&](std::ostream& out) { out << s.summary; });
+    if (files)
+        spdlog::info("generation {}: wrote {} dump file(s) to {} in {:.3f} s", s.generation, files, dir_.string(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+} // namespace ibsm::daemon

@@ -1,0 +1,277 @@
+#include "daemon/sweep_scheduler.h"
+
+#include "daemon/node_names.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+
+namespace ibsm::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using topology::PortRef;
+
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// The node and port owning `lid` in the snapshot.
+std::optional<PortRef> owner(const SubnetSnapshot* snap, Lid lid)
+{
+    if (!snap || lid.value() == 0) return std::nullopt;
+    return snap->lids.lids.port_of(lid);
+}
+
+void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
+{
+    const auto& n = t.notice;
+    const auto number = n.trap_number_or_device_id;
+    auto heavy = [&](std::string why) {
+        work.heavy = true;
+        if (work.heavy_reason.empty()) work.heavy_reason = std::move(why);
+    };
+    // Switch at `lid`: all of its ports; CA port at `lid`: that port and the
+    // switch at the other end of its cable.
+    auto look_at = [&](Lid lid, bool describe) {
+        auto p = owner(snap, lid);
+        if (!p) {
+            heavy("trap " + std::to_string(number) + " from LID " + std::to_string(lid.value()) +
+                  ", which no known port has");
+            return;
+        }
+        const auto& f = snap->found.fabric;
+        const auto& node = f.node(p->node);
+        if (node.is_switch()) {
+            work.switches.insert(node.guid);
+        } else {
+            work.ports.insert(f.port(*p).guid);
+            if (auto r = f.remote(*p); r && f.node(r->node).is_switch()) work.switches.insert(f.node(r->node).guid);
+        }
+        if (describe) work.describe.insert(node.guid);
+    };
+    std::visit(Overloaded{
+                   [&](const mad::LinkStateChangeDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
+                   [&](const mad::PortErrorDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
+                   [&](const mad::LocalChangesDetails& d) {
+                       look_at(d.lid.value() ? d.lid : n.issuer_lid,
+                               (d.change_flags & mad::trap144::node_description_changed) != 0);
+                   },
+                   [&](const mad::SystemImageGuidDetails&) {
+                       heavy("trap 145: system image GUID changed at LID " + std::to_string(n.issuer_lid.value()));
+                   },
+                   [&](const mad::GidServiceDetails& d) {
+                       std::uint64_t g = 0;
+                       for (std::size_t i = 8; i < 16; ++i) g = g << 8 | d.gid[i];
+                       auto p = snap ? snap->found.fabric.find_port(Guid(g)) : std::nullopt;
+                       if (!p) {
+                           heavy("trap " + std::to_string(number) + " for GID with GUID " + Guid(g).str() +
+                                 ", which no known port has");
+                           return;
+                       }
+                       const auto& f = snap->found.fabric;
+                       work.ports.insert(Guid(g));
+                       if (auto r = f.remote(*p); r && f.node(r->node).is_switch())
+                           work.switches.insert(f.node(r->node).guid);
+                   },
+                   [&](const mad::RawDetails&) { look_at(n.issuer_lid, false); },
+               },
+               n.details);
+}
+
+} // namespace
+
+void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
+{
+    ++work.events;
+    std::visit(Overloaded{
+                   [&](const TrapEvent& t) { absorb_trap(t, snap, work); },
+                   [&](const PortStateChangeEvent& e) { work.switches.insert(e.switch_guid); },
+                   [&](const HeavySweepEvent& e) {
+                       work.heavy = true;
+                       if (work.heavy_reason.empty()) work.heavy_reason = e.reason;
+                   },
+                   [&](const ReloadEvent&) {
+                       work.heavy = true;
+                       work.heavy_reason = "configuration reloaded (SIGHUP)";
+                   },
+                   [&](const RetryEvent&) {
+                       work.heavy = true;
+                       if (work.heavy_reason.empty()) work.heavy_reason = "retry";
+                   },
+                   [&](const ShutdownEvent&) { work.shutdown = true; },
+               },
+               event);
+}
+
+RefreshRequest refresh_request(const Work& work, const SubnetSnapshot& snap)
+{
+    RefreshRequest r;
+    const auto& f = snap.found.fabric;
+    for (auto g : work.switches)
+        if (auto id = f.find_node(g); id && f.node(*id).is_switch()) r.switches.push_back(*id);
+    for (auto g : work.ports) {
+        auto p = f.find_port(g);
+        if (p && !f.node(p->node).is_switch()) r.ports.push_back(*p);
+    }
+    for (auto g : work.describe)
+        if (auto id = f.find_node(g)) r.describe.push_back(*id);
+    return r;
+}
+
+boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
+{
+    busy_ = true;
+    if (traps_) traps_->acted();
+    SweepOutcome o;
+    try {
+        if (!work.heavy) {
+            auto snap = bringup_.snapshot();
+            auto req = snap ? refresh_request(work, *snap) : RefreshRequest{};
+            if (!snap) {
+                work.heavy = true;
+                work.heavy_reason = "no configured subnet yet";
+            } else if (req.empty()) {
+                // Everything the events named is gone from the fabric: their
+                // neighbours' traps or the next light sweep say more; a
+                // heavy sweep settles it now.
+                work.heavy = true;
+                work.heavy_reason = "the events name nothing the SM knows";
+            } else {
+                spdlog::info("re-route: {} event(s) -> {} switch(es), {} port(s) to re-read", work.events,
+                             req.switches.size(), req.ports.size());
+                o = co_await bringup_.reroute(req);
+                if (o.needs_heavy) {
+                    spdlog::warn("re-route needs a heavy sweep: {}", o.reason);
+                    work.heavy = true;
+                    work.heavy_reason = o.reason;
+                }
+            }
+        }
+        if (work.heavy) {
+            spdlog::info("heavy sweep ({})", work.heavy_reason.empty() ? "start" : work.heavy_reason);
+            o = co_await bringup_.sweep();
+        }
+    } catch (const std::exception& e) {
+        ++stats_.failures;
+        o = SweepOutcome{};
+        o.kind = work.heavy ? SweepKind::heavy : SweepKind::reroute;
+        o.reason = e.what();
+        spdlog::error("sweep failed: {}; the SM keeps serving and tries again in {} s", e.what(),
+                      settings_.retry_interval.count());
+    }
+    busy_ = false;
+    report(o, work);
+    co_return o;
+}
+
+void SweepScheduler::report(const SweepOutcome& o, const Work& w)
+{
+    stats_.events += w.events;
+    if (o.kind == SweepKind::heavy)
+        ++stats_.heavy_sweeps;
+    else
+        ++stats_.reroutes;
+    if (o.unchanged) ++stats_.unchanged;
+    up_ = o.up;
+    const std::string what = o.kind == SweepKind::heavy
+                                 ? "heavy sweep"
+                                 : "re-route of " + std::to_string(w.events) + " event(s)";
+    if (o.unchanged) {
+        spdlog::info("re-route of {} event(s): nothing changed ({:.3f} s, {} SMPs), generation {} stays", w.events,
+                     o.seconds, o.smps, o.generation);
+    } else if (o.up && o.degraded) {
+        spdlog::error("SUBNET DEGRADED (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}: {}; {:.3f} s, "
+                      "{} SMPs, LFT blocks sent: {}",
+                      o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.reason, o.seconds, o.smps,
+                      o.lft_blocks_sent);
+    } else if (o.up) {
+        spdlog::info("SUBNET UP (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}, {:.3f} s, {} SMPs "
+                     "({:.0f} SMPs/s), LFT blocks sent: {}",
+                     o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps,
+                     o.seconds > 0 ? o.smps / o.seconds : 0.0, o.lft_blocks_sent);
+    } else {
+        spdlog::error("subnet NOT up: {} (next attempt in {} s)", o.reason, settings_.retry_interval.count());
+    }
+    auto snap = bringup_.snapshot();
+    for (const auto& f : observers_) {
+        try {
+            f(o, snap);
+        } catch (const std::exception& e) {
+            spdlog::error("after the sweep: {} (ignored; the SM keeps running)", e.what());
+        }
+    }
+}
+
+boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
+{
+    Work w;
+    w.heavy = true;
+    co_return co_await perform(std::move(w));
+}
+
+boost::asio::awaitable<void> SweepScheduler::run()
+{
+    {
+        Work w;
+        w.heavy = true;
+        co_await perform(std::move(w));
+    }
+    auto last_work = Clock::now();
+    auto last_light = Clock::now();
+    for (;;) {
+        const auto far = Clock::time_point::max();
+        auto next_light = far;
+        if (settings_.light_interval.count() > 0 && up_) next_light = last_light + settings_.light_interval;
+        auto next_retry = up_ ? far : last_work + settings_.retry_interval;
+        auto ev = co_await events_.pop_until(std::min(next_light, next_retry));
+        Work w;
+        if (!ev) {
+            const auto now = Clock::now();
+            if (now >= next_retry) {
+                absorb(RetryEvent{}, nullptr, w);
+            } else if (now >= next_light) {
+                last_light = now;
+                if (auto snap = bringup_.snapshot()) {
+                    busy_ = true;
+                    auto r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
+                    busy_ = false;
+                    ++stats_.light_sweeps;
+                    spdlog::debug("light sweep: {} SMPs in {:.3f} s, {} switch(es) changed, {} LID-routed Get(s) "
+                                  "fell back to DR",
+                                  r.smps, r.seconds, r.changed.size(), r.lid_failures);
+                    if (!r.changed.empty())
+                        spdlog::info("light sweep: PortStateChange on {} switch(es)", r.changed.size());
+                }
+                continue;
+            } else {
+                continue;
+            }
+        } else {
+            absorb(*ev, bringup_.snapshot().get(), w);
+        }
+        if (w.shutdown) break;
+        // Debounce: fold what keeps coming, up to debounce_max after the first.
+        const auto first = Clock::now();
+        for (;;) {
+            const auto until = std::min(Clock::now() + settings_.debounce, first + settings_.debounce_max);
+            auto more = co_await events_.pop_until(until);
+            if (!more) break;
+            absorb(*more, bringup_.snapshot().get(), w);
+            if (w.shutdown) break;
+        }
+        if (w.shutdown) break;
+        co_await perform(std::move(w));
+        last_work = Clock::now();
+    }
+    spdlog::info("scheduler stopped: {} heavy sweep(s), {} re-route(s) ({} found nothing changed), {} light "
+                 "sweep(s), {} event(s)",
+                 stats_.heavy_sweeps, stats_.reroutes, stats_.unchanged, stats_.light_sweeps, stats_.events);
+}
+
+} // namespace ibsm::daemon

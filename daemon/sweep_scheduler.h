@@ -1,0 +1,121 @@
+// The sweep scheduler: the one reader of the events queue, and the one place
+// that decides what the SM does next (DESIGN.md, "The long-running SM").
+//
+// Why: traps, light sweeps, SIGHUP and retry timers all ask for the fabric
+// to be looked at again, often many at once (one cable: two traps; a flapping
+// link: dozens). Running one piece of work per event would re-route the same
+// change many times and overlap programming of one generation with the next.
+// The scheduler folds events into one piece of work and runs one at a time.
+//
+// Data structures: the pending Work (heavy or not, the switches and ports
+// whose state to re-read, how many events it absorbed); the settings
+// (debounce, light sweep and retry periods), replaceable on SIGHUP.
+//
+// Algorithm: start with a heavy sweep. Then forever: wait for an event, or
+// for the light sweep / retry deadline. An event opens a debounce window:
+// further events are absorbed while they keep arriving within `debounce` of
+// each other, but never for longer than `debounce_max` after the first, so a
+// storm cannot postpone routing forever. The work is then a heavy sweep
+// (start, SIGHUP, a trap that names nothing we know, a re-route whose refresh
+// failed) or a re-route of the named switches and ports. Light sweeps run
+// only between pieces of work; what they find arrives as events like traps.
+// An exception from a piece of work (a bug, or the SM's own port not
+// answering) is logged and retried after `retry_interval`: nothing but a
+// signal ends the loop.
+#pragma once
+
+#include "daemon/bringup.h"
+#include "daemon/events.h"
+#include "daemon/light_sweeper.h"
+#include "daemon/trap_receiver.h"
+#include "mad/transport.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+
+namespace ibsm::daemon {
+
+struct SchedulerSettings {
+    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds debounce_max{1000};
+    std::chrono::seconds light_interval{10}; // 0: no light sweeps
+    std::chrono::seconds retry_interval{10};
+    std::size_t light_width = 64;            // SwitchInfo Gets in flight
+};
+
+// One piece of work, as events fold into it.
+struct Work {
+    bool heavy = false;
+    std::string heavy_reason;
+    std::set<Guid> switches;  // node GUIDs: re-read SwitchInfo and every port
+    std::set<Guid> ports;     // CA port GUIDs: re-read that port
+    std::set<Guid> describe;  // node GUIDs: re-read NodeDescription
+    bool shutdown = false;
+    unsigned events = 0;
+    bool empty() const { return !heavy && switches.empty() && ports.empty() && describe.empty(); }
+};
+
+// Pure: folds `event` into `work` using what `snap` (may be null) knows:
+// a trap names a LID, the snapshot says which node owns it.
+void absorb(const Event& event, const SubnetSnapshot* snap, Work& work);
+
+// Pure: the request a re-route makes for `work` over `snap` (GUIDs no longer
+// in the fabric are dropped: a refresh of their neighbours covers them).
+RefreshRequest refresh_request(const Work& work, const SubnetSnapshot& snap);
+
+struct SchedulerStats {
+    std::uint64_t heavy_sweeps = 0;
+    std::uint64_t reroutes = 0;
+    std::uint64_t unchanged = 0;   // re-routes that found nothing changed
+    std::uint64_t light_sweeps = 0;
+    std::uint64_t events = 0;
+    std::uint64_t failures = 0;    // pieces of work that threw
+};
+
+class SweepScheduler {
+public:
+    using OutcomeObserver = std::function<void(const SweepOutcome&, const SnapshotPtr&)>;
+
+    SweepScheduler(mad::Transport& transport, Bringup& bringup, EventQueue& events, TrapReceiver* traps,
+                   SchedulerSettings settings)
+        : transport_(transport), bringup_(bringup), events_(events), traps_(traps), settings_(settings)
+    {
+    }
+
+    void set_settings(const SchedulerSettings& s) { settings_ = s; }
+    // Called after every piece of work with its outcome and the snapshot
+    // then current (dumps, SMInfo state, summaries).
+    void on_outcome(OutcomeObserver f) { observers_.push_back(std::move(f)); }
+    // Called on the loop for a ReloadEvent before the heavy sweep it causes.
+    void on_reload(std::function<void()> f) { reload_ = std::move(f); }
+
+    // The first heavy sweep only (ibsmd --once).
+    boost::asio::awaitable<SweepOutcome> run_once();
+    // Runs until a ShutdownEvent.
+    boost::asio::awaitable<void> run();
+
+    const SchedulerStats& stats() const { return stats_; }
+    bool busy() const { return busy_; }
+
+private:
+    boost::asio::awaitable<SweepOutcome> perform(Work work);
+    void report(const SweepOutcome& o, const Work& w);
+
+    mad::Transport& transport_;
+    Bringup& bringup_;
+    EventQueue& events_;
+    TrapReceiver* traps_;
+    SchedulerSettings settings_;
+    std::vector<OutcomeObserver> observers_;
+    std::function<void()> reload_;
+    SchedulerStats stats_;
+    bool busy_ = false;
+    bool up_ = false;
+};
+
+} // namespace ibsm::daemon
