@@ -174,7 +174,16 @@ routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssi
     routing::Options options = settings_.route;
     options.lmc = settings_.lid.lmc;
     options.sm_port_guid = found.fabric.port(found.sm_port).guid;
-    return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
+    // Never throws: it runs beside the guid2lid write in one parallel
+    // group, and an exception out of one half would cancel the group while
+    // the other half still runs on a worker reading this sweep's values.
+    try {
+        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
+    } catch (const std::exception& e) {
+        routing::ChainOutcome out;
+        out.refusals.push_back(routing::Refusal{"chain", e.what()});
+        return out;
+    }
 }
 
 template <class F>
