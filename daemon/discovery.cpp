@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <set>
 #include <stdexcept>
 
 namespace ibsm::daemon {
@@ -78,6 +79,10 @@ public:
     }
 
     DiscoveryResult take() { return std::move(result_); }
+    // Nodes a describe/SwitchInfo/PortInfo query failed for, and how many
+    // failures were of other queries (NodeInfo of what is behind a port).
+    const std::set<NodeId>& failed_nodes() const { return failed_nodes_; }
+    std::size_t failures() const { return result_.missing.size(); }
 
     awaitable<DiscoveryResult> run()
     {
@@ -228,8 +233,11 @@ private:
                 co_return;
             }
             PortRef here{*existing, in};
-            if (from && !link(*from, here, ni->node_guid, path)) co_return;
-            if (refreshing_ && from) {
+            // Both ends of a cable that came up may be re-read at once: the
+            // second to get here finds the link made.
+            const bool known_link = from && f.remote(*from) == here;
+            if (from && !known_link && !link(*from, here, ni->node_guid, path)) co_return;
+            if (refreshing_ && from && !known_link) {
                 ++changes_.links_up;
                 changes_.text.push_back("link up: " + port_name(f, *from) + " - " + port_name(f, here));
                 // Its state in the snapshot is from before the link came up.
@@ -294,14 +302,20 @@ private:
     awaitable<void> describe(NodeId id, const DrPath& path)
     {
         auto r = co_await get(path, mad::attr::node_description, 0, [] { return std::string("NodeDescription"); });
-        if (!r) co_return;
+        if (!r) {
+            failed_nodes_.insert(id);
+            co_return;
+        }
         if (auto nd = mad::decode_node_description(r->data())) result_.fabric.node(id).description = nd->text;
     }
 
     awaitable<void> switch_info(NodeId id, const DrPath& path)
     {
         auto r = co_await get(path, mad::attr::switch_info, 0, [] { return std::string("SwitchInfo"); });
-        if (!r) co_return;
+        if (!r) {
+            failed_nodes_.insert(id);
+            co_return;
+        }
         auto si = mad::decode_switch_info(r->data());
         if (!si) {
             result_.missing.push_back(MissingItem{path, "SwitchInfo", "malformed answer"});
@@ -329,7 +343,10 @@ private:
     {
         const auto what = [pn] { return "PortInfo port " + std::to_string(pn.value()); };
         auto r = co_await get(path, mad::attr::port_info, pn.value(), what);
-        if (!r) co_return;
+        if (!r) {
+            failed_nodes_.insert(id);
+            co_return;
+        }
         auto pi = mad::decode_port_info(r->data());
         if (!pi) {
             result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
@@ -398,6 +415,7 @@ private:
     mad::Transport& transport_;
     DiscoveryResult result_;
     FabricChanges changes_;
+    std::set<NodeId> failed_nodes_;
     bool sm_port_known_ = false;
     bool refreshing_ = false;
     boost::asio::any_io_executor executor_;
@@ -416,7 +434,43 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
     Sweep sweep(transport, previous);
     RefreshResult out;
     out.changes = co_await sweep.run_refresh(request);
-    out.found = reachable_part(sweep.take(), &out.changes.lost);
+    DiscoveryResult found = sweep.take();
+    // A snapshot path can cross the very link that went down (the switch at
+    // its far end is then reached another way): retry the nodes whose
+    // queries failed once, over paths recomputed without the links found
+    // down. Other failures (a new node's NodeInfo) stay for the caller.
+    const auto failed = sweep.failed_nodes();
+    std::size_t node_failures = 0;
+    for (const auto& m : found.missing)
+        for (auto id : failed)
+            if (m.path == found.path_to(id)) ++node_failures;
+    if (!failed.empty() && node_failures == found.missing.size() && (out.changes.links_down || out.changes.links_up)) {
+        std::vector<Guid> retry_guids;
+        for (auto id : failed) retry_guids.push_back(found.fabric.node(id).guid);
+        found.missing.clear();
+        std::vector<Guid> gone;
+        DiscoveryResult again = reachable_part(found, &gone);
+        RefreshRequest retry;
+        for (auto g : retry_guids) {
+            auto id = again.fabric.find_node(g);
+            if (!id) continue; // lost: nothing to ask
+            if (again.fabric.node(*id).is_switch())
+                retry.switches.push_back(*id);
+            else
+                for (unsigned p = 1; p <= again.fabric.node(*id).num_ports(); ++p)
+                    if (again.fabric.node(*id).ports[p].remote)
+                        retry.ports.push_back(PortRef{*id, PortNum(static_cast<std::uint8_t>(p))});
+        }
+        Sweep second(transport, std::move(again));
+        auto more = co_await second.run_refresh(retry);
+        out.changes.links_down += more.links_down;
+        out.changes.links_up += more.links_up;
+        out.changes.nodes_new += more.nodes_new;
+        out.changes.ports_changed += more.ports_changed;
+        out.changes.text.insert(out.changes.text.end(), more.text.begin(), more.text.end());
+        found = second.take();
+    }
+    out.found = reachable_part(std::move(found), &out.changes.lost);
     for (auto g : out.changes.lost) {
         ++out.changes.nodes_lost;
         out.changes.text.push_back("lost node " + g.str());

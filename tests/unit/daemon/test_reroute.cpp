@@ -1,0 +1,312 @@
+// The long-running SM against the in-process fake fabric (fake_fabric.h):
+// a re-route of a delta sends what a hand count says and leaves tables the
+// analyzer finds complete; traps reach the scheduler, are repressed and
+// folded; light sweeps cost one SMP per switch; lost and new nodes are
+// handled without a heavy sweep.
+#include "fabric_loop.h"
+
+#include "daemon/bringup.h"
+#include "daemon/events.h"
+#include "daemon/lft_programmer.h"
+#include "daemon/light_sweeper.h"
+#include "daemon/sweep_scheduler.h"
+#include "daemon/trap_receiver.h"
+#include "routing/analysis/analyze.h"
+
+#include <catch2/catch.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+using namespace ibsm;
+using topology::NodeId;
+using topology::NodeType;
+using topology::PortRef;
+
+namespace {
+
+// Two spines P0, P1 (5 ports: 1..3 to the leaves, 4..5 free) and three
+// leaves L0..L2 (6 ports: 1..3 hosts, 4 to P0, 5 to P1, 6 free); nine hosts,
+// H0 (the SM) on L0 port 1.
+struct Tree {
+    topology::Fabric f;
+    std::vector<NodeId> hosts, leaves, spines;
+
+    Tree()
+    {
+        for (unsigned h = 0; h < 9; ++h)
+            hosts.push_back(f.add_node(NodeType::ca, Guid(0x100 + 0x100 * h), 1, "H" + std::to_string(h)));
+        for (unsigned s = 0; s < 2; ++s)
+            spines.push_back(f.add_node(NodeType::switch_node, Guid(0x10000 + s), 5, "P" + std::to_string(s)));
+        for (unsigned l = 0; l < 3; ++l) {
+            leaves.push_back(f.add_node(NodeType::switch_node, Guid(0x20000 + l), 6, "L" + std::to_string(l)));
+            for (unsigned h = 0; h < 3; ++h)
+                f.connect({hosts[l * 3 + h], PortNum(1)}, {leaves[l], PortNum(static_cast<std::uint8_t>(h + 1))});
+            for (unsigned s = 0; s < 2; ++s)
+                f.connect({leaves[l], PortNum(static_cast<std::uint8_t>(4 + s))},
+                          {spines[s], PortNum(static_cast<std::uint8_t>(l + 1))});
+        }
+    }
+};
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir()
+    {
+        static int n = 0;
+        path = std::filesystem::temp_directory_path() /
+               ("ibsm-reroute-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+struct QuietLogs {
+    QuietLogs() { spdlog::set_level(spdlog::level::warn); }
+    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
+};
+
+daemon::BringupSettings settings(const std::filesystem::path& dir)
+{
+    daemon::BringupSettings s;
+    s.chain.engines = {"minhop"};
+    s.state_dir = dir;
+    return s;
+}
+
+// The analyzer's verdict on what the fake switches hold, over the nodes the
+// SM's port can still reach.
+routing::analysis::Report analyze_read_back(const test::FakeFabric& fabric)
+{
+    auto rb = fabric.read_back();
+    routing::analysis::Options options;
+    options.run_ebb = false;
+    options.run_shifts = false;
+    options.threads = 1;
+    return routing::analysis::analyze(rb.fabric, rb.tables, options);
+}
+
+// The snapshot's NodeIds of the fake's nodes (discovery numbers nodes in
+// the order it meets them, not the fake's).
+std::vector<NodeId> in_snapshot(const daemon::Bringup& b, const test::FakeFabric& fake, std::vector<NodeId> nodes)
+{
+    std::vector<NodeId> out;
+    for (auto n : nodes) out.push_back(*b.snapshot()->found.fabric.find_node(fake.fabric().node(n).guid));
+    return out;
+}
+
+// How many 64-entry LFT blocks differ between two generations' tables.
+std::uint64_t blocks_changed(const daemon::SubnetSnapshot& a, const daemon::SubnetSnapshot& b)
+{
+    std::uint64_t n = 0;
+    for (const auto& [id, lft] : b.tables->lfts) {
+        const Guid g = b.found.fabric.node(id).guid;
+        auto before = daemon::desired_blocks(a.tables->lfts.at(*a.found.fabric.find_node(g)), a.tables->linear_fdb_top);
+        auto after = daemon::desired_blocks(lft, b.tables->linear_fdb_top);
+        for (std::size_t i = 0; i < after.size(); ++i) n += i >= before.size() || !(before[i] == after[i]);
+    }
+    return n;
+}
+
+} // namespace
+
+// The arithmetic of a re-route after the cable L1[4] - P0[2] is pulled,
+// asked for both switches at its ends:
+//   refresh, per switch: SwitchInfo Get; PortStateChange is set (the pull
+//   set it), so one SwitchInfo Set clears it; PortInfo of every port.
+//     P0: 1 + 1 + 5                                                    7
+//     L1: its snapshot path (0,1,4,2: L0, P0, then P0's port 2) crosses
+//     the pulled cable, so its SwitchInfo Get and 6 PortInfo Gets fail
+//     (no retries in this harness)                                     7
+//     retried over the path recomputed without that cable: 1 + 1 + 6  8
+//   LFT blocks whose content changed (one block per switch: top LID 14) n
+//   no VL table, no PortInfo Set, no activation: nothing else changed  0
+TEST_CASE("a re-route of a pulled cable sends the hand-counted SMPs and leaves complete tables", "[reroute]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    auto first = loop.run([&] { return b.sweep(); });
+    REQUIRE(first.up);
+    auto gen1 = b.snapshot();
+    REQUIRE(gen1->generation == 1);
+
+    loop.fabric.unlink({t.leaves[1], PortNum(4)});
+    loop.fabric.reset_counters();
+    daemon::RefreshRequest req;
+    req.switches = in_snapshot(b, loop.fabric, {t.spines[0], t.leaves[1]});
+    auto o = loop.run([&] { return b.reroute(req); });
+    INFO(o.reason);
+    REQUIRE(o.up);
+    CHECK(o.kind == daemon::SweepKind::reroute);
+    CHECK_FALSE(o.needs_heavy);
+    CHECK(o.changes.links_down == 1);
+    CHECK(o.changes.nodes_lost == 0);
+    auto gen2 = b.snapshot();
+    CHECK(gen2->generation == 2);
+    const auto changed = blocks_changed(*gen1, *gen2);
+    CHECK(changed > 0);
+    CHECK(o.lft_blocks_sent == changed);
+    CHECK(o.smps == 22 + changed);
+    CHECK(loop.fabric.counters().total() == 22 + changed);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::port_info) == 0);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::vl_arbitration) == 0);
+    CHECK(loop.fabric.switch_info(t.spines[0]).port_state_change == false);
+
+    auto rep = analyze_read_back(loop.fabric);
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_switch).unreachable == 0);
+    CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
+
+    // Plugged back: the two ports come up in INIT; the re-route arms and
+    // activates exactly them and rewrites their VL arbitration tables.
+    loop.fabric.relink({t.leaves[1], PortNum(4)});
+    loop.fabric.reset_counters();
+    auto o3 = loop.run([&] { return b.reroute(req); });
+    REQUIRE(o3.up);
+    CHECK(o3.changes.links_up == 1);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::port_info) == 4); // 2 ports x (ARMED, ACTIVE)
+    CHECK(loop.fabric.port_info({t.leaves[1], PortNum(4)}).port_state == mad::PortState::active);
+    CHECK(loop.fabric.port_info({t.spines[0], PortNum(2)}).port_state == mad::PortState::active);
+
+    // Nothing changed since: a re-route sends only the refresh and keeps
+    // the generation.
+    loop.fabric.reset_counters();
+    auto o4 = loop.run([&] { return b.reroute(req); });
+    CHECK(o4.unchanged);
+    CHECK(o4.generation == 3);
+    CHECK(loop.fabric.counters().total() == 2 + 5 + 6); // SwitchInfo Get and PortInfo per port; no bit to clear
+}
+
+TEST_CASE("a switch cut off is forgotten, a new CA is discovered, both without a heavy sweep", "[reroute]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+
+    // A new CA on L0's free port 6.
+    const auto h9 = loop.fabric.add_node(NodeType::ca, Guid(0xa00), 1, "H9");
+    loop.fabric.link({h9, PortNum(1)}, {t.leaves[0], PortNum(6)});
+    daemon::RefreshRequest req;
+    req.switches = in_snapshot(b, loop.fabric, {t.leaves[0]});
+    auto o = loop.run([&] { return b.reroute(req); });
+    INFO(o.reason);
+    REQUIRE(o.up);
+    CHECK(o.changes.nodes_new == 1);
+    auto snap = b.snapshot();
+    auto h9_port = snap->found.fabric.find_port(Guid(0xa01));
+    REQUIRE(h9_port);
+    auto lids = snap->lids.lids.lids_of(*h9_port);
+    REQUIRE(lids);
+    CHECK(loop.fabric.port_info({h9, PortNum(1)}).lid == lids->base);
+    CHECK(loop.fabric.port_info({h9, PortNum(1)}).port_state == mad::PortState::active);
+    auto rep = analyze_read_back(loop.fabric);
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).pairs == 10 * 9);
+
+    // L2 loses both uplinks: it and its three hosts are lost; their LIDs
+    // stay reserved.
+    const Lid l2_lid = snap->lids.lids.lids_of(PortRef{in_snapshot(b, loop.fabric, {t.leaves[2]})[0], PortNum(0)})->base;
+    loop.fabric.unlink({t.leaves[2], PortNum(4)});
+    loop.fabric.unlink({t.leaves[2], PortNum(5)});
+    req.switches = in_snapshot(b, loop.fabric, {t.spines[0], t.spines[1]});
+    auto o2 = loop.run([&] { return b.reroute(req); });
+    INFO(o2.reason);
+    REQUIRE(o2.up);
+    CHECK(o2.changes.links_down == 2);
+    CHECK(o2.changes.nodes_lost == 4);
+    auto snap2 = b.snapshot();
+    CHECK(snap2->found.fabric.node_count() == snap->found.fabric.node_count() - 4);
+    CHECK_FALSE(snap2->found.fabric.find_node(Guid(0x20002)));
+    // No remaining port took the lost switch's LID.
+    CHECK_FALSE(snap2->lids.lids.port_of(l2_lid));
+}
+
+TEST_CASE("a light sweep costs one SMP per switch and finds the switches whose ports changed", "[reroute]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+    daemon::EventQueue events(loop.io.get_executor());
+
+    loop.fabric.reset_counters();
+    auto quiet_sweep = loop.run([&] { return daemon::light_sweep(loop.transport, *b.snapshot(), events, 16); });
+    CHECK(quiet_sweep.changed.empty());
+    CHECK(quiet_sweep.smps == 5 + 1); // SwitchInfo per switch, the SM's own PortInfo
+    CHECK(loop.fabric.counters().lid_routed == 5);
+    CHECK(quiet_sweep.lid_failures == 0);
+    CHECK(events.size() == 0);
+
+    loop.fabric.unlink({t.leaves[2], PortNum(5)});
+    auto after = loop.run([&] { return daemon::light_sweep(loop.transport, *b.snapshot(), events, 16); });
+    std::sort(after.changed.begin(), after.changed.end());
+    CHECK(after.changed == std::vector<Guid>{Guid(0x10001), Guid(0x20002)});
+    CHECK(events.size() == 2);
+}
+
+TEST_CASE("the scheduler: traps are repressed, folded into one re-route, and the fabric ends complete", "[reroute]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FakeFabricOptions fo;
+    fo.trap_repeat_every = 8; // unanswered traps come back, as from real switches
+    test::FabricLoop loop(t.f, fo);
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::TrapReceiver traps(loop.transport, events);
+    loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { traps.on_trap(r); });
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::SchedulerSettings ss;
+    ss.debounce = std::chrono::milliseconds(20);
+    ss.light_interval = std::chrono::seconds(0);
+    daemon::SweepScheduler scheduler(loop.transport, b, events, &traps, ss);
+    std::vector<daemon::SweepOutcome> outcomes;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
+        outcomes.push_back(o);
+        if (outcomes.size() == 1) {
+            // Two cables at once, both ends switches: up to four traps.
+            loop.fabric.unlink({t.leaves[1], PortNum(4)});
+            loop.fabric.unlink({t.leaves[2], PortNum(5)});
+        } else if (loop.fabric.read_back().fabric.link_count() == t.f.link_count() - 2 && !o.unchanged) {
+            events.push(daemon::ShutdownEvent{});
+        }
+    });
+    boost::asio::steady_timer guard(loop.io, std::chrono::seconds(10));
+    guard.async_wait([&](auto ec) {
+        if (!ec) events.push(daemon::ShutdownEvent{});
+    });
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        co_await scheduler.run();
+        guard.cancel();
+        co_return 0;
+    });
+    REQUIRE(outcomes.size() >= 2);
+    CHECK(outcomes[0].kind == daemon::SweepKind::heavy);
+    const auto& r = outcomes[1];
+    INFO(r.reason);
+    CHECK(r.kind == daemon::SweepKind::reroute);
+    CHECK(r.up);
+    CHECK(r.changes.links_down == 2);
+    CHECK(scheduler.stats().heavy_sweeps == 1);
+    // Every trap that reached the SM was repressed.
+    CHECK(loop.fabric.counters().represses >= 1);
+    const auto& c = traps.counts().at(mad::trap::link_state_change);
+    CHECK(c.repressed == c.received);
+    auto rep = analyze_read_back(loop.fabric);
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
+    CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
+}
