@@ -169,6 +169,10 @@ public:
     // Plugs back the cable unlink() pulled from `p`: both ends INIT/LinkUp,
     // PortStateChange and trap 128 at switch ends. Throws when there is none.
     void relink(topology::PortRef p);
+    // Every cable of `node` pulled (ibsim's `Unlink "node"`), and plugged
+    // back (`ReLink "node"`: the cables whose far end is still free).
+    void unlink_node(topology::NodeId node);
+    void relink_node(topology::NodeId node);
     // A new node, no cables yet (its ports DOWN). CA port p gets the GUID
     // node GUID + p, as in ibsim.
     topology::NodeId add_node(topology::NodeType type, Guid guid, std::uint8_t num_ports,
