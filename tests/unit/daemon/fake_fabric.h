@@ -23,8 +23,8 @@
 //    entered hop i by, as it reaches the SM after the return trip. SMPs with
 //    a non-permissive DrSLID/DrDLID (LID-routed parts) are dropped.
 //  - LID-routed SMPs: delivered from the SM's port by the LFTs the SM
-//    programmed (an entry beyond LinearFDBTop, 0xFF, 0 or beyond the port
-//    count drops it), across links ACTIVE at both ends, to the port whose
+//    programmed (a DLID above LinearFDBTop, or an entry 0xFF, 0 or beyond
+//    the port count drops it), across links ACTIVE at both ends, to the port whose
 //    LID range (LID .. LID + 2^LMC - 1; switches: port 0's) holds the DLID;
 //    the answer must route back to the SM's LID the same way. Anything else
 //    is dropped without an answer, so the transport times out, as on

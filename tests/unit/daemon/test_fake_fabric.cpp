@@ -666,3 +666,29 @@ TEST_CASE("discovery of a 3-level PGFT with parallel links matches, in a few ms"
     CHECK(found.fabric.link_count() == f.link_count());
     CHECK(loop.fabric.counters().dropped_route == 0);
 }
+
+TEST_CASE("raise_trap: any notice, from a CA port too, once the issuer knows its LID and the SM's", "[fake]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    mad::Notice n;
+    n.type = mad::notice_type::informational;
+    n.producer_type_or_vendor_id = static_cast<std::uint32_t>(mad::NodeKind::ca);
+    n.trap_number_or_device_id = mad::trap::local_changes;
+    n.details = mad::LocalChangesDetails{Lid{}, false, 0x48, mad::trap144::node_description_changed, 0};
+    CHECK_FALSE(loop.fabric.raise_trap({t.h2, PortNum(1)}, n)); // no LID yet
+    CHECK(loop.fabric.pending_traps() == 0);
+
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    REQUIRE(bring_up(loop, b).up);
+    std::vector<mad::Notice> got;
+    loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { got.push_back(*mad::decode_notice(r.smp.data())); });
+    REQUIRE(loop.fabric.raise_trap({t.h2, PortNum(1)}, n));
+    loop.poll();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].trap_number_or_device_id == mad::trap::local_changes);
+    CHECK(got[0].issuer_lid == loop.fabric.port_info({t.h2, PortNum(1)}).lid);
+    CHECK(std::get<mad::LocalChangesDetails>(got[0].details).change_flags == mad::trap144::node_description_changed);
+}
