@@ -163,10 +163,14 @@ void FakeFabric::add_sim_node(NodeId id)
 
 // ---------------------------------------------------------------- MadPort
 
+// The pipe holds one byte exactly while something is queued, so it never
+// fills up however many MADs wait (the transport drains until try_receive
+// says there is nothing left).
 void FakeFabric::enqueue(mad::RawReceive r)
 {
+    const bool was_empty = rx_.empty();
     rx_.push_back(std::move(r));
-    if (options_.reactor) {
+    if (options_.reactor && was_empty) {
         char c = 1;
         [[maybe_unused]] auto n = ::write(pipe_[1], &c, 1);
     }
@@ -175,12 +179,12 @@ void FakeFabric::enqueue(mad::RawReceive r)
 std::optional<mad::RawReceive> FakeFabric::try_receive()
 {
     if (rx_.empty()) return std::nullopt;
-    if (options_.reactor) {
+    auto r = std::move(rx_.front());
+    rx_.pop_front();
+    if (options_.reactor && rx_.empty()) {
         char c;
         [[maybe_unused]] auto n = ::read(pipe_[0], &c, 1);
     }
-    auto r = std::move(rx_.front());
-    rx_.pop_front();
     return r;
 }
 
@@ -602,6 +606,23 @@ void FakeFabric::unlink(PortRef p)
     }
     for (const NodeId n : {p.node, r->node})
         if (fabric_.node(n).is_switch()) raise_trap({n, PortNum(0)}, trap128(sim({n, PortNum(0)}).info.lid));
+}
+
+void FakeFabric::unlink_node(NodeId node)
+{
+    const auto& n = fabric_.node(node);
+    for (std::uint8_t p = 1; p <= n.num_ports(); ++p)
+        if (n.port(PortNum(p)).remote) unlink({node, PortNum(p)});
+}
+
+void FakeFabric::relink_node(NodeId node)
+{
+    const auto& n = fabric_.node(node);
+    for (std::uint8_t p = 1; p <= n.num_ports(); ++p) {
+        const PortRef here{node, PortNum(p)};
+        const auto prev = sim(here).previous;
+        if (prev && !n.port(PortNum(p)).remote && !fabric_.remote(*prev) && sim(*prev).previous == here) relink(here);
+    }
 }
 
 void FakeFabric::relink(PortRef p)

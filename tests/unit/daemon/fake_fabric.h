@@ -23,8 +23,8 @@
 //    entered hop i by, as it reaches the SM after the return trip. SMPs with
 //    a non-permissive DrSLID/DrDLID (LID-routed parts) are dropped.
 //  - LID-routed SMPs: delivered from the SM's port by the LFTs the SM
-//    programmed (an entry beyond LinearFDBTop, 0xFF, 0 or beyond the port
-//    count drops it), across links ACTIVE at both ends, to the port whose
+//    programmed (a DLID above LinearFDBTop, or an entry 0xFF, 0 or beyond
+//    the port count drops it), across links ACTIVE at both ends, to the port whose
 //    LID range (LID .. LID + 2^LMC - 1; switches: port 0's) holds the DLID;
 //    the answer must route back to the SM's LID the same way. Anything else
 //    is dropped without an answer, so the transport times out, as on
@@ -169,6 +169,10 @@ public:
     // Plugs back the cable unlink() pulled from `p`: both ends INIT/LinkUp,
     // PortStateChange and trap 128 at switch ends. Throws when there is none.
     void relink(topology::PortRef p);
+    // Every cable of `node` pulled (ibsim's `Unlink "node"`), and plugged
+    // back (`ReLink "node"`: the cables whose far end is still free).
+    void unlink_node(topology::NodeId node);
+    void relink_node(topology::NodeId node);
     // A new node, no cables yet (its ports DOWN). CA port p gets the GUID
     // node GUID + p, as in ibsim.
     topology::NodeId add_node(topology::NodeType type, Guid guid, std::uint8_t num_ports,

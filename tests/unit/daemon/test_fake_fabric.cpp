@@ -610,3 +610,85 @@ TEST_CASE("a CA cabled in with add_node/link is found by the next discovery, and
     CHECK(loop.fabric.port_info({h4, PortNum(1)}).port_state == mad::PortState::active);
     CHECK(loop.fabric.port_info({h4, PortNum(1)}).lid.valid_unicast());
 }
+
+TEST_CASE("a whole switch unlinked and relinked: traps from the neighbour, a smaller fabric, then all back", "[fake]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    REQUIRE(bring_up(loop, b).up);
+    std::vector<Lid> issuers;
+    loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) {
+        issuers.push_back(mad::decode_notice(r.smp.data())->issuer_lid);
+    });
+
+    loop.fabric.unlink_node(t.s2);
+    loop.poll();
+    // Cables go one at a time, ports 1, 2, 4, as ibsim's Unlink does: S2
+    // raises one trap per cable and S1 one; S2's last, sent after its
+    // uplink went, cannot reach the SM.
+    CHECK(loop.fabric.counters().traps_raised == 4);
+    const Lid s1 = loop.fabric.port_info({t.s1, PortNum(0)}).lid;
+    const Lid s2 = loop.fabric.port_info({t.s2, PortNum(0)}).lid;
+    CHECK(issuers == std::vector<Lid>{s2, s2, s1});
+    CHECK(loop.fabric.counters().traps_undeliverable == 1);
+    auto found = loop.run([&] { return daemon::discover(loop.transport); });
+    CHECK(found.complete());
+    CHECK(found.fabric.node_count() == 3); // H0, S1, H1
+    CHECK(found.fabric.link_count() == 2);
+    CHECK_FALSE(found.fabric.find_node(Guid(0x2000)));
+
+    loop.fabric.relink_node(t.s2);
+    CHECK(loop.fabric.fabric().link_count() == 5);
+    const auto again = bring_up(loop, b);
+    INFO(again.reason);
+    CHECK(again.up);
+    for (const auto& link : loop.fabric.fabric().links())
+        CHECK(loop.fabric.port_info(link.a).port_state == mad::PortState::active);
+    // Now every switch can reach the SM: all unrepressed traps come through.
+    issuers.clear();
+    CHECK(loop.fabric.pending_traps() == 4 + 4); // the unlink's, and the relink's (S2 x3, S1)
+    CHECK(loop.fabric.tick() == loop.fabric.pending_traps());
+    loop.poll();
+    CHECK(issuers.size() == loop.fabric.pending_traps());
+}
+
+TEST_CASE("discovery of a 3-level PGFT with parallel links matches, in a few ms", "[fake]")
+{
+    // PGFT(3; 4,2,2; 1,2,2; 1,2,1): 16 hosts, parallel links between levels 1 and 2.
+    const auto f = topology::generate_pgft(topology::PgftParams{{4, 2, 2}, {1, 2, 2}, {1, 2, 1}, false});
+    test::FabricLoop loop(f);
+    auto found = loop.run([&] { return daemon::discover(loop.transport); });
+    CHECK(found.complete());
+    CHECK(topology::compare(found.fabric, f).equal());
+    CHECK(found.fabric.link_count() == f.link_count());
+    CHECK(loop.fabric.counters().dropped_route == 0);
+}
+
+TEST_CASE("raise_trap: any notice, from a CA port too, once the issuer knows its LID and the SM's", "[fake]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    mad::Notice n;
+    n.type = mad::notice_type::informational;
+    n.producer_type_or_vendor_id = static_cast<std::uint32_t>(mad::NodeKind::ca);
+    n.trap_number_or_device_id = mad::trap::local_changes;
+    n.details = mad::LocalChangesDetails{Lid{}, false, 0x48, mad::trap144::node_description_changed, 0};
+    CHECK_FALSE(loop.fabric.raise_trap({t.h2, PortNum(1)}, n)); // no LID yet
+    CHECK(loop.fabric.pending_traps() == 0);
+
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    REQUIRE(bring_up(loop, b).up);
+    std::vector<mad::Notice> got;
+    loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { got.push_back(*mad::decode_notice(r.smp.data())); });
+    REQUIRE(loop.fabric.raise_trap({t.h2, PortNum(1)}, n));
+    loop.poll();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].trap_number_or_device_id == mad::trap::local_changes);
+    CHECK(got[0].issuer_lid == loop.fabric.port_info({t.h2, PortNum(1)}).lid);
+    CHECK(std::get<mad::LocalChangesDetails>(got[0].details).change_flags == mad::trap144::node_description_changed);
+}
