@@ -502,6 +502,7 @@ std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, c
     auto& run = std::get<DmodkRun>(d);
     SftreeResult r;
     r.tables = std::move(run.tables);
+    r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
     Sftree s(fabric, lids, r, run.order);
     s.run(options.sm_port_guid);
