@@ -90,11 +90,11 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     v.switch_pairs_checked = tables.switch_to_switch;
     std::vector<std::string> problems;
 
-    std::vector<a::PortLids> blocks;
-    for (const auto& [port, pl] : lids.entries()) blocks.push_back(a::PortLids{port, pl.base, pl.lmc});
+    std::vector<a::PortLids> port_lids;
+    for (const auto& [port, pl] : lids.entries()) port_lids.push_back(a::PortLids{port, pl.base, pl.lmc});
     std::optional<a::Network> built;
     try {
-        built.emplace(fabric, tables, std::move(blocks));
+        built.emplace(fabric, tables, std::move(port_lids));
     } catch (const std::invalid_argument& e) {
         v.reason = std::string("tables cannot be checked: ") + e.what();
         return v;
@@ -115,12 +115,9 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
 
     // One pass over every destination LID.
     const a::SlLookup sls(net, tables);
-    std::vector<std::uint32_t> dests;
-    for (std::uint32_t l = 1; l < net.lid_table_size(); ++l)
-        if (net.lid_owner(l) >= 0) dests.push_back(l);
-    const unsigned workers = static_cast<unsigned>(
-        std::min<std::size_t>(a::worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
+    const unsigned workers = a::worker_count(options.threads);
     struct Worker {
+        a::LftBlock block;
         a::DestinationTree tree;
         a::ConnectivityCounter conn;
         a::CdgBuilder cdg;
@@ -128,13 +125,24 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     constexpr std::size_t max_examples = 1;
     std::vector<std::unique_ptr<Worker>> ws;
     for (unsigned w = 0; w < workers; ++w)
-        ws.push_back(std::make_unique<Worker>(
-            Worker{a::DestinationTree{}, a::ConnectivityCounter(net, nullptr, true, max_examples), a::CdgBuilder(net, sls)}));
-    a::parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
+        ws.push_back(std::make_unique<Worker>(Worker{a::LftBlock{}, a::DestinationTree{},
+                                                     a::ConnectivityCounter(net, nullptr, true, max_examples),
+                                                     a::CdgBuilder(net, sls)}));
+    // Blocks of consecutive LIDs (forwarding.h, LftBlock: one cache line of
+    // every LFT per block instead of one miss per switch and LID).
+    const std::uint32_t lid_end = net.lid_table_size();
+    const std::size_t blocks = (lid_end + a::LftBlock::width - 1) / a::LftBlock::width;
+    a::parallel_for(blocks, workers, [&](std::size_t b, unsigned w) {
         Worker& k = *ws[w];
-        a::trace_destination(net, dests[i], k.tree);
-        k.conn.add(k.tree);
-        k.cdg.add(k.tree);
+        const auto first = static_cast<std::uint32_t>(b * a::LftBlock::width);
+        k.block.load(net, first, std::min(a::LftBlock::width, lid_end - first));
+        for (std::uint32_t i = 0; i < k.block.count(); ++i) {
+            const std::uint32_t lid = first + i;
+            if (lid == 0 || net.lid_owner(lid) < 0) continue;
+            a::trace_destination(net, lid, k.block.ports(i), k.tree);
+            k.conn.add(k.tree);
+            k.cdg.add(k.tree);
+        }
     });
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);
