@@ -495,9 +495,9 @@ private:
 } // namespace
 
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options)
+                                               const Options& options, const std::string& engine_name)
 {
-    auto d = run_dmodk(fabric, lids, options, "sftree");
+    auto d = run_dmodk(fabric, lids, options, engine_name);
     if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
     auto& run = std::get<DmodkRun>(d);
     SftreeResult r;
