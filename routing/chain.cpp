@@ -3,6 +3,7 @@
 #include "routing/chain.h"
 
 #include <algorithm>
+#include <optional>
 #include <exception>
 #include <stdexcept>
 
@@ -43,33 +44,61 @@ Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidas
 
 } // namespace
 
+const Verdict* ChainOutcome::verdict() const
+{
+    if (!tables) return nullptr;
+    for (auto it = verdicts.rbegin(); it != verdicts.rend(); ++it)
+        if (it->engine == tables->engine) return &*it;
+    return nullptr;
+}
+
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
                        const lidassign::LidMap& lids, const Options& options)
 {
     validate(registry, spec);
     ChainOutcome out;
-    for (const auto& name : spec.engines) {
+    VerifyOptions gate;
+    gate.max_vls = options.max_vls;
+    std::optional<std::size_t> least_bad; // index into out.verdicts of the kept tables
+    bool kept_fallback = false;
+
+    // True when `name`'s tables passed (out.tables are they); otherwise
+    // records the refusal and keeps the tables if they are the least bad.
+    auto try_engine = [&](const std::string& name, bool fallback) {
         auto engine = registry.create(name);
         Result r = attempt(*engine, fabric, lids, options);
-        if (auto* t = std::get_if<RoutingTables>(&r)) {
-            out.tables = std::move(*t);
-            return out;
+        if (auto* refusal = std::get_if<Refusal>(&r)) {
+            if (refusal->engine.empty()) refusal->engine = name;
+            out.refusals.push_back(std::move(*refusal));
+            return false;
         }
-        auto refusal = std::get<Refusal>(std::move(r));
-        if (refusal.engine.empty()) refusal.engine = name;
-        out.refusals.push_back(std::move(refusal));
-    }
-    const bool tried = std::find(spec.engines.begin(), spec.engines.end(), fallback_engine) != spec.engines.end();
-    if (spec.no_fallback || tried) return out;
+        auto& t = std::get<RoutingTables>(r);
+        out.verdicts.push_back(verify(fabric, lids, t, gate));
+        const Verdict& v = out.verdicts.back();
+        const bool pass = v.passed();
+        if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
+        if (pass || !least_bad || less_bad(v, out.verdicts[*least_bad])) {
+            least_bad = out.verdicts.size() - 1;
+            out.tables = std::move(t);
+            kept_fallback = fallback;
+        }
+        return pass;
+    };
+    auto finish = [&](bool passed) {
+        out.fell_back = out.tables && kept_fallback;
+        if (!passed && out.tables) {
+            const Verdict& v = out.verdicts[*least_bad];
+            out.degraded = true;
+            out.degraded_reason = v.engine + ": " + v.reason;
+        }
+    };
 
-    auto engine = registry.create(fallback_engine);
-    Result r = attempt(*engine, fabric, lids, options);
-    if (auto* t = std::get_if<RoutingTables>(&r)) {
-        out.tables = std::move(*t);
-        out.fell_back = true;
-    } else {
-        out.refusals.push_back(std::get<Refusal>(std::move(r)));
-    }
+    bool passed = false;
+    for (const auto& name : spec.engines)
+        if ((passed = try_engine(name, false))) break;
+    const bool tried = std::find(spec.engines.begin(), spec.engines.end(), fallback_engine) != spec.engines.end();
+    if (!passed && !spec.no_fallback && !tried) passed = try_engine(fallback_engine, true);
+    finish(passed);
     return out;
 }
 

@@ -1,10 +1,20 @@
-// The fallback chain: engines tried in configured order; the first one that
-// produces tables wins, every refusal is kept for the report, and MinHop is
-// the last resort unless the chain says no_fallback.
+// The fallback chain: engines tried in configured order; the first one whose
+// tables pass the verification gate (verify.h) wins, every refusal is kept
+// for the report, and MinHop is the last resort unless the chain says
+// no_fallback.
+//
+// An engine's tables that fail the gate count as a refusal with the gate's
+// reason ("ftree: 133 128 CA pairs unreachable, e.g. H-1 → H-700 (LID 700)")
+// and the chain moves on. When tables were produced but none passed (the
+// implicit MinHop included), the least bad of them is kept (verify.h,
+// less_bad: fewest CA<->CA pairs not delivered, then no CA credit loop, then
+// fewest other pairs not delivered) and the outcome is `degraded`: the
+// subnet can come up, but must never be reported as a plain SUBNET UP.
 #pragma once
 
 #include "routing/engine.h"
 #include "routing/registry.h"
+#include "routing/verify.h"
 
 #include <optional>
 #include <string>
@@ -21,21 +31,45 @@ struct ChainSpec {
 };
 
 struct ChainOutcome {
-    std::optional<RoutingTables> tables; // empty when every engine refused
-    std::vector<Refusal> refusals;       // in the order tried
-    bool fell_back = false;              // tables came from the implicit MinHop
+    // The tables to program: those of the first engine that passed the gate,
+    // or when none passed, the least bad tables any engine produced
+    // (degraded). Empty only when no engine produced tables at all.
+    std::optional<RoutingTables> tables;
+    // In the order tried: engines that refused (their reason), engines that
+    // threw ("engine failed: ..."), and engines whose tables failed the gate
+    // (the gate's reason, Verdict::reason). The degraded engine's failure is
+    // here too.
+    std::vector<Refusal> refusals;
+    // The gate's verdict on every engine that produced tables, in the order
+    // tried (the last one passed unless degraded).
+    std::vector<Verdict> verdicts;
+    bool fell_back = false; // tables came from the implicit MinHop
+
+    // True when `tables` failed the gate (no engine's passed): the daemon
+    // programs them (better than no routes) but says "SUBNET UP (degraded:
+    // <degraded_reason>)" in its log and summary, and `ibsmd --once` exits
+    // non-zero; `ibsm route` prints "DEGRADED: ..." and exits 3.
+    bool degraded = false;
+    // When degraded: "<engine>: <its verdict's reason>", e.g. "minhop: credit
+    // loop on VL 0 in CA traffic: sw1[2] → sw2[3] → sw1[2]"; the counts are in
+    // verdict(). Empty otherwise.
+    std::string degraded_reason;
 
     // Name of the engine that produced the tables, or "" when none did.
     std::string engine() const { return tables ? tables->engine : std::string{}; }
+    // The gate's verdict on `tables` (counts per pair class, credit loops),
+    // or nullptr when there are no tables.
+    const Verdict* verdict() const;
 };
 
 // Throws std::invalid_argument for an empty chain, an unknown engine name
 // (listing the known ones) or a name given twice.
 void validate(const Registry& registry, const ChainSpec& spec);
 
-// Runs the chain. An engine that throws is recorded as a refusal carrying
-// the exception text, so one broken engine cannot stop the fallback.
-// Validates the spec first (throws like validate()).
+// Runs the chain, every result through the gate (with options.max_vls).
+// An engine that throws is recorded as a refusal carrying the exception
+// text, so one broken engine cannot stop the fallback. Validates the spec
+// first (throws like validate()).
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
                        const lidassign::LidMap& lids, const Options& options);
 

@@ -34,6 +34,14 @@ struct RoutingTables {
     // pair maps to VL = SL (identity SL2VL over vls_used VLs).
     SlTable sl;
     std::uint8_t vls_used = 1;
+    // What the engine promises beyond what every engine owes, so the
+    // verification gate (verify.h) holds it to that: every switch-to-switch
+    // pair reachable and no credit loop once switch-originated traffic is
+    // added (sftree, dfsssp, updn). Engines that leave switch pairs out
+    // (ftree, minhop) keep false. Every engine owes CA<->CA, CA->switch and
+    // switch->CA reachability, no forwarding loop and a CA-traffic channel
+    // dependency graph without a cycle on each VL.
+    bool switch_to_switch = false;
 };
 
 } // namespace ibsm::routing

@@ -3,7 +3,10 @@
 // engine chain, and writes what an SM would program in the files operators
 // already know: topology.net (ibnetdiscover text with the LIDs), lfts.dump
 // (dump_fts text) and guid2lid (OpenSM's LID cache). The report (engine
-// used, refusals) goes to stdout; progress and timings to stderr.
+// used, refusals, the verification gate's verdict) goes to stdout; progress
+// and timings to stderr. Exit status: 0 verified tables written, 1 no
+// engine produced tables (or an error), 2 usage, 3 degraded: no engine's
+// tables passed the gate and the least bad were written anyway.
 #include "tools/args.h"
 #include "tools/subcommands.h"
 
@@ -15,6 +18,7 @@
 #include "routing/root_guids.h"
 #include "topology/netfile_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +38,12 @@ Assigns LIDs, routes the fabric with a chain of engines and writes
   DIR/topology.net   the fabric as ibnetdiscover prints it, with the LIDs
   DIR/lfts.dump      the forwarding tables as dump_fts prints them
   DIR/guid2lid       OpenSM's LID cache format (port GUID, first and last LID)
-The engine used and every refusal are reported on stdout.
+The engine used, every refusal and the verification gate's verdict are
+reported on stdout. Every engine's tables are checked (every CA<->CA,
+CA->switch and switch->CA pair delivered, switch pairs too for engines that
+promise them, no credit loop per VL); tables that fail count as a refusal.
+If none pass, the least bad are written, "DEGRADED: ..." is printed and the
+exit status is 3 (0: verified, 1: no tables, 2: usage error).
 
 options:
   --topology NET        ibnetdiscover / ibsim net file (required)
@@ -175,6 +184,15 @@ int route_main(const std::vector<std::string>& argv)
         return 1;
     }
     std::cout << "engine: " << outcome.engine() << (outcome.fell_back ? " (fallback)" : "") << '\n';
+    if (outcome.degraded) {
+        std::cout << "DEGRADED: no engine's tables passed verification; writing the least bad, " << outcome.degraded_reason
+                  << '\n';
+    } else if (const auto* v = outcome.verdict()) {
+        std::cout << "verified: every CA pair, CA->switch and switch->CA pair delivered"
+                  << (v->switch_pairs_checked ? ", every switch pair too" : "") << "; no credit loop in "
+                  << (v->switch_pairs_checked ? "CA and switch" : "CA") << " traffic on "
+                  << int(std::max<std::uint8_t>(outcome.tables->vls_used, 1)) << " VL(s)\n";
+    }
 
     auto t3 = Clock::now();
     std::filesystem::create_directories(out_dir);
@@ -189,7 +207,7 @@ int route_main(const std::vector<std::string>& argv)
               << int(options.lmc) << '\n'
               << "switches: " << outcome.tables->lfts.size() << '\n'
               << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
-    return 0;
+    return outcome.degraded ? 3 : 0;
 }
 
 } // namespace ibsm::tools

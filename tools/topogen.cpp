@@ -5,6 +5,7 @@
 #include "tools/subcommands.h"
 
 #include "topology/fabric.h"
+#include "topology/gen_chain.h"
 #include "topology/gen_degrade.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
@@ -41,6 +42,13 @@ kinds:
          groups of M1 NEMs share the same U leaves of each core.
          Defaults: Ranger, 2 cores of PGFT(3;12,12,24;1,12,12;1,1,1), 328 NEMs,
          12 hosts, 6 uplinks per core (3936 hosts, 1768 switches).
+  chain  [--trees N] [--spines S] [--leaves L] [--ports P] [--hosts-per-leaf H]
+         [--cables C]
+         N two-level trees (S spines, L leaves of P-port switches, H host
+         ports per leaf) in a row; neighbouring trees joined by C leaf-to-leaf
+         cables that take host ports (leaves picked by --seed).
+         Defaults: 3 x (12 spines, 24 leaves, 24 ports, 12 hosts), 30 cables:
+         the 744-host "Deimos-like" fabric of seed 001.
   ring   --switches N --hosts-per-switch K
   torus  --x X --y Y --hosts-per-switch K
   mesh   --x X --y Y --hosts-per-switch K
@@ -74,12 +82,15 @@ std::vector<OptionSpec> options_for(const std::string& kind)
     else if (kind == "ranger")
         extra = {{"cores", true},  {"nems", true},   {"hosts-per-nem", true}, {"uplinks-per-core", true},
                  {"core-m", true}, {"core-w", true}, {"core-p", true}};
+    else if (kind == "chain")
+        extra = {{"trees", true},  {"spines", true},         {"leaves", true},
+                 {"ports", true},  {"hosts-per-leaf", true}, {"cables", true}};
     else if (kind == "ring")
         extra = {{"switches", true}, {"hosts-per-switch", true}};
     else if (kind == "torus" || kind == "mesh")
         extra = {{"x", true}, {"y", true}, {"hosts-per-switch", true}};
     else
-        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ranger, ring, torus, mesh)");
+        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ranger, chain, ring, torus, mesh)");
     specs.insert(specs.end(), extra.begin(), extra.end());
     return specs;
 }
@@ -147,6 +158,21 @@ std::pair<Fabric, std::string> generate(const std::string& kind, const Args& arg
                     std::to_string(r.hosts_per_nem) + " hosts, " + std::to_string(r.uplinks_per_core) +
                     " uplinks per core"};
     }
+    if (kind == "chain") {
+        topology::ChainParams c;
+        c.trees = static_cast<unsigned>(args.number("trees", c.trees, 1, 4096));
+        c.spines = static_cast<unsigned>(args.number("spines", c.spines, 1, 254));
+        c.leaves = static_cast<unsigned>(args.number("leaves", c.leaves, 1, 254));
+        c.ports = static_cast<unsigned>(args.number("ports", c.ports, 2, 254));
+        c.hosts_per_leaf = static_cast<unsigned>(args.number("hosts-per-leaf", c.hosts_per_leaf, 0, 253));
+        c.cables = static_cast<unsigned>(args.number("cables", c.cables, 0, 65536));
+        c.seed = args.number("seed", 1, 0, UINT64_MAX);
+        return {topology::generate_chain(c),
+                std::to_string(c.trees) + " chained trees of " + std::to_string(c.spines) + " spines, " +
+                    std::to_string(c.leaves) + " leaves (" + std::to_string(c.ports) + " ports, " +
+                    std::to_string(c.hosts_per_leaf) + " host ports each), " + std::to_string(c.cables) +
+                    " cables between neighbours (seed " + std::to_string(c.seed) + ")"};
+    }
     if (kind == "ring") {
         topology::RingParams r;
         r.switches = static_cast<unsigned>(args.required_number("switches", 2, 65536));
@@ -184,7 +210,7 @@ std::optional<topology::NodeId> find_sm_host(const Fabric& f, const std::string&
 
 int topogen_main(const std::vector<std::string>& argv)
 {
-    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ranger, ring, torus, mesh)");
+    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ranger, chain, ring, torus, mesh)");
     if (argv[0] == "--help" || argv[0] == "-h") {
         std::cout << help_text;
         return 0;

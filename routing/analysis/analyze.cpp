@@ -130,7 +130,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     std::vector<std::unique_ptr<Worker>> ws;
     for (unsigned w = 0; w < workers; ++w)
         ws.push_back(std::make_unique<Worker>(Worker{DestinationTree{},
-                                                     ConnectivityCounter(net, sp, options.switch_traffic,
+                                                     ConnectivityCounter(net, &sp, options.switch_traffic,
                                                                          options.max_examples),
                                                      CdgBuilder(net, sls), EdgeForwardingCounter(net)}));
     PathTable paths(net);

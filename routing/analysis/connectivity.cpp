@@ -44,6 +44,7 @@ void merge_examples(std::vector<PairExample>& into, const std::vector<PairExampl
 void PairStats::merge(const PairStats& o, std::size_t max_examples)
 {
     pairs += o.pairs;
+    if (o.hist.empty()) delivered += o.delivered; // counted without a histogram (or none)
     unreachable += o.unreachable;
     loops += o.loops;
     merge_examples(unreachable_examples, o.unreachable_examples, max_examples);
@@ -107,9 +108,9 @@ std::uint64_t PairStats::nonminimal() const
     return n;
 }
 
-ConnectivityCounter::ConnectivityCounter(const Network& net, const ShortestPaths& sp, bool switch_sources,
+ConnectivityCounter::ConnectivityCounter(const Network& net, const ShortestPaths* sp, bool switch_sources,
                                          std::size_t max_examples)
-    : net_(&net), sp_(&sp), max_examples_(max_examples), ca_at_(net.switch_count(), 0),
+    : net_(&net), sp_(sp), max_examples_(max_examples), ca_at_(net.switch_count(), 0),
       first_ca_at_(net.switch_count(), -1), second_ca_at_(net.switch_count(), -1)
 {
     result_.switch_sources = switch_sources;
@@ -173,8 +174,12 @@ void ConnectivityCounter::add(const DestinationTree& t)
         if (n > 0) {
             from_ca.pairs += n;
             if (r == Reach::delivered) {
-                unsigned shortest = sp_->between(si, dst_switch) + 1u + (to_ca ? 1u : 0u);
-                from_ca.add_delivered(t.hops[s] + 1u, shortest, n);
+                if (sp_) {
+                    unsigned shortest = sp_->between(si, dst_switch) + 1u + (to_ca ? 1u : 0u);
+                    from_ca.add_delivered(t.hops[s] + 1u, shortest, n);
+                } else {
+                    from_ca.delivered += n;
+                }
             } else if (r == Reach::unreachable) {
                 from_ca.unreachable += n;
                 note_example(from_ca.unreachable_examples, example, t.lid, seq_ca_unr++);
@@ -189,8 +194,10 @@ void ConnectivityCounter::add(const DestinationTree& t)
         if (self < 0 || self == t.owner) continue;
         ++from_sw.pairs;
         if (r == Reach::delivered) {
-            unsigned shortest = sp_->between(si, dst_switch) + (to_ca ? 1u : 0u);
-            from_sw.add_delivered(t.hops[s], shortest, 1);
+            if (sp_)
+                from_sw.add_delivered(t.hops[s], sp_->between(si, dst_switch) + (to_ca ? 1u : 0u), 1);
+            else
+                ++from_sw.delivered;
         } else if (r == Reach::unreachable) {
             ++from_sw.unreachable;
             note_example(from_sw.unreachable_examples, self, t.lid, seq_sw_unr++);

@@ -71,7 +71,9 @@ struct Connectivity {
 
 class ConnectivityCounter {
 public:
-    ConnectivityCounter(const Network& net, const ShortestPaths& sp, bool switch_sources, std::size_t max_examples);
+    // `sp` null: counts only (no hop histogram, so no hop or stretch
+    // figures), for the verification gate which needs no BFS per switch.
+    ConnectivityCounter(const Network& net, const ShortestPaths* sp, bool switch_sources, std::size_t max_examples);
 
     void add(const DestinationTree& tree);
     // Folds `other` into this counter.

@@ -4,7 +4,31 @@
 
 namespace ibsm::routing::analysis {
 
+void LftBlock::load(const Network& net, std::uint32_t first, std::uint32_t count)
+{
+    first_ = first;
+    count_ = count;
+    switches_ = net.switch_count();
+    ports_.assign(static_cast<std::size_t>(count) * switches_, no_route);
+    for (std::size_t s = 0; s < switches_; ++s) {
+        const Lft* lft = net.lft(static_cast<std::int32_t>(s));
+        if (!lft) continue;
+        const std::size_t size = lft->port.size();
+        for (std::uint32_t k = 0; k < count && first + k < size; ++k) ports_[k * switches_ + s] = lft->port[first + k];
+    }
+}
+
 void trace_destination(const Network& net, std::uint32_t lid, DestinationTree& out)
+{
+    std::vector<std::uint8_t> ports(net.switch_count());
+    for (std::size_t s = 0; s < ports.size(); ++s) {
+        const Lft* lft = net.lft(static_cast<std::int32_t>(s));
+        ports[s] = lft ? lft->at(Lid(static_cast<std::uint16_t>(lid))) : no_route;
+    }
+    trace_destination(net, lid, ports.data(), out);
+}
+
+void trace_destination(const Network& net, std::uint32_t lid, const std::uint8_t* ports, DestinationTree& out)
 {
     const auto nsw = net.switch_count();
     out.lid = lid;
@@ -15,8 +39,9 @@ void trace_destination(const Network& net, std::uint32_t lid, DestinationTree& o
     out.order.clear();
 
     // 0 = not visited, 1 = on the current walk, 2 = resolved.
-    std::vector<std::uint8_t> state(nsw, 0);
-    std::vector<std::int32_t> walk;
+    auto& state = out.scratch_state;
+    auto& walk = out.scratch_walk;
+    state.assign(nsw, 0);
     std::uint16_t max_hops = 0;
 
     for (std::size_t start = 0; start < nsw; ++start) {
@@ -39,8 +64,7 @@ void trace_destination(const Network& net, std::uint32_t lid, DestinationTree& o
             }
             state[ci] = 1;
             walk.push_back(cur);
-            const Lft* lft = net.lft(cur);
-            unsigned port = lft ? lft->at(Lid(static_cast<std::uint16_t>(lid))) : no_route;
+            unsigned port = ports[ci];
             terminal_at_cur = true;
             if (port == 0) {
                 bool own = out.owner >= 0 && out.owner == net.switch_endpoint(cur);

@@ -60,9 +60,54 @@ std::vector<std::string> make_node_names(const Fabric& fabric)
 
 } // namespace
 
+namespace {
+
+// The LIDs as the ports show them (see network.h).
+std::vector<PortLids> lids_on_ports(const Fabric& fabric)
+{
+    std::vector<PortLids> out;
+    for (NodeId id : fabric.node_ids()) {
+        const Node& n = fabric.node(id);
+        if (n.is_switch()) {
+            const topology::Port* p0 = &n.ports[0];
+            if (!p0->lid.valid_unicast()) {
+                for (const auto& p : n.ports)
+                    if (p.lid.valid_unicast()) {
+                        p0 = &p;
+                        break;
+                    }
+            }
+            if (p0->lid.valid_unicast()) out.push_back(PortLids{PortRef{id, PortNum(0)}, p0->lid, p0->lmc});
+            continue;
+        }
+        for (std::size_t pn = 1; pn < n.ports.size(); ++pn)
+            if (n.ports[pn].lid.valid_unicast())
+                out.push_back(PortLids{PortRef{id, PortNum(static_cast<std::uint8_t>(pn))}, n.ports[pn].lid, n.ports[pn].lmc});
+    }
+    return out;
+}
+
+} // namespace
+
 Network::Network(const Fabric& fabric, const RoutingTables& tables)
     : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(make_node_names(fabric))
 {
+    build(tables, lids_on_ports(fabric));
+}
+
+Network::Network(const Fabric& fabric, const RoutingTables& tables, std::vector<PortLids> lids)
+    : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(make_node_names(fabric))
+{
+    for (const PortLids& l : lids) {
+        if (l.port.node.value >= fabric.node_count() || l.port.port.value() >= fabric.node(l.port.node).ports.size())
+            throw std::invalid_argument("LID " + std::to_string(l.base.value()) + " is assigned to a port not in the fabric");
+    }
+    build(tables, std::move(lids));
+}
+
+void Network::build(const RoutingTables& tables, std::vector<PortLids> lids)
+{
+    const Fabric& fabric = *fabric_;
     for (NodeId id : fabric.node_ids()) {
         const Node& n = fabric.node(id);
         if (!n.is_switch()) continue;
@@ -79,7 +124,7 @@ Network::Network(const Fabric& fabric, const RoutingTables& tables)
         const Endpoint& ep = endpoints_[static_cast<std::size_t>(e)];
         std::uint32_t first = ep.base.value();
         std::uint32_t count = 1u << ep.lmc;
-        if (first + count - 1 > Lid::max_unicast || first % count != 0)
+        if (first == 0 || first + count - 1 > Lid::max_unicast || first % count != 0)
             throw std::invalid_argument("port " + port_label(ep.port) + ": LID " + std::to_string(first) +
                                         " with LMC " + std::to_string(ep.lmc) +
                                         " is not an aligned unicast LID block");
@@ -93,23 +138,21 @@ Network::Network(const Fabric& fabric, const RoutingTables& tables)
             lid_owner_[l] = e;
         }
     };
+    // Endpoints in node order, a switch's port 0 before a CA's ports.
+    std::sort(lids.begin(), lids.end(), [](const PortLids& a, const PortLids& b) { return a.port < b.port; });
+    std::size_t next = 0;
     for (NodeId id : fabric.node_ids()) {
         const Node& n = fabric.node(id);
+        const std::size_t first = next;
+        while (next < lids.size() && lids[next].port.node == id) ++next;
         if (n.is_switch()) {
-            const topology::Port* p0 = &n.ports[0];
-            if (!p0->lid.valid_unicast()) {
-                for (const auto& p : n.ports)
-                    if (p.lid.valid_unicast()) {
-                        p0 = &p;
-                        break;
-                    }
-            }
-            if (!p0->lid.valid_unicast()) continue;
+            if (next == first) continue;
+            const PortLids& l = lids[first];
             Endpoint ep;
             ep.port = PortRef{id, PortNum(0)};
             ep.is_switch = true;
-            ep.base = p0->lid;
-            ep.lmc = p0->lmc;
+            ep.base = l.base;
+            ep.lmc = l.lmc;
             ep.attach_switch = switch_of_node_[id.value];
             ep.name = node_names_[id.value];
             endpoints_.push_back(std::move(ep));
@@ -117,16 +160,15 @@ Network::Network(const Fabric& fabric, const RoutingTables& tables)
                 static_cast<std::int32_t>(endpoints_.size() - 1);
             claim(static_cast<std::int32_t>(endpoints_.size() - 1));
         } else {
-            std::size_t lid_ports = 0;
-            for (std::size_t pn = 1; pn < n.ports.size(); ++pn)
-                if (n.ports[pn].lid.valid_unicast()) ++lid_ports;
-            for (std::size_t pn = 1; pn < n.ports.size(); ++pn) {
+            const std::size_t lid_ports = next - first;
+            for (std::size_t k = first; k < next; ++k) {
+                const std::size_t pn = lids[k].port.port.value();
+                if (pn == 0) continue; // a CA has no port 0
                 const topology::Port& p = n.ports[pn];
-                if (!p.lid.valid_unicast()) continue;
                 Endpoint ep;
-                ep.port = PortRef{id, PortNum(static_cast<std::uint8_t>(pn))};
-                ep.base = p.lid;
-                ep.lmc = p.lmc;
+                ep.port = lids[k].port;
+                ep.base = lids[k].base;
+                ep.lmc = lids[k].lmc;
                 if (p.remote) ep.attach_switch = switch_of_node_[p.remote->node.value];
                 ep.name = node_names_[id.value];
                 if (lid_ports > 1) {

@@ -15,7 +15,9 @@
 //
 // LIDs are taken from the ports as the net file / ibnetdiscover shows them
 // (Port::lid, Port::lmc; a switch's LID from port 0, or any port if port 0 has
-// none), so tables read back from any SM can be scored.
+// none), so tables read back from any SM can be scored; or, for the
+// verification gate (routing/verify.h), from the LID assignment itself,
+// which the daemon has not written onto its discovered fabric.
 #pragma once
 
 #include "routing/tables.h"
@@ -46,11 +48,21 @@ struct Channel {
     std::int32_t head_endpoint = -1; // endpoint owning `head`, if any
 };
 
+// One addressable port's LIDs: base..base+2^lmc-1 (port 0 for a switch).
+struct PortLids {
+    topology::PortRef port;
+    Lid base;
+    std::uint8_t lmc = 0;
+};
+
 class Network {
 public:
-    // Throws std::invalid_argument when two ports claim the same LID or a
-    // port's LMC block leaves the unicast range.
+    // LIDs from the fabric's ports. Throws std::invalid_argument when two
+    // ports claim the same LID or a port's LMC block leaves the unicast range.
     Network(const topology::Fabric& fabric, const RoutingTables& tables);
+    // LIDs from `lids` (ports not listed have none); throws like the above,
+    // and for a listed port that is not in the fabric.
+    Network(const topology::Fabric& fabric, const RoutingTables& tables, std::vector<PortLids> lids);
 
     const topology::Fabric& fabric() const { return *fabric_; }
 
@@ -96,6 +108,8 @@ public:
     std::string port_label(topology::PortRef p) const;
 
 private:
+    void build(const RoutingTables& tables, std::vector<PortLids> lids);
+
     const topology::Fabric* fabric_;
     std::vector<topology::NodeId> switches_;
     std::vector<std::int32_t> switch_of_node_;

@@ -2,6 +2,8 @@
 // degraded-tree policy).
 #include "routing/fattree/dmodk.h"
 
+#include "routing/fattree/sftree.h"
+
 #include <algorithm>
 #include <map>
 #include <thread>
@@ -378,9 +380,13 @@ std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const 
 Result FtreeEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                             const Options& options) const
 {
-    auto r = run_dmodk(fabric, lids, options, name());
+    // D-Mod-K, then sftree's Algorithm 2 for the entries it left empty (see
+    // dmodk.h, "CA<->switch"); only CA pairs and CA<->switch are promised.
+    auto r = run_sftree(fabric, lids, options, name());
     if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
-    return std::move(std::get<DmodkRun>(r).tables);
+    auto tables = std::move(std::get<SftreeResult>(r).tables);
+    tables.switch_to_switch = false;
+    return tables;
 }
 
 } // namespace ibsm::routing::fattree

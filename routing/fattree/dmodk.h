@@ -58,6 +58,16 @@
 //    link is only ever the last switch hop, so it cannot close a cycle; A' is
 //    used only if no switch above it would have to turn back up to reach A.
 // 4. else no route (switch-to-switch pairs with no up->down path: sftree).
+// CA<->switch: steps 1-4 give every CA pair, but on a degraded tree a
+// switch that lost its way down to a pod (a top cut off from it) has no
+// up*/down* route to that pod's CAs, nor their CAs to it: 1 386 CA->switch
+// and 1 386 switch->CA pairs on the 432-host tree minus 25 links. A
+// switch's traps must reach the SM and the SM's SMPs by LID must reach the
+// switch, so the `ftree` engine (FtreeEngine) fills every entry D-Mod-K
+// left empty with sftree's Algorithm 2 (sftree.h: through the subtree
+// root, deadlock-free with the CA routes, CA-destined entries of CA routes
+// untouched) and promises CA pairs and CA<->switch pairs; run_dmodk alone
+// is the pure D-Mod-K of the steps above.
 // CA and switch port-0 LIDs are routed alike: switches take indices after the
 // compute nodes. LMC > 0: LID base+o takes index j + o * stride, with
 // stride = max(1, (number of top digit tuples) / 2^LMC), so the 2^LMC LIDs

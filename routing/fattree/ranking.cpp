@@ -230,6 +230,53 @@ std::vector<std::uint32_t> roots_at(const Graph& g, const std::vector<int>& dist
     return roots;
 }
 
+// One tree, not several joined at the leaves (see ranking.h): every leaf
+// with CAs that climbs to some top must climb to a top from which each other
+// leaf with CAs, or one of its horizontal neighbours, can be reached going
+// down. Top sets are bit rows filled from the top level down; O(leaves^2 x
+// tops / 64).
+std::optional<std::string> several_trees(const Fabric& f, const FatTree& t)
+{
+    const std::size_t S = t.size();
+    std::vector<std::uint32_t> top_index(S, no_switch);
+    std::uint32_t tops = 0;
+    for (std::uint32_t s = 0; s < S; ++s)
+        if (t.level[s] == t.height) top_index[s] = tops++;
+    const std::size_t words = (tops + 63) / 64;
+    std::vector<std::uint64_t> above(S * words, 0); // tops reachable going up only
+    for (int l = t.height; l >= 1; --l)
+        for (std::uint32_t s = 0; s < S; ++s) {
+            if (t.level[s] != l) continue;
+            auto* row = &above[s * words];
+            if (top_index[s] != no_switch) row[top_index[s] / 64] |= 1ull << (top_index[s] % 64);
+            for (const auto& u : t.up[s])
+                for (std::size_t w = 0; w < words; ++w) row[w] |= above[u.peer * words + w];
+        }
+    auto empty = [&](const std::uint64_t* r) { return std::all_of(r, r + words, [](auto w) { return w == 0; }); };
+    // Reached from a top: tops above the leaf or above one of its horizontal neighbours.
+    std::vector<std::uint64_t> reached(S * words, 0);
+    for (auto x : t.leaves) {
+        auto* row = &reached[x * words];
+        for (std::size_t w = 0; w < words; ++w) row[w] = above[x * words + w];
+        for (const auto& sib : t.sibling[x])
+            for (std::size_t w = 0; w < words; ++w) row[w] |= above[sib.peer * words + w];
+    }
+    for (auto x : t.leaves) {
+        const auto* up = &above[x * words];
+        if (empty(up)) continue; // a leaf that lost every up link routes through its neighbour
+        for (auto a : t.leaves) {
+            const auto* down = &reached[a * words];
+            bool common = false;
+            for (std::size_t w = 0; w < words && !common; ++w) common = (up[w] & down[w]) != 0;
+            if (!common)
+                return "not one fat-tree: no top switch above " + name_of(f, t.switches[x]) + " reaches " +
+                       name_of(f, t.switches[a]) + " going down, so no up*/down* route joins them (several "
+                       "trees joined by leaf-to-leaf cables are not one fat-tree)";
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vector<Guid>& root_guids)
@@ -363,6 +410,7 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
         }
         if (!t.ca_ports[s].empty()) t.leaves.push_back(s);
     }
+    if (auto reason = several_trees(f, t)) return *reason + (root_guids.empty() ? "" : " (ranked from the configured roots)");
     return t;
 }
 

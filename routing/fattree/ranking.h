@@ -38,6 +38,13 @@
 // leaves) is put back one rank above them (for the D candidates only when
 // one of those leaves has CAs, or roots one level too low would rank the
 // core tops as empty leaves and put host-less core leaves above them).
+// Last, the tree must be one tree: every leaf with CAs that has a way up
+// must reach a top switch from which every other leaf with CAs (or a leaf
+// cabled horizontally to it) lies below. Several two-level trees chained
+// leaf to leaf (seed 001's Deimos) rank with every spine a root and the
+// chain cables as horizontal links, but no up*/down* route crosses from one
+// tree to the next but one: D-Mod-K left 133 128 of 553 536 CA pairs of a
+// 744-host chain unreachable. Such fabrics are refused with the pair named.
 #pragma once
 
 #include "mad/types.h"

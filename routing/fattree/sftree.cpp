@@ -495,13 +495,14 @@ private:
 } // namespace
 
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options)
+                                               const Options& options, const std::string& engine_name)
 {
-    auto d = run_dmodk(fabric, lids, options, "sftree");
+    auto d = run_dmodk(fabric, lids, options, engine_name);
     if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
     auto& run = std::get<DmodkRun>(d);
     SftreeResult r;
     r.tables = std::move(run.tables);
+    r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
     Sftree s(fabric, lids, r, run.order);
     s.run(options.sm_port_guid);

@@ -93,8 +93,10 @@ struct SftreeResult {
     std::vector<std::pair<topology::NodeId, Lid>> failed; // "SW2SW failed for src and dst"
 };
 
+// `engine_name` names the tables and refusals; ftree runs this too (see
+// dmodk.h, FtreeEngine), promising less.
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options);
+                                               const Options& options, const std::string& engine_name = "sftree");
 
 class SftreeEngine final : public Engine {
 public:

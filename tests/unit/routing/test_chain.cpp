@@ -106,17 +106,29 @@ TEST_CASE("Chain stops at the first engine that routes")
 {
     auto t = two_level(2, 1, 1);
     auto lids = simple_lids(t.fabric);
-    auto out = run_chain(test_registry(), ChainSpec{{"fake_ftree", "empty", "fake_updn"}, false}, t.fabric, lids, Options{});
+    auto out = run_chain(test_registry(), ChainSpec{{"fake_ftree", "minhop", "empty"}, false}, t.fabric, lids, Options{});
     REQUIRE(out.tables);
-    CHECK(out.engine() == "empty"); // the chain stamps the engine's name
+    CHECK(out.engine() == "minhop"); // the chain stamps the engine's name
     CHECK_FALSE(out.fell_back);
+    CHECK_FALSE(out.degraded);
     REQUIRE(out.refusals.size() == 1);
     CHECK(out.refusals[0].engine == "fake_ftree");
+    REQUIRE(out.verdicts.size() == 1); // "empty" was never run
+    CHECK(out.verdicts[0].passed());
 
     // MinHop named in the chain is not run a second time as fallback.
     auto mh = run_chain(test_registry(), ChainSpec{{"minhop"}, false}, t.fabric, lids, Options{});
     CHECK(mh.engine() == "minhop");
     CHECK_FALSE(mh.fell_back);
+    CHECK(mh.verdicts.size() == 1);
+
+    // Tables that route nothing are produced, but the gate refuses them.
+    auto e = run_chain(test_registry(), ChainSpec{{"empty"}, false}, t.fabric, lids, Options{});
+    CHECK(e.engine() == "minhop");
+    CHECK(e.fell_back);
+    REQUIRE(e.refusals.size() == 1);
+    CHECK(e.refusals[0].engine == "empty");
+    CHECK_THAT(e.refusals[0].reason, Catch::StartsWith("2 CA pairs unreachable, e.g. "));
 }
 
 TEST_CASE("Chain turns an engine exception into a refusal")

@@ -5,7 +5,10 @@
 #     GUID; real dumps name a switch by DR path, ours by LID);
 #  2. refusals reach the report and the chain falls back to minhop;
 #  3. --no-fallback with only refusing engines fails (exit 1);
-#  4. bad engine names are usage errors (exit 2).
+#  4. bad engine names are usage errors (exit 2);
+#  5. tables that fail the verification gate: on a ring MinHop has a credit
+#     loop, so the result is DEGRADED, written anyway, exit 3; the 2-switch
+#     fabric's tables are verified (exit 0).
 # usage: test_chain_route_cli.sh IBSM DATA_DIR WORK_DIR
 set -euo pipefail
 ibsm=$1 data=$2 work=$3
@@ -49,4 +52,15 @@ rc=$?
 set -e
 [ $rc -eq 2 ] || fail "unknown engine exit $rc, expected 2"
 grep -q "unknown routing engine 'nosuch'" "$work/bad.err" || fail "unknown engine not named"
+grep -q "^verified: " "$work/lmc2.out" || fail "no 'verified:' line for minhop on 2sw2path4hca"
+
+"$ibsm" topogen ring --switches 5 --hosts-per-switch 1 --out "$work/ring5.net" > /dev/null
+set +e
+"$ibsm" route --topology "$work/ring5.net" --out "$work/ring" > "$work/ring.out" 2>/dev/null
+rc=$?
+set -e
+[ $rc -eq 3 ] || fail "degraded route exit $rc, expected 3"
+grep -q "^refused: minhop: credit loop on VL 0 in CA traffic: " "$work/ring.out" || fail "gate refusal not reported"
+grep -q "^DEGRADED: .*minhop: credit loop" "$work/ring.out" || fail "no DEGRADED line"
+[ -s "$work/ring/lfts.dump" ] || fail "degraded tables not written"
 echo ok

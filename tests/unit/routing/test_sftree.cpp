@@ -11,11 +11,13 @@ using namespace ibsm::ftest;
 
 namespace {
 
+// D-Mod-K alone (run_dmodk), what sftree starts from; the ftree engine now
+// fills the same entries sftree does (dmodk.h, "CA<->switch").
 routing::RoutingTables ftree_tables(const Fabric& f, const lidassign::LidMap& lids, const routing::Options& o = {})
 {
-    auto r = routing::fattree::FtreeEngine().compute(f, lids, o);
+    auto r = routing::fattree::run_dmodk(f, lids, o, "ftree");
     if (auto* refusal = std::get_if<routing::Refusal>(&r)) FAIL("ftree refused: " << refusal->reason);
-    return std::get<routing::RoutingTables>(r);
+    return std::get<routing::fattree::DmodkRun>(r).tables;
 }
 
 routing::fattree::SftreeResult sftree(const Fabric& f, const lidassign::LidMap& lids, const routing::Options& o = {})
