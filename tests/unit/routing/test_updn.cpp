@@ -170,6 +170,40 @@ double ebb(const Routed& r)
 
 Fabric small_pgft() { return topology::generate_pgft(topology::PgftParams{{4, 4, 4}, {1, 4, 2}, {1, 1, 1}, false}); }
 
+// Three 2-level trees (2 spines, 4 leaves with 2 hosts each) in a chain,
+// neighbouring trees joined leaf to leaf on the leaves' port 3 (seed 001's
+// chained trees).
+Fabric chained_trees()
+{
+    Fabric f;
+    std::uint64_t guid = 0x5000;
+    std::vector<std::vector<NodeId>> leaves(3);
+    for (unsigned t = 0; t < 3; ++t) {
+        std::vector<NodeId> spines;
+        for (unsigned s = 0; s < 2; ++s)
+            spines.push_back(f.add_node(topology::NodeType::switch_node, Guid(++guid), 4,
+                                        "spine" + std::to_string(t) + std::to_string(s)));
+        for (unsigned l = 0; l < 4; ++l) {
+            auto leaf = f.add_node(topology::NodeType::switch_node, Guid(++guid), 5,
+                                   "leaf" + std::to_string(t) + std::to_string(l));
+            leaves[t].push_back(leaf);
+            for (unsigned s = 0; s < 2; ++s) f.connect(pr(leaf, 4 + s), pr(spines[s], 1 + l));
+            for (unsigned h = 0; h < 2; ++h) {
+                auto ca = f.add_node(topology::NodeType::ca, Guid(++guid), 1);
+                f.set_port_guid(pr(ca, 1), Guid(guid | 0x4000000000000000ull));
+                f.connect(pr(ca, 1), pr(leaf, 1 + h));
+            }
+        }
+    }
+    // Trees 0-1 joined at leaves 0 and 1, trees 1-2 at leaves 2 and 3.
+    f.connect(pr(leaves[0][0], 3), pr(leaves[1][0], 3));
+    f.connect(pr(leaves[0][1], 3), pr(leaves[1][1], 3));
+    f.connect(pr(leaves[1][2], 3), pr(leaves[2][2], 3));
+    f.connect(pr(leaves[1][3], 3), pr(leaves[2][3], 3));
+    test::make_healthy(f);
+    return f;
+}
+
 } // namespace
 
 TEST_CASE("updn on a ring of 4 picks the central switch with the smallest GUID and routes around the turn ban")
@@ -226,6 +260,20 @@ TEST_CASE("updn picks the spines of a 3-level tree and still joins them all")
         require_clean(r);
         require_up_down(r, o);
     }
+}
+
+TEST_CASE("updn on chained trees takes every tree's spines as roots")
+{
+    Fabric f = chained_trees();
+    const auto o = orientation(f);
+    CHECK(o.rule == updn::RootRule::tree_tops);
+    std::vector<Guid> spines;
+    for (NodeId id : f.node_ids())
+        if (f.node(id).description.rfind("spine", 0) == 0) spines.push_back(f.node(id).guid);
+    CHECK(guids_of(f, o, o.roots) == spines);
+    Routed r = route_updn(f);
+    require_clean(r);
+    require_up_down(r, o);
 }
 
 TEST_CASE("updn uses configured roots and refuses when none is a switch")
@@ -288,6 +336,7 @@ TEST_CASE("updn property: every generated kind reachable, up*/down*, acyclic on 
     kinds.push_back({"torus3d 3x3x2", topology::generate_torus3d({3, 3, 2, 1})});
     kinds.push_back({"hypercube 4", topology::generate_hypercube({4, 2})});
     kinds.push_back({"random 24x8", topology::generate_random({24, 3, 8, 11})});
+    kinds.push_back({"chained trees", chained_trees()});
     for (const auto& kind : kinds)
         for (auto b : {Balancing::global, Balancing::local})
             for (std::uint8_t lmc : {0, 1}) {
