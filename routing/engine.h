@@ -14,13 +14,20 @@
 
 namespace ibsm::routing {
 
+// How engines that balance routes over equal-cost paths weigh them (updn):
+// `global` gives every channel the number of routes already on it and picks
+// the least loaded path (SSSP's weights, seed 001 §III); `local` picks, at
+// each switch, the least used of its equal-hop ports (OpenSM's rule).
+enum class Balancing : std::uint8_t { global, local };
+
 struct Options {
-    std::vector<Guid> root_guids; // fat-tree roots when configured (node GUIDs)
+    std::vector<Guid> root_guids; // fat-tree / Up*Down* roots when configured (node GUIDs)
     std::uint8_t lmc = 0;
     // Port GUID of the SM's own port: engines that must avoid a node (sftree's
     // subtree root must not host the SM's CA) read it from here.
     Guid sm_port_guid;
     std::uint8_t max_vls = 8;
+    Balancing balancing = Balancing::global;
 };
 
 // Why an engine will not route this fabric, e.g. engine "ftree",

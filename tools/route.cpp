@@ -52,7 +52,11 @@ options:
                         --no-fallback, minhop is tried last if all refuse
   --no-fallback         do not fall back to minhop
   --lmc N               LID mask control, 0..7 (default 0)
-  --roots FILE          root switch node GUIDs for tree engines, one per line
+  --roots FILE          root switch node GUIDs for tree engines and updn,
+                        one per line
+  --balancing B         global (default) or local: how updn spreads routes
+                        over equal-hop paths (SSSP channel loads, or the
+                        least used port at each switch as OpenSM does)
   --guid2lid FILE       previous LID assignment to honour (OpenSM format)
   --sm-port GUID        port GUID of the SM's port (default: the first port
                         of the first node in the file, where ibsim puts the SM)
@@ -113,6 +117,7 @@ int route_main(const std::vector<std::string>& argv)
                      {"no-fallback", false},
                      {"lmc", true},
                      {"roots", true},
+                     {"balancing", true},
                      {"guid2lid", true},
                      {"sm-port", true},
                      {"help", false}});
@@ -140,6 +145,14 @@ int route_main(const std::vector<std::string>& argv)
     routing::Options options;
     options.lmc = static_cast<std::uint8_t>(args.number("lmc", 0, 0, 7));
     if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
+    if (auto b = args.value("balancing")) {
+        if (*b == "global")
+            options.balancing = routing::Balancing::global;
+        else if (*b == "local")
+            options.balancing = routing::Balancing::local;
+        else
+            throw UsageError("--balancing: expected global or local, got '" + *b + "'");
+    }
 
     const auto t0 = Clock::now();
     auto fabric = topology::load_net_file(net);

@@ -9,6 +9,7 @@
 #include "topology/gen_degrade.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
+#include "topology/gen_random.h"
 #include "topology/gen_ranger.h"
 #include "topology/netfile_file.h"
 #include "topology/netfile_format.h"
@@ -52,6 +53,14 @@ kinds:
   ring   --switches N --hosts-per-switch K
   torus  --x X --y Y --hosts-per-switch K
   mesh   --x X --y Y --hosts-per-switch K
+  torus3d --x X --y Y --z Z --hosts-per-switch K
+         3-D torus (6 switch ports per switch).
+  hypercube --dimension D --hosts-per-switch K
+         2^D switches, switch i cabled to i xor 2^b for every bit b.
+  random --switches N --hosts-per-switch K --ports P [--seed S]
+         N switches of P ports, K hosts each, the other ports cabled at
+         random between switches (connected; seeded, default seed 1).
+         e.g. --switches 64 --hosts-per-switch 12 --ports 24
 
 common options:
   --out FILE                  write the net file here (default: stdout)
@@ -64,6 +73,8 @@ common options:
   --sm-host NAME|GUID         CA written first (ibsim attaches the SM there);
                               default: the first CA with a cable
 )";
+
+constexpr const char* kinds_text = "pgft, kary, ranger, chain, ring, torus, mesh, torus3d, hypercube, random";
 
 const std::vector<OptionSpec> common_options = {
     {"out", true},           {"hosts-missing", true}, {"hosts-missing-per-leaf", true},
@@ -89,8 +100,14 @@ std::vector<OptionSpec> options_for(const std::string& kind)
         extra = {{"switches", true}, {"hosts-per-switch", true}};
     else if (kind == "torus" || kind == "mesh")
         extra = {{"x", true}, {"y", true}, {"hosts-per-switch", true}};
+    else if (kind == "torus3d")
+        extra = {{"x", true}, {"y", true}, {"z", true}, {"hosts-per-switch", true}};
+    else if (kind == "hypercube")
+        extra = {{"dimension", true}, {"hosts-per-switch", true}};
+    else if (kind == "random")
+        extra = {{"switches", true}, {"hosts-per-switch", true}, {"ports", true}};
     else
-        throw UsageError("unknown fabric kind '" + kind + "' (pgft, kary, ranger, chain, ring, torus, mesh)");
+        throw UsageError("unknown fabric kind '" + kind + "' (" + kinds_text + ")");
     specs.insert(specs.end(), extra.begin(), extra.end());
     return specs;
 }
@@ -180,6 +197,34 @@ std::pair<Fabric, std::string> generate(const std::string& kind, const Args& arg
         return {topology::generate_ring(r),
                 "ring of " + std::to_string(r.switches) + " switches x " + std::to_string(r.hosts_per_switch) + " hosts"};
     }
+    if (kind == "torus3d") {
+        topology::Torus3dParams t;
+        t.x = static_cast<unsigned>(args.required_number("x", 1, 65536));
+        t.y = static_cast<unsigned>(args.required_number("y", 1, 65536));
+        t.z = static_cast<unsigned>(args.required_number("z", 1, 65536));
+        t.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 248));
+        return {topology::generate_torus3d(t), "3-D torus " + std::to_string(t.x) + "x" + std::to_string(t.y) + "x" +
+                                                   std::to_string(t.z) + " x " + std::to_string(t.hosts_per_switch) +
+                                                   " hosts"};
+    }
+    if (kind == "hypercube") {
+        topology::HypercubeParams h;
+        h.dimension = static_cast<unsigned>(args.required_number("dimension", 1, 16));
+        h.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 253));
+        return {topology::generate_hypercube(h), std::to_string(h.dimension) + "-dimensional hypercube x " +
+                                                     std::to_string(h.hosts_per_switch) + " hosts"};
+    }
+    if (kind == "random") {
+        topology::RandomParams r;
+        r.switches = static_cast<unsigned>(args.required_number("switches", 2, 65536));
+        r.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 253));
+        r.ports_per_switch = static_cast<unsigned>(args.required_number("ports", 1, 254));
+        r.seed = args.number("seed", 1, 0, UINT64_MAX);
+        return {topology::generate_random(r), "random " + std::to_string(r.switches) + " switches of " +
+                                                  std::to_string(r.ports_per_switch) + " ports x " +
+                                                  std::to_string(r.hosts_per_switch) + " hosts (seed " +
+                                                  std::to_string(r.seed) + ")"};
+    }
     topology::TorusParams t;
     t.x = static_cast<unsigned>(args.required_number("x", 1, 65536));
     t.y = static_cast<unsigned>(args.required_number("y", 1, 65536));
@@ -210,7 +255,7 @@ std::optional<topology::NodeId> find_sm_host(const Fabric& f, const std::string&
 
 int topogen_main(const std::vector<std::string>& argv)
 {
-    if (argv.empty()) throw UsageError("missing fabric kind (pgft, kary, ranger, chain, ring, torus, mesh)");
+    if (argv.empty()) throw UsageError(std::string("missing fabric kind (") + kinds_text + ")");
     if (argv[0] == "--help" || argv[0] == "-h") {
         std::cout << help_text;
         return 0;

@@ -28,6 +28,9 @@ inline constexpr std::uint64_t max_host_index = 1ull << 24;
 // Switch-family bytes for non-tree generators (PGFT uses the level, 1..h).
 inline constexpr unsigned family_ring = 0xa0;
 inline constexpr unsigned family_torus = 0xb0;
+inline constexpr unsigned family_random = 0xe0;
+inline constexpr unsigned family_hypercube = 0xe1;
+inline constexpr unsigned family_torus3d = 0xe2;
 
 Guid switch_guid(unsigned family, std::uint64_t index);
 Guid host_guid(std::uint64_t index);

@@ -63,7 +63,7 @@ Registry test_registry()
 TEST_CASE("Registry maps names to engines")
 {
     Registry r = test_registry();
-    CHECK(r.names() == std::vector<std::string>{"broken", "empty", "fake_ftree", "fake_updn", "ftree", "minhop", "sftree"});
+    CHECK(r.names() == std::vector<std::string>{"broken", "empty", "fake_ftree", "fake_updn", "ftree", "minhop", "sftree", "updn"});
     CHECK(r.contains("minhop"));
     CHECK_FALSE(r.contains("dfsssp"));
     CHECK(r.create("dfsssp") == nullptr);
@@ -146,7 +146,7 @@ TEST_CASE("Chain rejects bad specs up front")
 {
     auto reg = test_registry();
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "sftre"}, false}),
-                      "unknown routing engine 'sftre' (known: broken, empty, fake_ftree, fake_updn, ftree, minhop, sftree)");
+                      "unknown routing engine 'sftre' (known: broken, empty, fake_ftree, fake_updn, ftree, minhop, sftree, updn)");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "fake_ftree"}, false}),
                       "routing engine 'fake_ftree' appears twice in the chain");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{}, false}), "routing chain is empty");

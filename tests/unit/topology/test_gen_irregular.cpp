@@ -61,3 +61,75 @@ TEST_CASE("Torus and mesh")
     CHECK_THROWS_AS(generate_torus(TorusParams{1, 1, 1, true}), std::invalid_argument);
     CHECK_THROWS_AS(generate_torus(TorusParams{0, 3, 1, true}), std::invalid_argument);
 }
+
+namespace {
+
+// Number of switches reachable from the first switch over switch cables.
+std::size_t reachable_switches(const Fabric& f)
+{
+    std::vector<NodeId> stack;
+    std::vector<bool> seen(f.node_count(), false);
+    for (NodeId id : f.node_ids())
+        if (f.node(id).is_switch()) {
+            stack.push_back(id);
+            seen[id.value] = true;
+            break;
+        }
+    std::size_t n = 0;
+    while (!stack.empty()) {
+        NodeId s = stack.back();
+        stack.pop_back();
+        ++n;
+        for (const Port& p : f.node(s).ports)
+            if (p.remote && f.node(p.remote->node).is_switch() && !seen[p.remote->node.value]) {
+                seen[p.remote->node.value] = true;
+                stack.push_back(p.remote->node);
+            }
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("3-D torus: six neighbours per switch, wrap-around on every axis")
+{
+    Fabric t = generate_torus3d(Torus3dParams{4, 3, 2, 2});
+    CHECK(t.switch_count() == 24);
+    CHECK(t.ca_count() == 48);
+    // x and y: one cable per switch each; z of size 2: the wrap doubles the cable.
+    CHECK(switch_links(t) == 24 * 3);
+    CHECK(reachable_switches(t) == 24);
+    for (const Node& n : t.nodes())
+        if (n.is_switch()) {
+            CHECK(n.num_ports() == 8);
+            for (std::uint8_t p = 1; p <= n.num_ports(); ++p) CHECK(n.port(PortNum(p)).remote);
+        }
+    NodeId a = by_description(t, "torus3d-x03-y02-z01");
+    CHECK(t.remote({a, PortNum(3)}) == PortRef{by_description(t, "torus3d-x00-y02-z01"), PortNum(4)}); // +x wraps
+    CHECK(t.remote({a, PortNum(5)}) == PortRef{by_description(t, "torus3d-x03-y00-z01"), PortNum(6)}); // +y wraps
+    CHECK(t.remote({a, PortNum(7)}) == PortRef{by_description(t, "torus3d-x03-y02-z00"), PortNum(8)}); // +z wraps
+
+    Fabric flat = generate_torus3d(Torus3dParams{3, 1, 1, 0});
+    CHECK(switch_links(flat) == 3); // only x has more than one switch
+    CHECK_FALSE(flat.remote({by_description(flat, "torus3d-x00-y00-z00"), PortNum(3)}));
+    CHECK_THROWS_AS(generate_torus3d(Torus3dParams{1, 1, 1, 1}), std::invalid_argument);
+    CHECK_THROWS_AS(generate_torus3d(Torus3dParams{2, 2, 2, 249}), std::invalid_argument);
+}
+
+TEST_CASE("Hypercube: switch i cabled to i xor 2^b on port hosts+1+b")
+{
+    Fabric h = generate_hypercube(HypercubeParams{4, 3});
+    CHECK(h.switch_count() == 16);
+    CHECK(h.ca_count() == 48);
+    CHECK(switch_links(h) == 16 * 4 / 2);
+    CHECK(reachable_switches(h) == 16);
+    NodeId s5 = by_description(h, "hcube-0005");
+    CHECK(h.remote({s5, PortNum(4)}) == PortRef{by_description(h, "hcube-0004"), PortNum(4)}); // bit 0
+    CHECK(h.remote({s5, PortNum(5)}) == PortRef{by_description(h, "hcube-0007"), PortNum(5)}); // bit 1
+    CHECK(h.remote({s5, PortNum(7)}) == PortRef{by_description(h, "hcube-0013"), PortNum(7)}); // bit 3
+    for (const Node& n : h.nodes())
+        if (n.is_switch()) CHECK(n.num_ports() == 7);
+    CHECK(generate_hypercube(HypercubeParams{1, 0}).link_count() == 1);
+    CHECK_THROWS_AS(generate_hypercube(HypercubeParams{0, 1}), std::invalid_argument);
+    CHECK_THROWS_AS(generate_hypercube(HypercubeParams{6, 250}), std::invalid_argument);
+}
