@@ -353,9 +353,14 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         publish(std::move(lids), nullptr);
         co_return o;
     }
+    if (chain.degraded)
+        spdlog::error("routing DEGRADED: no engine's tables passed verification; programming the least bad, {}. "
+                      "Fix the fabric or the engine chain (routing.engines)",
+                      chain.degraded_reason);
     auto tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
     o.engine = tables->engine;
     o.phases.push_back(c3.finish("route", "engine " + tables->engine + (chain.fell_back ? " (fallback)" : "") +
+                                              (chain.degraded ? " DEGRADED" : ", verified") +
                                               ", " + std::to_string(tables->lfts.size()) +
                                               " switch tables, top LID " +
                                               std::to_string(tables->linear_fdb_top.value())));
@@ -409,6 +414,10 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         o.reason = std::to_string(act.failed) + " port activation Set(s) failed";
     else
         o.up = true;
+    if (o.up && chain.degraded) {
+        o.degraded = true;
+        o.reason = chain.degraded_reason;
+    }
 
     {
         const auto& c = transport_.counters();
