@@ -341,8 +341,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
                                     off_loop([&] { return route(found, lids); }));
     if (save && saved.empty()) store_dirty_ = false;
     if (!saved.empty())
-        spdlog::error("guid2lid not written ({}); the LIDs stay remembered in memory and the file is retried after "
-                      "the next change: make {} writable",
+        spdlog::error("guid2lid not written ({}); the LIDs stay remembered in memory and the file is written again with "
+                      "the next sweep: make {} writable",
                       saved, settings_.state_dir.string());
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     if (!chain.tables) {

@@ -18,6 +18,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <unistd.h>
 
 using namespace ibsm;
@@ -309,4 +311,51 @@ TEST_CASE("the scheduler: traps are repressed, folded into one re-route, and the
     auto rep = analyze_read_back(loop.fabric);
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
+}
+
+TEST_CASE("a corrupt guid2lid is moved aside and the subnet comes up with the LIDs the ports have", "[resilience]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    std::map<Guid, Lid> first_lids;
+    {
+        daemon::Bringup b(loop.transport, settings(dir.path));
+        REQUIRE(loop.run([&] { return b.sweep(); }).up);
+        for (const auto& [ref, l] : b.snapshot()->lids.lids.entries())
+            first_lids[b.snapshot()->found.fabric.port(ref).guid] = l.base;
+    }
+    { std::ofstream(dir.path / "guid2lid") << "0x0002 this is not a LID\n"; }
+    daemon::Bringup b(loop.transport, settings(dir.path));
+    auto o = loop.run([&] { return b.sweep(); });
+    INFO(o.reason);
+    REQUIRE(o.up);
+    bool moved = false;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path))
+        moved = moved || e.path().filename().string().rfind("guid2lid.corrupt-", 0) == 0;
+    CHECK(moved);
+    // Every port kept the LID it had (taken from the ports), and a new
+    // guid2lid was written.
+    for (const auto& [ref, l] : b.snapshot()->lids.lids.entries())
+        CHECK(first_lids.at(b.snapshot()->found.fabric.port(ref).guid) == l.base);
+    CHECK(std::filesystem::file_size(dir.path / "guid2lid") > 100);
+}
+
+TEST_CASE("a state directory that cannot be written does not keep the subnet down", "[resilience]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    { std::ofstream(dir.path / "file") << "x"; }
+    daemon::Bringup b(loop.transport, settings(dir.path / "file" / "state"));
+    auto o = loop.run([&] { return b.sweep(); });
+    INFO(o.reason);
+    CHECK(o.up);
+    // The next re-route still works (and retries the file).
+    daemon::RefreshRequest req;
+    req.switches = in_snapshot(b, loop.fabric, {t.leaves[0]});
+    auto o2 = loop.run([&] { return b.reroute(req); });
+    CHECK(o2.up);
 }
