@@ -4,6 +4,7 @@
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
+#include "routing/sssp.h"
 
 #include <stdexcept>
 
@@ -42,6 +43,7 @@ Registry default_registry()
     r.add("minhop", [] { return std::make_unique<MinHopEngine>(); });
     r.add("ftree", [] { return std::make_unique<fattree::FtreeEngine>(); });
     r.add("sftree", [] { return std::make_unique<fattree::SftreeEngine>(); });
+    r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     return r;
 }
 
