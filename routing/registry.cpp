@@ -1,6 +1,7 @@
 // Registry of routing engines by name (see header).
 #include "routing/registry.h"
 
+#include "routing/dfsssp.h"
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
@@ -44,6 +45,7 @@ Registry default_registry()
     r.add("ftree", [] { return std::make_unique<fattree::FtreeEngine>(); });
     r.add("sftree", [] { return std::make_unique<fattree::SftreeEngine>(); });
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
+    r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
     return r;
 }
 

@@ -82,6 +82,9 @@ SwitchGraph build_switch_graph(const topology::Fabric& fabric, const lidassign::
         g.destinations.push_back(d);
     }
     g.lid_limit = static_cast<std::uint32_t>(lids.top().value()) + 1;
+    g.lid_target.assign(g.lid_limit, -1);
+    for (const auto& d : g.destinations)
+        for (std::uint32_t k = 0; k < d.count; ++k) g.lid_target[d.base + k] = d.target;
     return g;
 }
 

@@ -19,7 +19,8 @@
 //   every switch's distance to t. by_distance: row t lists the switches that
 //   reach t, nearest first (t itself first).
 // - destinations: every port with LIDs (LidMap order), with the switch that
-//   delivers it and the port it delivers through (0 for a switch's own LIDs).
+//   delivers it and the port it delivers through (0 for a switch's own LIDs);
+//   lid_target: the delivering switch of every LID.
 //
 // Algorithm: one BFS per switch (O(S * C)), the graph being undirected.
 #pragma once
@@ -61,7 +62,8 @@ struct SwitchGraph {
     std::vector<std::uint32_t> reach_count; // per switch t: how many switches reach it
 
     std::vector<GraphDestination> destinations;
-    std::uint32_t lid_limit = 0; // top LID + 1
+    std::uint32_t lid_limit = 0;          // top LID + 1
+    std::vector<std::int32_t> lid_target; // per LID: delivering switch, -1 when none
 
     std::size_t size() const { return switches.size(); }
     std::size_t channel_count() const { return head.size(); }

@@ -34,6 +34,9 @@ struct RoutingTables {
     // pair maps to VL = SL (identity SL2VL over vls_used VLs).
     SlTable sl;
     std::uint8_t vls_used = 1;
+    // Deadlock-free layers the routes needed before the engine spread them
+    // over its spare VLs (dfsssp); 1 for single-VL engines.
+    std::uint8_t layers_needed = 1;
 };
 
 } // namespace ibsm::routing
