@@ -67,12 +67,11 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
     const unsigned available = std::clamp<unsigned>(options.max_vls, 1, layer_limit);
     const SsspRoutes routes = compute_sssp(fabric, lids);
     const VirtualLayers layers = assign_virtual_layers(routes, layer_limit);
+    const std::string vls = std::to_string(available) + (available == 1 ? " VL" : " VLs") + " available";
     if (!layers.complete)
-        return Refusal{name(), "needs more than " + std::to_string(layer_limit) + " virtual layers, " +
-                                   std::to_string(available) + " VLs available"};
+        return Refusal{name(), "needs more than " + std::to_string(layer_limit) + " virtual layers, " + vls};
     if (layers.needed > available)
-        return Refusal{name(), "needs " + std::to_string(layers.needed) + " virtual layers, " +
-                                   std::to_string(available) + " VLs available"};
+        return Refusal{name(), "needs " + std::to_string(layers.needed) + " virtual layers, " + vls};
 
     RoutingTables tables = sssp_tables(routes, name(), lids.top());
     const auto split = vls_per_layer(layers, available);

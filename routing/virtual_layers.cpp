@@ -22,7 +22,7 @@ public:
     Layering(const SsspRoutes& routes, unsigned limit)
         : r_(routes), g_(routes.graph), S_(g_.size()), C_(g_.channel_count()), limit_(limit),
           weight_(source_ports_per_switch(g_)), lid_target_(g_.lid_target), tail_(C_), turn_first_(C_ + 1, 0),
-          via_(S_)
+          mark_(S_, 0)
     {
         for (std::size_t s = 0; s < S_; ++s)
             for (std::uint32_t c = g_.first[s]; c < g_.first[s + 1]; ++c) tail_[c] = static_cast<std::uint32_t>(s);
@@ -30,6 +30,7 @@ public:
             const auto b = g_.head[c];
             turn_first_[c + 1] = turn_first_[c] + (g_.first[b + 1] - g_.first[b]);
         }
+        index_lids();
         out_.layer.assign(static_cast<std::size_t>(g_.lid_limit) * S_, 0);
         out_.pairs.assign(limit_, 0);
         counts_.resize(limit_);
@@ -64,6 +65,20 @@ private:
         return counts_[l];
     }
 
+    void index_lids()
+    {
+        lids_first_.assign(C_ + 1, 0);
+        for (std::uint32_t lid = 0; lid < g_.lid_limit; ++lid)
+            for (std::size_t s = 0; s < S_; ++s)
+                if (auto c = next_channel(lid, s); c != no_channel) ++lids_first_[c + 1];
+        for (std::size_t c = 0; c < C_; ++c) lids_first_[c + 1] += lids_first_[c];
+        lids_.resize(lids_first_[C_]);
+        std::vector<std::uint32_t> fill(lids_first_.begin(), lids_first_.end() - 1);
+        for (std::uint32_t lid = 0; lid < g_.lid_limit; ++lid)
+            for (std::size_t s = 0; s < S_; ++s)
+                if (auto c = next_channel(lid, s); c != no_channel) lids_[fill[c]++] = static_cast<std::uint16_t>(lid);
+    }
+
     void fill_layer0()
     {
         auto& c0 = counts(0);
@@ -92,32 +107,37 @@ private:
     void move_turn(unsigned l, std::uint32_t c1, std::uint32_t c2)
     {
         const std::uint32_t a = tail_[c1], b = g_.head[c1];
-        const std::uint8_t pa = g_.out_port[c1], pb = g_.out_port[c2];
-        for (std::uint32_t lid = 0; lid < g_.lid_limit; ++lid) {
-            const std::uint8_t* column = &r_.out_port[static_cast<std::size_t>(lid) * S_];
-            if (column[a] != pa || column[b] != pb || lid_target_[lid] < 0) continue;
+        const std::uint8_t pb = g_.out_port[c2];
+        const std::uint8_t* to_a = g_.hops_to(a);
+        for (std::uint32_t k = lids_first_[c1]; k < lids_first_[c1 + 1]; ++k) {
+            const std::uint32_t lid = lids_[k];
+            if (r_.out_port[static_cast<std::size_t>(lid) * S_ + b] != pb) continue;
             const auto t = static_cast<std::size_t>(lid_target_[lid]);
+            const std::uint8_t* to_t = g_.hops_to(t);
             const std::uint32_t* order = g_.nearest_first(t);
             const std::uint32_t n = g_.reaching(t);
-            // Nearest first: a switch's next hop is decided before it.
-            via_[t] = 0;
-            for (std::uint32_t i = 1; i < n; ++i) {
-                const std::uint32_t u = order[i];
-                via_[u] = u == a || via_[g_.head[next_channel(lid, u)]];
-            }
+            const std::uint8_t at_a = to_t[a];
+            // Minimal routes: only switches farther from t than a, and with a
+            // on one of their shortest paths to t, can route through a.
+            const std::uint32_t* begin =
+                std::partition_point(order, order + n, [&](std::uint32_t u) { return to_t[u] <= at_a; });
+            ++stamp_;
+            mark_[a] = stamp_;
             std::uint8_t* layer = &out_.layer[static_cast<std::size_t>(lid) * S_];
-            for (std::uint32_t i = 1; i < n; ++i) {
-                const std::uint32_t u = order[i];
-                if (via_[u] && layer[u] == l && weight_[u] > 0) {
-                    move_unit(lid, u, t, l);
-                    layer[u] = static_cast<std::uint8_t>(l + 1);
-                }
+            if (layer[a] == l && weight_[a] > 0) move_unit(lid, a, t, l, layer);
+            for (const std::uint32_t* it = begin; it != order + n; ++it) {
+                const std::uint32_t u = *it;
+                if (to_a[u] + at_a != to_t[u]) continue;
+                if (mark_[g_.head[next_channel(lid, u)]] != stamp_) continue;
+                mark_[u] = stamp_;
+                if (layer[u] == l && weight_[u] > 0) move_unit(lid, u, t, l, layer);
             }
         }
     }
 
-    void move_unit(std::uint32_t lid, std::uint32_t u, std::size_t t, unsigned l)
+    void move_unit(std::uint32_t lid, std::uint32_t u, std::size_t t, unsigned l, std::uint8_t* layer)
     {
+        layer[u] = static_cast<std::uint8_t>(l + 1);
         auto& from = counts(l);
         auto& to = counts(l + 1);
         const std::uint32_t w = weight_[u];
@@ -207,7 +227,11 @@ private:
     std::vector<std::uint32_t> tail_;
     std::vector<std::size_t> turn_first_;
     std::vector<std::vector<std::uint32_t>> counts_;
-    std::vector<std::uint8_t> via_;
+    // LIDs each channel's tail switch forwards through it (CSR; LIDs < 2^16).
+    std::vector<std::uint32_t> lids_first_;
+    std::vector<std::uint16_t> lids_;
+    std::vector<std::uint32_t> mark_; // == stamp_: routes through the turn's first switch
+    std::uint32_t stamp_ = 0;
     VirtualLayers out_;
 };
 

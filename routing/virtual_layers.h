@@ -19,7 +19,9 @@
 // place among that switch's channels). Per layer, one counter per turn: the
 // source ports whose route on that layer makes the turn; a turn is an edge
 // of the layer's CDG while its counter is non-zero. Layers are allocated when
-// the first unit moves there.
+// the first unit moves there. Per channel, the LIDs its tail switch forwards
+// through it (CSR, 16-bit LIDs), so the routes on a turn are found without
+// scanning every LID.
 //
 // Algorithm: every unit starts on layer 0; the counters are filled per LID by
 // summing the sources that flow into each switch along the routing tree,
@@ -27,9 +29,11 @@
 // iterative depth-first search over the CDG: a turn to a channel on the DFS
 // stack closes a cycle; the cycle's weakest turn (fewest source ports, first
 // in cycle order on ties) is found, and every unit of this layer that makes
-// it is moved to the next layer (found by scanning the LIDs whose routes take
-// both channels, then the switches whose route passes the turn's first
-// channel; each moved route is walked to move its counts). The turn's
+// it is moved to the next layer (found from the LIDs whose routes take both
+// channels, then, per LID, the switches whose route passes the turn's first
+// switch a: routes are minimal, so only switches with a on a shortest path to
+// the destination are candidates, visited nearest first; each moved route is
+// walked to move its counts). The turn's
 // counter is then 0; the stack is unwound to below the first of its turns
 // that lost its last route, and the search goes on (finished channels stay
 // finished: removing turns cannot create a cycle). A layer is done when the
