@@ -3,6 +3,7 @@
 #include "daemon/atomic_file.h"
 #include "lidassign/base_lids.h"
 #include "routing/lft_dump.h"
+#include "routing/sl_file.h"
 #include "topology/netfile_writer.h"
 
 #include <functional>
@@ -29,6 +30,14 @@ std::vector<std::string> write_state_dump(const std::filesystem::path& dir, cons
         wo.comments.push_back("configured by ibsmd (routing engine " + tables.engine + ")");
         topology::write_net(out, with_lids, wo);
     });
+    // The SLs when the engine uses more than one (dfsssp); a file left from
+    // an earlier routing would be read with the wrong tables, so it goes.
+    if (tables.sl.max_sl() > 0) {
+        put("sl.txt", [&](std::ostream& out) { routing::write_sl_file(out, found.fabric, tables); });
+    } else {
+        std::error_code ignored;
+        std::filesystem::remove(dir / "sl.txt", ignored);
+    }
     put("summary.txt", [&](std::ostream& out) { out << summary; });
     return written;
 }
