@@ -2,6 +2,7 @@
 
 #include "daemon/atomic_file.h"
 #include "daemon/state_dump.h"
+#include "routing/sl_file.h"
 
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
@@ -97,6 +98,22 @@ void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
             lf.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
         one("lfts.dump", which.lfts, lf.value(),
             [&](std::ostream& out) { write_lfts_dump(out, s.found, s.lids.lids, *s.tables); });
+    }
+    // The SLs when the engine uses more than one (dfsssp); a file left from
+    // an earlier routing would be read with the wrong tables, so it goes.
+    if (s.tables && s.tables->sl.max_sl() > 0) {
+        Fingerprint slf;
+        add_lids(slf, s);
+        const auto& sl = s.tables->sl;
+        for (const auto& src : sl.sources()) slf.add(s.found.fabric.port(src).guid.value()).add(src.port.value());
+        for (std::size_t row = 0; row < sl.sources().size(); ++row)
+            for (std::uint32_t lid = 0; lid < sl.lid_limit(); ++lid) slf.add(sl.get(row, lid));
+        one("sl.txt", which.sl, slf.value(),
+            [&](std::ostream& out) { routing::write_sl_file(out, s.found.fabric, *s.tables); });
+    } else if (fingerprints_.count("sl.txt") || std::filesystem::exists(dir_ / "sl.txt")) {
+        std::error_code ignored;
+        std::filesystem::remove(dir_ / "sl.txt", ignored);
+        fingerprints_.erase("sl.txt");
     }
     Fingerprint tf;
     add_fabric(tf, s.found.fabric);

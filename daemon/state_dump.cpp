@@ -3,6 +3,7 @@
 #include "daemon/atomic_file.h"
 #include "lidassign/base_lids.h"
 #include "routing/lft_dump.h"
+#include "routing/sl_file.h"
 #include "topology/netfile_writer.h"
 
 #include <functional>

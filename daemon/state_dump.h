@@ -1,9 +1,10 @@
 // What the daemon leaves in its state directory after each configuration,
 // in the formats operators already read: lfts.dump (dump_fts text),
-// topology.net (ibnetdiscover text with the assigned LIDs) and summary.txt
-// (one screen). guid2lid is the LidStore's. Every file is replaced
-// atomically. The long-running daemon writes them through DumpWriter
-// (dump_writer.h), off the loop and only when they changed.
+// topology.net (ibnetdiscover text with the assigned LIDs), sl.txt when the
+// routing uses more than one SL (routing/sl_file.h; `ibsm analyze DIR` reads
+// it) and summary.txt (one screen). guid2lid is the LidStore's. Every file
+// is replaced atomically. The long-running daemon writes them through
+// DumpWriter (dump_writer.h), off the loop and only when they changed.
 #pragma once
 
 #include "daemon/discovery.h"

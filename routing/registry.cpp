@@ -1,10 +1,12 @@
 // Registry of routing engines by name (see header).
 #include "routing/registry.h"
 
+#include "routing/dfsssp.h"
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
 #include "routing/updn.h"
+#include "routing/sssp.h"
 
 #include <stdexcept>
 
@@ -44,6 +46,8 @@ Registry default_registry()
     r.add("ftree", [] { return std::make_unique<fattree::FtreeEngine>(); });
     r.add("sftree", [] { return std::make_unique<fattree::SftreeEngine>(); });
     r.add("updn", [] { return std::make_unique<UpdnEngine>(); });
+    r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
+    r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
     return r;
 }
 

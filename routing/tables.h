@@ -42,6 +42,9 @@ struct RoutingTables {
     // switch->CA reachability, no forwarding loop and a CA-traffic channel
     // dependency graph without a cycle on each VL.
     bool switch_to_switch = false;
+    // Deadlock-free layers the routes needed before the engine spread them
+    // over its spare VLs (dfsssp); 1 for single-VL engines.
+    std::uint8_t layers_needed = 1;
 };
 
 } // namespace ibsm::routing

@@ -9,9 +9,11 @@
 
 #include "routing/analysis/analyze.h"
 #include "routing/lft_dump.h"
+#include "routing/sl_file.h"
 #include "topology/netfile_file.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -25,11 +27,15 @@ constexpr const char* analyze_help = R"(usage: ibsm analyze DIR [options]
        ibsm analyze --topology NETFILE --lfts DUMPFILE [options]
 
 Scores unicast forwarding tables. DIR is an `ibsm route` output directory
-(DIR/topology.net + DIR/lfts.dump); otherwise give a topology in ibnetdiscover
-format (a live fabric's `ibnetdiscover` output) and the matching `dump_fts`
-output. LIDs are taken from the topology file as ibnetdiscover shows them.
+(DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt when it exists); otherwise
+give a topology in ibnetdiscover format (a live fabric's `ibnetdiscover`
+output) and the matching `dump_fts` output. LIDs are taken from the topology
+file as ibnetdiscover shows them. Without an SL file every pair uses SL 0.
 
 options:
+  --sl FILE              SL of every (source port, destination LID) pair, as
+                         `ibsm route` and ibsmd's state dump write it (sl.txt);
+                         the credit-loop check then runs per VL (SL = VL)
   --json                 print the report as JSON instead of text
   --out FILE             write the report to FILE instead of stdout
   --bisections N         random bisect patterns for the effective bisection
@@ -73,6 +79,7 @@ int analyze_main(const std::vector<std::string>& argv)
     Args args(argv,
               {{"topology", true},
                {"lfts", true},
+               {"sl", true},
                {"json", false},
                {"out", true},
                {"bisections", true},
@@ -91,11 +98,14 @@ int analyze_main(const std::vector<std::string>& argv)
         return 0;
     }
     std::string net_path, lft_path;
+    std::string sl_path = args.value("sl").value_or("");
     if (args.positional().size() == 1) {
         if (args.has("topology") || args.has("lfts"))
             throw UsageError("give either a route directory or --topology and --lfts, not both");
         net_path = args.positional()[0] + "/topology.net";
         lft_path = args.positional()[0] + "/lfts.dump";
+        if (sl_path.empty() && std::filesystem::exists(args.positional()[0] + "/sl.txt"))
+            sl_path = args.positional()[0] + "/sl.txt";
     } else if (args.positional().empty()) {
         net_path = args.required("topology");
         lft_path = args.required("lfts");
@@ -122,9 +132,19 @@ int analyze_main(const std::vector<std::string>& argv)
     if (!lft_in) throw std::runtime_error(lft_path + ": cannot open");
     auto dumps = routing::parse_dump_fts(lft_in, lft_path);
     routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path);
+    if (!sl_path.empty()) {
+        std::ifstream sl_in(sl_path);
+        if (!sl_in) throw std::runtime_error(sl_path + ": cannot open");
+        auto sls = routing::read_sl_file(sl_in, sl_path, fabric);
+        tables.sl = std::move(sls.sl);
+        tables.vls_used = sls.vls;
+    }
     double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
     std::cerr << "ibsm analyze: " << fabric.switch_count() << " switches, " << fabric.ca_count() << " CAs, "
-              << tables.lfts.size() << " forwarding tables read in " << load_s << " s\n";
+              << tables.lfts.size() << " forwarding tables"
+              << (sl_path.empty() ? std::string() : ", SLs of " + std::to_string(tables.sl.sources().size()) +
+                                                        " sources over " + std::to_string(tables.vls_used) + " VLs")
+              << " read in " << load_s << " s\n";
 
     routing::analysis::Report report;
     try {

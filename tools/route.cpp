@@ -2,7 +2,8 @@
 // base LIDs (honouring LIDs in the file and an optional guid2lid), runs the
 // engine chain, and writes what an SM would program in the files operators
 // already know: topology.net (ibnetdiscover text with the LIDs), lfts.dump
-// (dump_fts text) and guid2lid (OpenSM's LID cache). The report (engine
+// (dump_fts text), guid2lid (OpenSM's LID cache) and, when the engine uses
+// more than one SL (dfsssp), sl.txt (routing/sl_file.h). The report (engine
 // used, refusals, the verification gate's verdict) goes to stdout; progress
 // and timings to stderr. Exit status: 0 verified tables written, 1 no
 // engine produced tables (or an error), 2 usage, 3 degraded: no engine's
@@ -16,6 +17,7 @@
 #include "routing/lft_dump.h"
 #include "routing/registry.h"
 #include "routing/root_guids.h"
+#include "routing/sl_file.h"
 #include "topology/netfile_file.h"
 
 #include <algorithm>
@@ -38,6 +40,10 @@ Assigns LIDs, routes the fabric with a chain of engines and writes
   DIR/topology.net   the fabric as ibnetdiscover prints it, with the LIDs
   DIR/lfts.dump      the forwarding tables as dump_fts prints them
   DIR/guid2lid       OpenSM's LID cache format (port GUID, first and last LID)
+  DIR/sl.txt         only when the engine uses more than one SL (dfsssp): the
+                     SL of every (source port, destination LID) pair, one
+                     line per source, one hex digit per LID (format in the
+                     file's header); `ibsm analyze DIR` reads it
 The engine used, every refusal and the verification gate's verdict are
 reported on stdout. Every engine's tables are checked (every CA<->CA,
 CA->switch and switch->CA pair delivered, switch pairs too for engines that
@@ -52,6 +58,7 @@ options:
                         --no-fallback, minhop is tried last if all refuse
   --no-fallback         do not fall back to minhop
   --lmc N               LID mask control, 0..7 (default 0)
+  --max-vls N           data VLs the engines may use, 1..15 (default 8)
   --roots FILE          root switch node GUIDs for tree engines and updn,
                         one per line
   --balancing B         global (default) or local: how updn spreads routes
@@ -116,6 +123,7 @@ int route_main(const std::vector<std::string>& argv)
                      {"engine", true},
                      {"no-fallback", false},
                      {"lmc", true},
+                     {"max-vls", true},
                      {"roots", true},
                      {"balancing", true},
                      {"guid2lid", true},
@@ -144,6 +152,7 @@ int route_main(const std::vector<std::string>& argv)
 
     routing::Options options;
     options.lmc = static_cast<std::uint8_t>(args.number("lmc", 0, 0, 7));
+    options.max_vls = static_cast<std::uint8_t>(args.number("max-vls", 8, 1, 15));
     if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
     if (auto b = args.value("balancing")) {
         if (*b == "global")
@@ -189,6 +198,7 @@ int route_main(const std::vector<std::string>& argv)
     std::cerr << "ibsm route: routing with " << args.value("engine").value_or("minhop")
               << (chain.no_fallback ? " (no fallback)" : "") << " ...\n";
     auto outcome = routing::run_chain(registry, chain, fabric, assigned.lids, options);
+    const double route_s = seconds_since(t2);
     progress(outcome.tables ? "routed by " + outcome.engine() : std::string("no engine routed the fabric"), t2);
 
     for (const auto& r : outcome.refusals) std::cout << "refused: " << r.engine << ": " << r.reason << '\n';
@@ -215,10 +225,20 @@ int route_main(const std::vector<std::string>& argv)
     write_file(out_dir / "lfts.dump",
                [&](std::ostream& o) { routing::write_dump_fts(o, fabric, assigned.lids, *outcome.tables); });
     write_file(out_dir / "guid2lid", [&](std::ostream& o) { lidassign::write_guid2lid(o, fabric, assigned.lids); });
-    progress("wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid", t3);
+    // A stale SL file from an earlier run must not be read with these tables.
+    const bool several_sls = outcome.tables->sl.max_sl() > 0;
+    std::filesystem::remove(out_dir / "sl.txt");
+    if (several_sls)
+        write_file(out_dir / "sl.txt", [&](std::ostream& o) { routing::write_sl_file(o, fabric, *outcome.tables); });
+    progress("wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid" +
+                 (several_sls ? ", sl.txt" : ""),
+             t3);
     std::cout << "lids: " << assigned.lids.port_count() << " ports, top " << assigned.lids.top().value() << ", LMC "
               << int(options.lmc) << '\n'
               << "switches: " << outcome.tables->lfts.size() << '\n'
+              << "vls: " << int(outcome.tables->vls_used) << " used, " << int(outcome.tables->layers_needed)
+              << " needed\n"
+              << "route time: " << std::fixed << std::setprecision(3) << route_s << " s\n"
               << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
     return outcome.degraded ? 3 : 0;
 }

@@ -63,10 +63,11 @@ Registry test_registry()
 TEST_CASE("Registry maps names to engines")
 {
     Registry r = test_registry();
-    CHECK(r.names() == std::vector<std::string>{"broken", "empty", "fake_ftree", "fake_updn", "ftree", "minhop", "sftree", "updn"});
+    CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "empty", "fake_ftree", "fake_updn", "ftree", "minhop",
+                                                "sftree", "sssp", "updn"});
     CHECK(r.contains("minhop"));
-    CHECK_FALSE(r.contains("dfsssp"));
-    CHECK(r.create("dfsssp") == nullptr);
+    CHECK_FALSE(r.contains("lash"));
+    CHECK(r.create("lash") == nullptr);
     REQUIRE(r.create("minhop") != nullptr);
     CHECK(r.create("minhop")->name() == "minhop");
     CHECK_THROWS_AS(r.add("minhop", [] { return std::make_unique<EmptyEngine>(); }), std::invalid_argument);
@@ -146,7 +147,8 @@ TEST_CASE("Chain rejects bad specs up front")
 {
     auto reg = test_registry();
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "sftre"}, false}),
-                      "unknown routing engine 'sftre' (known: broken, empty, fake_ftree, fake_updn, ftree, minhop, sftree, updn)");
+                      "unknown routing engine 'sftre' (known: broken, dfsssp, empty, fake_ftree, fake_updn, ftree, minhop, "
+                      "sftree, sssp, updn)");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "fake_ftree"}, false}),
                       "routing engine 'fake_ftree' appears twice in the chain");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{}, false}), "routing chain is empty");

@@ -1,0 +1,124 @@
+// P-SSSP routing (see header).
+#include "routing/sssp.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+namespace ibsm::routing {
+
+namespace {
+
+// OpenSM's dfsssp order: CA ports grouped by their switch (more CAs first,
+// then switch index, then port), then the switches' own LIDs in the same
+// switch order. Unconnected ports are left out.
+std::vector<std::uint32_t> routing_order(const SwitchGraph& g)
+{
+    const auto& dests = g.destinations;
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t i = 0; i < dests.size(); ++i)
+        if (dests[i].target >= 0) order.push_back(i);
+    auto key = [&](std::uint32_t i) {
+        const auto& d = dests[i];
+        const auto t = static_cast<std::size_t>(d.target);
+        return std::tuple<bool, std::uint32_t, std::size_t, std::uint8_t>{
+            d.is_switch, std::numeric_limits<std::uint32_t>::max() - g.hosts[t], t, d.final_port};
+    };
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+    return order;
+}
+
+class Router {
+public:
+    explicit Router(SsspRoutes& r)
+        : g_(r.graph), out_(r.out_port), weight_(g_.channel_count(), 0), cost_(g_.size()), next_(g_.size()),
+          load_(g_.size())
+    {
+    }
+
+    void route(std::uint32_t lid, std::size_t t, std::uint8_t final_port)
+    {
+        const std::size_t S = g_.size();
+        const std::uint8_t* hops = g_.hops_to(t);
+        const std::uint32_t* order = g_.nearest_first(t);
+        const std::uint32_t n = g_.reaching(t);
+        std::uint8_t* column = &out_[static_cast<std::size_t>(lid) * S];
+        column[t] = final_port;
+        cost_[t] = 0;
+        for (std::uint32_t i = 1; i < n; ++i) {
+            const std::uint32_t u = order[i];
+            const std::uint8_t nearer = static_cast<std::uint8_t>(hops[u] - 1);
+            std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+            std::uint32_t chosen = no_channel;
+            for (std::uint32_t c = g_.first[u]; c < g_.first[u + 1]; ++c) {
+                const std::uint32_t v = g_.head[c];
+                if (hops[v] != nearer) continue;
+                const std::uint64_t x = cost_[v] + weight_[c];
+                if (x < best) {
+                    best = x;
+                    chosen = c;
+                }
+            }
+            cost_[u] = best;
+            next_[u] = chosen;
+            column[u] = g_.out_port[chosen];
+        }
+        // Farthest first, each switch's sources (and all it forwards) cross
+        // its chosen link.
+        for (std::uint32_t i = 0; i < n; ++i) load_[order[i]] = g_.hosts[order[i]];
+        for (std::uint32_t i = n; i-- > 1;) {
+            const std::uint32_t u = order[i];
+            const std::uint32_t c = next_[u];
+            weight_[c] += load_[u];
+            load_[g_.head[c]] += load_[u];
+        }
+    }
+
+private:
+    const SwitchGraph& g_;
+    std::vector<std::uint8_t>& out_;
+    std::vector<std::uint64_t> weight_;
+    std::vector<std::uint64_t> cost_;
+    std::vector<std::uint32_t> next_;
+    std::vector<std::uint64_t> load_;
+};
+
+} // namespace
+
+SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids)
+{
+    SsspRoutes r;
+    r.graph = build_switch_graph(fabric, lids);
+    r.out_port.assign(static_cast<std::size_t>(r.graph.lid_limit) * r.graph.size(), no_route);
+    Router router(r);
+    for (std::uint32_t i : routing_order(r.graph)) {
+        const auto& d = r.graph.destinations[i];
+        for (std::uint32_t k = 0; k < d.count; ++k)
+            router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);
+    }
+    return r;
+}
+
+RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top)
+{
+    RoutingTables tables;
+    tables.engine = std::move(engine);
+    tables.linear_fdb_top = top;
+    const std::size_t S = routes.graph.size();
+    const std::uint32_t L = routes.graph.lid_limit;
+    std::vector<Lft> lfts(S);
+    for (auto& lft : lfts) lft.port.resize(L);
+    for (std::uint32_t lid = 0; lid < L; ++lid) {
+        const std::uint8_t* column = &routes.out_port[static_cast<std::size_t>(lid) * S];
+        for (std::size_t s = 0; s < S; ++s) lfts[s].port[lid] = column[s];
+    }
+    for (std::size_t s = 0; s < S; ++s) tables.lfts.emplace(routes.graph.switches[s], std::move(lfts[s]));
+    return tables;
+}
+
+Result SsspEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options&) const
+{
+    return sssp_tables(compute_sssp(fabric, lids), name(), lids.top());
+}
+
+} // namespace ibsm::routing

@@ -1,0 +1,61 @@
+// `sssp`: globally balanced single-source shortest-path routing, seed 001
+// §III-A (P-SSSP, Fig. 2), with minimal paths enforced.
+//
+// Why: MinHop balances each switch's ports on its own, so on anything but a
+// complete fat-tree several switches pile their routes onto the same links
+// further on. P-SSSP routes one destination at a time over link weights that
+// count the routes already placed, so later destinations avoid loaded links
+// anywhere in the fabric. It needs no topology assumptions (random fabrics,
+// tori, chained and degraded trees) and is the path source of dfsssp.
+//
+// Data structures: the dense switch graph (switch_graph.h); per channel a
+// 64-bit weight, the number of (source port, destination LID) routes placed
+// on it so far; per destination LID one column of the forwarding matrix
+// out_port[lid * S + switch] (a destination's routes are one column, and
+// dfsssp walks them by destination).
+//
+// Algorithm: destinations in OpenSM's order (CA ports grouped by the switch
+// they hang off, switches with more CAs first, then node order, by port; then
+// the switches' own LIDs), every LID of a port in turn, so with LMC > 0 each
+// LID gets its own tree and the LIDs of one port spread over parallel links.
+// Per LID, a reverse Dijkstra from the delivering switch t over the cost
+// (hops, sum of weights), compared lexicographically, which is what the
+// paper's initial weight P^2 achieves (a longer path always costs more):
+// because every link adds one hop, it is a pass over the switches in BFS
+// order from t where each switch takes, among its links to switches one hop
+// nearer, the one with the least cost (lowest port on ties). Then every
+// switch's CA count flows down the tree and each link's weight grows by the
+// routes crossing it (CA sources only, as P-SSSP and OpenSM count them).
+// O(LIDs x channels); the weight update makes destinations sequential.
+// Every switch routes every LID it can reach (switch-to-switch included).
+#pragma once
+
+#include "routing/engine.h"
+#include "routing/switch_graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing {
+
+struct SsspRoutes {
+    SwitchGraph graph;
+    // out_port[lid * S + s]: where switch s forwards `lid` (no_route: nowhere).
+    std::vector<std::uint8_t> out_port;
+
+    std::uint8_t port(std::uint32_t lid, std::size_t s) const { return out_port[lid * graph.size() + s]; }
+};
+
+SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids);
+
+// The per-switch tables of `routes` (engine name, LinearFDBTop = top LID).
+RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top);
+
+class SsspEngine final : public Engine {
+public:
+    std::string name() const override { return "sssp"; }
+    Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                   const Options& options) const override;
+};
+
+} // namespace ibsm::routing
