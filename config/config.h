@@ -41,8 +41,13 @@ enum class SwitchSl2Vl { automatic, always };
 std::string_view to_string(SwitchSl2Vl mode); // "auto" | "always"
 
 struct RoutingConfig {
-    // Engines tried in order until one routes the fabric (see engines.h).
-    std::vector<std::string> engines{"ftree"};
+    // Engines tried in order until one's tables pass the verification gate
+    // (see engines.h). The default is safe on every fabric kind: ftree keeps
+    // fat-trees non-blocking (it refuses anything that is not one tree);
+    // dfsssp takes every other fabric on globally balanced minimal paths,
+    // deadlock-free within the VLs available; updn takes what dfsssp cannot
+    // fit into those VLs (large tori, hypercubes) on one VL.
+    std::vector<std::string> engines{"ftree", "dfsssp", "updn"};
     // When false, MinHop is appended to the chain unless already in it.
     bool no_fallback = false;
     unsigned lmc = 0;

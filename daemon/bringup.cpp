@@ -173,6 +173,12 @@ routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssi
 {
     routing::Options options = settings_.route;
     options.lmc = settings_.lid.lmc;
+    // Engines may use only the VLs every linked port can carry: an SL the
+    // port programmer would fold onto a lower VL would merge two layers.
+    unsigned cap = options.max_vls;
+    for (const auto& [ref, pi] : found.port_info)
+        if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
+    options.max_vls = static_cast<std::uint8_t>(std::max(1u, cap));
     options.sm_port_guid = found.fabric.port(found.sm_port).guid;
     // Never throws: it runs beside the guid2lid write in one parallel
     // group, and an exception out of one half would cancel the group while
@@ -206,7 +212,7 @@ boost::asio::awaitable<ProgramReport> Bringup::program(const DiscoveryResult& fo
     // activated (switch port 0, ports already ACTIVE) are independent.
     using namespace boost::asio::experimental::awaitable_operators;
     auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
-                                               ports_.prepare(found, lids.lids, lids.sm_lid);
+                                               ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl);
                                                return vls_.plan(found, ports_.plan(), tables.vls_used);
                                            }));
     report.lfts = std::move(lft_report);

@@ -50,7 +50,8 @@ std::uint8_t operational_vls_code(unsigned vls)
 }
 
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
-                                const PortSettings& settings, PortRef port, const mad::PortInfo& current)
+                                const PortSettings& settings, PortRef port, const mad::PortInfo& current,
+                                const routing::SlTable* sls)
 {
     const auto& f = found.fabric;
     mad::PortInfo d = without_commands(current);
@@ -63,6 +64,7 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
             d.lmc = l->lmc;
         }
         d.master_sm_lid = sm_lid;
+        if (sls && !sls->empty()) d.master_sm_sl = sls->at(port, sm_lid);
         d.gid_prefix = settings.subnet_prefix;
         d.subnet_timeout = settings.subnet_timeout;
     }
@@ -75,7 +77,8 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
     return d;
 }
 
-void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid)
+void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                             const routing::SlTable* sls)
 {
     plan_.clear();
     const auto& f = found.fabric;
@@ -105,7 +108,7 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         e.path = path_to_port(found, ref);
         e.attr_mod = ref.port.value();
         e.current = pi;
-        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi);
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls);
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;

@@ -27,6 +27,7 @@
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
+#include "routing/sl_table.h"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -62,8 +63,12 @@ struct PortPlanEntry {
 };
 
 // The desired PortInfo of one port (pure): see the header comment.
+// `sls`: the routing's SL per (source port, destination LID) when it uses
+// several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
+// so its traps and SA queries travel on a deadlock-free layer.
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
-                                const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current);
+                                const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
+                                const routing::SlTable* sls = nullptr);
 
 struct PortReport {
     std::uint64_t sets = 0;
@@ -79,8 +84,10 @@ class PortProgrammer {
 public:
     explicit PortProgrammer(PortSettings settings) : settings_(settings) {}
 
-    // Builds the plan for this sweep. `sm_lid`: the LID of the SM's port.
-    void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid);
+    // Builds the plan for this sweep. `sm_lid`: the LID of the SM's port;
+    // `sls`: see desired_port_info.
+    void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                 const routing::SlTable* sls = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
 

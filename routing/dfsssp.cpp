@@ -74,6 +74,10 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
         return Refusal{name(), "needs " + std::to_string(layers.needed) + " virtual layers, " + vls};
 
     RoutingTables tables = sssp_tables(routes, name(), lids.top());
+    // The layers were made acyclic with switch-originated routes included
+    // (seed 001 §III-D, extended to switch port 0 sources): the gate checks
+    // switch pairs and the CDG with switch traffic.
+    tables.switch_to_switch = true;
     const auto split = vls_per_layer(layers, available);
     tables.layers_needed = static_cast<std::uint8_t>(layers.needed);
     tables.vls_used = static_cast<std::uint8_t>(std::max(available, layers.needed));

@@ -294,6 +294,9 @@ Result UpdnEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, 
     RoutingTables tables;
     tables.engine = name();
     tables.linear_fdb_top = lids.top();
+    // Seed 004: every pair, switch LIDs included, on up-then-down paths, so
+    // switch traffic cannot close a credit loop either; the gate holds it to that.
+    tables.switch_to_switch = true;
     for (std::size_t p = 0; p < o.size(); ++p) tables.lfts.emplace(o.switches[p], std::move(lfts[p]));
     return tables;
 }

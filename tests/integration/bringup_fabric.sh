@@ -88,7 +88,15 @@ all_on_vl0() {
     awk -F'|' -v min="$2" '/^ports:/ { n++; for (i = 2; i < NF; i++) if ($i + 0 != 0) bad = 1 }
         END { exit !(n >= min && !bad) }' "$1"
 }
-all_on_vl0 "$WORK/sl2vl.txt" 1 || fail "SL2VL table is not the 1-VL identity"
+if [ -s "$STATE/sl.txt" ]; then
+    # A multi-VL engine (dfsssp): SL s on VL s mod n, n = the VLs in sl.txt.
+    vls=$(sed -n 's/^vls \([0-9]*\).*/\1/p' "$STATE/sl.txt" | head -n1)
+    echo "engine uses $vls VLs (sl.txt)"
+    awk -F'|' -v n="$vls" '/^ports:/ { for (i = 2; i < NF; i++) if ($i + 0 != (i - 2) % n) bad = 1; rows++ }
+        END { exit !(rows >= 1 && !bad) }' "$WORK/sl2vl.txt" || fail "SL2VL table is not SL s -> VL s mod $vls"
+else
+    all_on_vl0 "$WORK/sl2vl.txt" 1 || fail "SL2VL table is not the 1-VL identity"
+fi
 
 echo "--- VL arbitration of the SM's port and of the switch port facing it: every operational VL weight 64, no high priority"
 # OperVLs of the port -> number of VLs the low table must list.
@@ -118,10 +126,15 @@ if [ "${BRINGUP_SWITCH_SL2VL:-0}" = 1 ]; then
 fi
 
 echo "--- ibsm analyze on the live fabric"
-"$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" > "$WORK/analyze.txt" 2>&1 || {
+# With the SLs the SM used (dfsssp), credit loops are judged per VL.
+SLARGS=()
+[ -s "$STATE/sl.txt" ] && SLARGS=(--sl "$STATE/sl.txt")
+"$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" "${SLARGS[@]}" > "$WORK/analyze.txt" 2>&1 || {
     cat "$WORK/analyze.txt" >&2; fail "ibsm analyze failed"; }
-grep -E "ca_to_ca" "$WORK/analyze.txt"
+grep -E "ca_to_ca|CREDIT" "$WORK/analyze.txt" || true
 grep -qE "ca_to_ca: [0-9]+ pairs, 0 unreachable, 0 looping" "$WORK/analyze.txt" || fail "unreachable or looping CA pairs"
+# Every engine owes a CA-traffic CDG without a cycle on each VL.
+if grep -q "CA traffic: CREDIT LOOP" "$WORK/analyze.txt"; then fail "credit loop in CA traffic in the tables read back"; fi
 
 echo "--- ibtracert between sampled CA pairs follows lfts.dump"
 mapfile -t ca_lids < <(awk '/^(Ca|Hca)/ { ca = 1; next } /^(Switch|Rt)/ { ca = 0 }
