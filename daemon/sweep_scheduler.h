@@ -41,7 +41,7 @@
 namespace ibsm::daemon {
 
 struct SchedulerSettings {
-    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds debounce{20};
     std::chrono::milliseconds debounce_max{1000};
     std::chrono::seconds light_interval{10}; // 0: no light sweeps
     std::chrono::seconds retry_interval{10};
