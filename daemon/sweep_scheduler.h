@@ -94,6 +94,14 @@ public:
     // Called on the loop for a ReloadEvent before the heavy sweep it causes.
     void on_reload(std::function<void()> f) { reload_ = std::move(f); }
 
+    // SIGTERM/SIGINT: the work in progress may fail as the transport
+    // stops; that is the end of the run, not a fault to report.
+    void stop()
+    {
+        stopping_ = true;
+        events_.push(ShutdownEvent{});
+    }
+
     // The first heavy sweep only (ibsmd --once).
     boost::asio::awaitable<SweepOutcome> run_once();
     // Runs until a ShutdownEvent.
@@ -116,6 +124,7 @@ private:
     SchedulerStats stats_;
     bool busy_ = false;
     bool up_ = false;
+    bool stopping_ = false;
 };
 
 } // namespace ibsm::daemon
