@@ -66,9 +66,9 @@ row() { printf "%-14s %-18s %8s %7s %7s %7s %7s %7s %7s %6s  %s\n" "$@"; }
 
 # ours FABRIC LABEL NET ROUTE_ARGS...
 ours() {
-    local fab=$1 label=$2 net=$3 out=$WORK/$1-ours-${2// /_} i t best="" rc
+    local fab=$1 label=$2 net=$3 out=$WORK/$1-ours-${2// /_} t best="" rc
     shift 3
-    for i in $(seq 1 "$BEST_OF"); do
+    for _ in $(seq 1 "$BEST_OF"); do
         rc=0
         "$IBSM" route --topology "$net" "$@" --out "$out" > "$out.route" 2> "$out.err" || rc=$?
         # 3: degraded (no engine passed the gate), tables written anyway
@@ -93,8 +93,8 @@ ours() {
 
 # theirs FABRIC ENGINE NET
 theirs() {
-    local fab=$1 engine=$2 net=$3 dir=$WORK/$1-osm-$2 route_s up_s by needed sl_known=1
-    read -r route_s up_s by <<< "$(OPENSM_READBACK=1 opensm_measure "$engine" "$net" "$dir" "$OSM_TIMEOUT")"
+    local fab=$1 engine=$2 net=$3 dir=$WORK/$1-osm-$2 route_s by needed sl_known=1
+    read -r route_s _ by <<< "$(OPENSM_READBACK=1 opensm_measure "$engine" "$net" "$dir" "$OSM_TIMEOUT")"
     if ! grep -q "SUBNET UP" "$dir/osm.log" 2> /dev/null || [ ! -s "$dir/lfts.dump" ]; then
         row "$fab" "OpenSM $engine" n/a - - - - - - - "no SUBNET UP or no tables read back (see $dir)"
         return
