@@ -26,7 +26,7 @@
 # a layer), so a dfsssp credit-loop verdict on its tables cannot be made:
 # "-". Its sssp, updn and minhop use SL 0 only, checked on one VL.
 #
-# Columns: compute s | EBB | unreachable (or looping) pairs CA->CA, CA->sw,
+# Columns: compute s | EBB | max stretch of CA->CA routes | unreachable (or looping) pairs CA->CA, CA->sw,
 # sw->CA, sw->sw | credit loop in CA traffic / with switch traffic | VLs
 # needed/used (ours; OpenSM: needed) | who routed, refusal or DEGRADED.
 set -euo pipefail
@@ -47,7 +47,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/routing-vs-opensm.XXXXXX")
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 echo "work dir: $WORK; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-# score JSON SL_KNOWN -> "EBB CA->CA CA->sw sw->CA sw->sw LOOP"
+# score JSON SL_KNOWN -> "EBB STRETCH CA->CA CA->sw sw->CA sw->sw LOOP"
 score() {
     python3 - "$1" "$2" << 'PY'
 import json, sys
@@ -58,11 +58,12 @@ un = [d["pairs"][c]["unreachable"] + d["pairs"][c]["loops"]
 yn = lambda b: "yes" if b else "no"
 cl = d["credit_loops"]
 loop = f'{yn(cl["ca_traffic"]["has_loop"])}/{yn(cl["all_traffic"]["has_loop"])}' if sys.argv[2] == "1" else "-"
-print(f"{ebb:.4f}" if ebb is not None else "n/a", *un, loop)
+st = d["pairs"]["ca_to_ca"].get("stretch", {}).get("max")
+print(f"{ebb:.4f}" if ebb is not None else "n/a", f"{st:.2f}" if st is not None else "n/a", *un, loop)
 PY
 }
 
-row() { printf "%-14s %-18s %8s %7s %7s %7s %7s %7s %7s %6s  %s\n" "$@"; }
+row() { printf "%-14s %-18s %8s %7s %5s %6s %6s %6s %6s %7s %5s  %s\n" "$@"; }
 
 # ours FABRIC LABEL NET ROUTE_ARGS...
 ours() {
@@ -78,7 +79,7 @@ ours() {
         best=$(printf "%s\n%s\n" "$t" "$best" | sed '/^$/d' | sort -g | head -n1)
     done
     if [ -z "$best" ]; then
-        row "$fab" "ibsm $label" n/a - - - - - - - "refused: $(sed -n 's/^refused: //p' "$out.route" | tr '\n' ';' | cut -c1-160)"
+        row "$fab" "ibsm $label" n/a - - - - - - - - "refused: $(sed -n 's/^refused: //p' "$out.route" | tr '\n' ';' | cut -c1-160)"
         return
     fi
     "$IBSM" analyze "$out" --json --bisections "$BISECTIONS" > "$out.json" 2> "$out.analyze.err"
@@ -96,7 +97,7 @@ theirs() {
     local fab=$1 engine=$2 net=$3 dir=$WORK/$1-osm-$2 route_s by needed sl_known=1
     read -r route_s _ by <<< "$(OPENSM_READBACK=1 opensm_measure "$engine" "$net" "$dir" "$OSM_TIMEOUT")"
     if ! grep -q "SUBNET UP" "$dir/osm.log" 2> /dev/null || [ ! -s "$dir/lfts.dump" ]; then
-        row "$fab" "OpenSM $engine" n/a - - - - - - - "no SUBNET UP or no tables read back (see $dir)"
+        row "$fab" "OpenSM $engine" n/a - - - - - - - - "no SUBNET UP or no tables read back (see $dir)"
         return
     fi
     "$IBSM" analyze --topology "$dir/topology.net" --lfts "$dir/lfts.dump" --json --bisections "$BISECTIONS" \
@@ -107,7 +108,7 @@ theirs() {
     row "$fab" "OpenSM $engine" "$route_s" $(score "$dir/report.json" "$sl_known") "${needed:--}" "routed by $by"
 }
 
-row fabric engine compute_s EBB "CA-CA" "CA-sw" "sw-CA" "sw-sw" "loop" VLs note
+row fabric engine compute_s EBB str "CA-CA" "CA-sw" "sw-CA" "sw-sw" "loop" VLs note
 for fab in "${fabrics[@]}"; do
     net=$WORK/$fab.net
     # shellcheck disable=SC2046
