@@ -13,3 +13,25 @@ pgft_args() {
     *) echo "unknown fabric size '$1' (648, 3456 or 11664)" >&2; return 1 ;;
     esac
 }
+
+# The fabrics of issue 11's routing table, by name -> `ibsm topogen` arguments.
+#   chain-744      3 two-level trees (12 spines, 24 leaves of 24 ports, 12
+#                  hosts per leaf) joined by 30 leaf-to-leaf cables (seed 001's
+#                  "Deimos-like" fabric; topogen chain's defaults)
+#   random-64x24   64 24-port switches, 12 hosts each, the rest cabled at random
+#   torus-8x8      2-D torus, 4 hosts per switch
+#   hypercube-6    64 switches, 4 hosts per switch
+#   tree-3456, tree-3456-m40   the 3-level tree complete and minus 40 switch links
+#   (and tree-648, tree-11664)
+fabric_args() {
+    case $1 in
+    chain-744) echo "chain" ;;
+    random-64x24) echo "random --switches 64 --hosts-per-switch 12 --ports 24 --seed 1" ;;
+    torus-8x8) echo "torus --x 8 --y 8 --hosts-per-switch 4" ;;
+    hypercube-6) echo "hypercube --dimension 6 --hosts-per-switch 4" ;;
+    tree-648 | tree-3456 | tree-11664) echo "pgft $(pgft_args "${1#tree-}")" ;;
+    tree-3456-m40) echo "pgft $(pgft_args 3456) --remove-links 40" ;;
+    *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664)" >&2
+       return 1 ;;
+    esac
+}

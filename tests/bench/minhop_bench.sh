@@ -57,6 +57,6 @@ for n in "${sizes[@]}"; do
     else
         osm=$(run_opensm "$n" "$net")
     fi
-    read -r osm_route osm_up <<< "$osm"
+    read -r osm_route osm_up _ <<< "$osm"
     printf "%-7s %-9s %-8s | %-14s %-12s | %-14s %-12s\n" "$n" "$switches" "$lids" "$ours" "$total" "$osm_route" "$osm_up"
 done

@@ -2,13 +2,20 @@
 # file and read its own timings from its log.
 #
 #   . opensm_lib.sh
-#   opensm_measure ENGINE NETFILE DIR [TIMEOUT_S [OPENSM_ARG...]]   -> prints "route_s up_s"
+#   opensm_measure ENGINE NETFILE DIR [TIMEOUT_S [OPENSM_ARG...]]   -> prints "route_s up_s routed_by"
 #   (OPENSM_ARGs are added to opensm's command line, e.g. -a ROOT_GUID_FILE)
+#   OPENSM_READBACK=1: once OpenSM is done, read its tables back from the
+#   simulated switches as an operator would score a live fabric:
+#   `ibnetdiscover` > DIR/topology.net and `dump_fts` > DIR/lfts.dump, for
+#   `ibsm analyze --topology DIR/topology.net --lfts DIR/lfts.dump`.
 #
 # route_s: "building routing with 'ENGINE'" -> "ENGINE tables configured"
 #          (OpenSM's routing computation plus queueing its LFT Sets; the
 #          first line needs -D 0x07)
 # up_s:    first log line -> "SUBNET UP" (inflated a little by -D 0x07)
+# routed_by: the engine whose tables OpenSM configured (ENGINE, or the one it
+#          fell back to, e.g. minhop when updn finds no root or dfsssp runs
+#          out of VLs; route_s is then n/a: ENGINE did not route)
 # "n/a" where a line is missing (OpenSM failed or timed out: see DIR).
 # Each run gets its own OSM_CACHE_DIR so no run reuses another's LIDs.
 
@@ -19,6 +26,33 @@ opensm_umad2sim=${UMAD2SIM:-$(dpkg -L libumad2sim0 2>/dev/null | grep 'libumad2s
 # "Nov 22 18:50:26 264397 [..] ..." on stdin -> seconds since midnight.
 opensm_log_seconds() {
     awk '{ split($3, t, ":"); printf "%.6f\n", t[1] * 3600 + t[2] * 60 + t[3] + $4 / 1e6; exit }'
+}
+
+# opensm_dump_fts_top DUMP RUN...: dump_fts (infiniband-diags 3.x) never
+# reads the LFT block that holds LinearFDBTop when that LID is a multiple of
+# 64 (its last block is ALIGN(top, 64) / 64, exclusive; ibroute does the
+# same), so the highest LID would look unrouted on every switch: on fabrics
+# of 320 or 832 LIDs (an 8x8 torus, a 6-cube, 64 x 12 random) 1 destination
+# in 320. Reads that block of each such switch with `smpdump` over the DR
+# path of the dump's header and adds the entry. RUN... runs a program against
+# the simulator (env + LD_PRELOAD).
+opensm_dump_fts_top() {
+    local dump=$1 fixes=$1.top path top port
+    shift
+    : > "$fixes"
+    while read -r path top; do
+        port=$("$@" smpdump -D "$path" 0x19 $((top / 64)) 2> /dev/null | head -n1 | cut -c1-2) || continue
+        [ -n "$port" ] && [ "$port" != ff ] && echo "$path $top $((16#$port))" >> "$fixes"
+    done < <(awk '/^Unicast lids \[0x0-0x[0-9a-f]+\] of switch DR path/ {
+                 h = $3; sub(/^\[0x0-0x/, "", h); sub(/\]$/, "", h)
+                 v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+                 if (v % 64 == 0 && match($0, /dlid 0; [0-9,]+ guid/)) print substr($0, RSTART + 8, RLENGTH - 13), v }' "$dump")
+    [ -s "$fixes" ] || return 0
+    awk 'NR == FNR { fix[$1] = $3; top[$1] = $2; next }
+         /^Unicast lids/ { p = ""; if (match($0, /dlid 0; [0-9,]+ guid/)) p = substr($0, RSTART + 8, RLENGTH - 13) }
+         / valid lids dumped/ && (p in fix) { printf "0x%04x %03d : (LinearFDBTop, read by smpdump)\n", top[p], fix[p]
+                                              $1 = $1 + 1; print $0 " "; next }
+         { print }' "$fixes" "$dump" > "$dump.fixed" && mv "$dump.fixed" "$dump"
 }
 
 opensm_measure() {
@@ -44,21 +78,29 @@ opensm_measure() {
         (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
             timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) ||
             echo "opensm $engine failed or timed out on $net (see $dir)" >&2
+        if [ "${OPENSM_READBACK:-0}" = 1 ]; then
+            rm -f "$dir/topology.net" "$dir/lfts.dump"
+            (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim ibnetdiscover > "$dir/topology.net" 2> "$dir/readback.err" &&
+                IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim dump_fts > "$dir/lfts.dump" 2>> "$dir/readback.err" &&
+                opensm_dump_fts_top "$dir/lfts.dump" env IBSIM_SOCKNAME="$sock" LD_PRELOAD="$opensm_umad2sim") ||
+                echo "reading OpenSM's tables back failed on $net (see $dir/readback.err)" >&2
+        fi
     else
         echo "ibsim did not start on $net (see $dir/ibsim.log)" >&2
     fi
     kill "$ibsim_pid" 2>/dev/null || true
     wait "$ibsim_pid" 2>/dev/null || true
     kill "$hold_pid" 2>/dev/null || true
-    local log=$dir/osm.log t_first="" t_start="" t_end="" t_up=""
+    local log=$dir/osm.log t_first="" t_start="" t_end="" t_up="" routed_by=""
     if [ -f "$log" ]; then
+        routed_by=$(grep -m1 -oE "[a-z_]+ tables configured on all switches" "$log" | cut -d' ' -f1 || true)
         t_first=$(head -n1 "$log" | opensm_log_seconds)
         t_start=$(grep -m1 "building routing with '$engine'" "$log" | opensm_log_seconds || true)
         t_end=$(grep -m1 "$engine tables configured" "$log" | opensm_log_seconds || true)
         t_up=$(grep -m1 "SUBNET UP" "$log" | opensm_log_seconds || true)
     fi
-    awk -v a="$t_start" -v b="$t_end" -v f="$t_first" -v u="$t_up" 'BEGIN {
+    awk -v a="$t_start" -v b="$t_end" -v f="$t_first" -v u="$t_up" -v by="${routed_by:-n/a}" 'BEGIN {
         r = (a != "" && b != "") ? sprintf("%.3f", b - a) : "n/a";
         s = (f != "" && u != "") ? sprintf("%.3f", u - f) : "n/a";
-        print r, s }'
+        print r, s, by }'
 }

@@ -12,8 +12,14 @@
 #    operational VL with weight 64 and no high priority;
 #  - ibtracert between sampled CA pairs leaves every switch by the port
 #    lfts.dump names;
-#  - ibsm analyze on those two dumps of the live fabric: 0 unreachable
-#    CA-to-CA pairs;
+#  - with several VLs (the state dir has sl.txt: dfsssp): the SM port's and
+#    every switch's SL2VL tables (every input port towards one linked output
+#    port per switch, by LID) map SL s to VL s mod n, n = the VLs of sl.txt;
+#  - ibsm analyze on those two dumps of the live fabric (with sl.txt, per VL):
+#    0 unreachable or looping CA-to-CA pairs and no credit loop in CA
+#    traffic; for engines that promise switch pairs (sftree, dfsssp, updn:
+#    RoutingTables::switch_to_switch) 0 unreachable or looping pairs in all
+#    four classes and no credit loop with switch traffic either;
 #  - a second `ibsmd --once` keeps every LID and sends no LFT block and no
 #    VL table;
 #  - with BRINGUP_SWITCH_SL2VL=1 (config routing.switch_sl2vl: always): every
@@ -24,6 +30,8 @@
 #
 # usage: bringup_fabric.sh IBSMD IBSM -- TOPOGEN ARGS...
 # env: BRINGUP_IBSMD_ARGS  extra ibsmd flags for every run (e.g. "--lmc 2")
+#      BRINGUP_ENGINE      the engine that must have routed (e.g. dfsssp when
+#                          the default chain's ftree must refuse the fabric)
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 [ "$1" = "--" ] && shift
@@ -43,6 +51,12 @@ sim "$IBSMD" --once --state-dir "$STATE" --log-level info "${EXTRA[@]}" 2> "$WOR
     cat "$WORK/once1.log" >&2; fail "ibsmd --once exited with $?"; }
 grep -E "phase|SUBNET UP" "$WORK/once1.log"
 grep -q "SUBNET UP" "$WORK/once1.log" || fail "no SUBNET UP line"
+grep "routing engine .* refused" "$WORK/once1.log" || true
+engine=$(sed -n 's/.*phase route .* engine \([a-z_]*\).*/\1/p' "$WORK/once1.log" | head -n1)
+echo "routed by: ${engine:-?}"
+if [ -n "${BRINGUP_ENGINE:-}" ] && [ "$engine" != "$BRINGUP_ENGINE" ]; then
+    fail "routed by '$engine', expected $BRINGUP_ENGINE"
+fi
 for f in guid2lid lfts.dump topology.net summary.txt; do
     [ -s "$STATE/$f" ] || fail "state dir lacks $f"
 done
@@ -79,7 +93,7 @@ if ! diff -q "$WORK/fts.live" "$WORK/fts.ours" > /dev/null; then
 fi
 echo "$(wc -l < "$WORK/fts.ours") LFT entries identical"
 
-echo "--- SL2VL of the SM's port: every SL on VL0 (1-VL engines)"
+echo "--- SL2VL of the SM's port: every SL on VL0 (1-VL engines), SL s on VL s mod n (n-VL engines)"
 sim smpquery -D sl2vl 0 > "$WORK/sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl failed"
 grep '^ports:' "$WORK/sl2vl.txt"
 # all_on_vl0 FILE MIN_ROWS: smpquery sl2vl output with at least MIN_ROWS
@@ -94,6 +108,29 @@ if [ -s "$STATE/sl.txt" ]; then
     echo "engine uses $vls VLs (sl.txt)"
     awk -F'|' -v n="$vls" '/^ports:/ { for (i = 2; i < NF; i++) if ($i + 0 != (i - 2) % n) bad = 1; rows++ }
         END { exit !(rows >= 1 && !bad) }' "$WORK/sl2vl.txt" || fail "SL2VL table is not SL s -> VL s mod $vls"
+    # ibsim's switches start with SL s -> VL s for s < 15 (SL 15 -> VL 7),
+    # so SLs 8..15 tell a programmed table from the default one.
+    echo "--- switch SL2VL: every linked input port (and port 0) towards one output port per switch maps SL s to VL s mod $vls"
+    sim ibnetdiscover > "$WORK/ibnetdiscover-sl2vl.net" 2> /dev/null || fail "ibnetdiscover failed"
+    # "LID PORT..." per switch: its linked ports, as ibnetdiscover lists them.
+    mapfile -t sw_ports < <(awk 'function flush() { if (lid != "" && ports != "") print lid ports; lid = ""; ports = "" }
+        /^Switch/ { flush(); if (match($0, / lid [0-9]+ /)) lid = substr($0, RSTART + 5, RLENGTH - 6); sw = 1; next }
+        /^(Ca|Hca|Rt)/ { flush(); sw = 0 }
+        sw && /^\[[0-9]+\]/ { ports = ports " " substr($1, 2, index($1, "]") - 2) }
+        END { flush() }' "$WORK/ibnetdiscover-sl2vl.net")
+    [ "${#sw_ports[@]}" -gt 0 ] || fail "no switch with a linked port in ibnetdiscover output"
+    for sp in "${sw_ports[@]}"; do
+        read -r lid out linked <<< "$sp"
+        sim smpquery sl2vl "$lid" "$out" > "$WORK/sw-sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl $lid $out failed"
+        # Unlinked input ports carry nothing; the SM leaves them alone.
+        awk -F'|' -v n="$vls" -v linked="0 $out $linked" '
+            BEGIN { k = split(linked, l, " "); for (i = 1; i <= k; i++) want[l[i]] = 1 }
+            /^ports:/ { split($1, w, /[ ,]+/); if (!(w[3] in want)) next
+                        for (i = 2; i < NF; i++) if ($i + 0 != (i - 2) % n) bad = 1; rows++ }
+            END { exit !(rows == length(want) && !bad) }' "$WORK/sw-sl2vl.txt" || {
+            cat "$WORK/sw-sl2vl.txt" >&2; fail "switch LID $lid: SL2VL of its linked input ports towards port $out is not SL s -> VL s mod $vls"; }
+    done
+    echo "${#sw_ports[@]} switches checked"
 else
     all_on_vl0 "$WORK/sl2vl.txt" 1 || fail "SL2VL table is not the 1-VL identity"
 fi
@@ -131,10 +168,22 @@ SLARGS=()
 [ -s "$STATE/sl.txt" ] && SLARGS=(--sl "$STATE/sl.txt")
 "$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" "${SLARGS[@]}" > "$WORK/analyze.txt" 2>&1 || {
     cat "$WORK/analyze.txt" >&2; fail "ibsm analyze failed"; }
-grep -E "ca_to_ca|CREDIT" "$WORK/analyze.txt" || true
+grep -E "_to_|traffic:" "$WORK/analyze.txt" || true
 grep -qE "ca_to_ca: [0-9]+ pairs, 0 unreachable, 0 looping" "$WORK/analyze.txt" || fail "unreachable or looping CA pairs"
 # Every engine owes a CA-traffic CDG without a cycle on each VL.
-if grep -q "CA traffic: CREDIT LOOP" "$WORK/analyze.txt"; then fail "credit loop in CA traffic in the tables read back"; fi
+grep -q "^  CA traffic: none" "$WORK/analyze.txt" || fail "credit loop in CA traffic in the tables read back"
+# What every engine owes besides (routing/verify.h): CA->switch and
+# switch->CA pairs; the engines that set RoutingTables::switch_to_switch
+# also owe switch pairs and a CDG with switch traffic without a cycle.
+classes="ca_to_switch switch_to_ca"
+case $engine in sftree | dfsssp | updn) classes="$classes switch_to_switch" ;; esac
+for c in $classes; do
+    grep -qE "^  $c: [0-9]+ pairs, 0 unreachable, 0 looping" "$WORK/analyze.txt" || fail "unreachable or looping $c pairs"
+done
+case $engine in
+    sftree | dfsssp | updn)
+        grep -q "^  CA + switch traffic: none" "$WORK/analyze.txt" || fail "credit loop with switch traffic in the tables read back ($engine)" ;;
+esac
 
 echo "--- ibtracert between sampled CA pairs follows lfts.dump"
 mapfile -t ca_lids < <(awk '/^(Ca|Hca)/ { ca = 1; next } /^(Switch|Rt)/ { ca = 0 }
