@@ -65,7 +65,10 @@ wait_for() { # LOG PATTERN [COUNT] [TIMEOUT_S]
 }
 sminfo_of() { sim sminfo "$@" 2> /dev/null; }
 fts() { sim dump_fts 2> /dev/null | grep -v '^ *$' > "$1" || fail "dump_fts failed"; }
-lids() { sim ibnetdiscover 2> /dev/null | grep -o 'lid [0-9]*' | sort > "$1" || fail "ibnetdiscover failed"; }
+lids() {
+    sim ibnetdiscover 2> /dev/null | grep -o 'lid [0-9]*' | sort > "$1" || fail "ibnetdiscover failed"
+    [ -s "$1" ] || fail "ibnetdiscover showed no LIDs"
+}
 # "2026-11-23 14:48:57.205 ..." -> seconds since the epoch
 log_time() { date -d "$(echo "$1" | cut -c1-23)" +%s.%N; }
 
