@@ -19,7 +19,8 @@
 #     A): A logs SUBNET UP as master, B answers STANDBY, and the tables are
 #     still identical.
 #
-# usage: failover.sh IBSMD IBSM
+# usage: failover.sh IBSMD IBSM   (FAILOVER_TOPOGEN="pgft --m 18,36 --w 1,18 --p 1,1" picks
+# another fabric; the default has 32 hosts)
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 INTERVAL=1
 RETRIES=2
-"$IBSM" topogen pgft --m 4,8 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
+# shellcheck disable=SC2086
+"$IBSM" topogen ${FAILOVER_TOPOGEN:-pgft --m 4,8 --w 1,4 --p 1,1} --out "$WORK/fabric.net" > /dev/null
 ibsim_start "$WORK/fabric.net"
 # The second SM's host: the second CA of the net file.
 B_HOST=$(grep -m2 '^Ca' "$WORK/fabric.net" | tail -n1 | sed 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/')
