@@ -117,7 +117,7 @@ struct SweepConfig {
     std::chrono::seconds retry_interval{10};
     // sweep.debounce_ms: events arriving within this window of the previous
     // one are folded into one re-route.
-    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds debounce{20};
     // sweep.debounce_max_ms: a storm of events cannot postpone routing
     // longer than this after its first event.
     std::chrono::milliseconds debounce_max{1000};

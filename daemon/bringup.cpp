@@ -305,7 +305,13 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
         done();
         co_return o;
     }
-    co_return co_await configure(std::move(r.found), std::move(o), start, smps_before);
+    o = co_await configure(std::move(r.found), std::move(o), start, smps_before);
+    // A switch that does not confirm its Sets after a re-route is one the
+    // refresh did not know was gone (a whole switch unlinked: its far-side
+    // neighbours' traps cannot reach the SM any more). Only a heavy sweep
+    // can tell; waiting for the retry timer would leave the fabric broken.
+    if (!o.up) o.needs_heavy = true;
+    co_return o;
 }
 
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,

@@ -127,7 +127,8 @@ public:
 
     // A re-route of a delta over the last snapshot (see the header comment).
     // Without a snapshot, or when the refresh cannot be trusted (a query
-    // failed, a GUID appeared twice), the outcome says needs_heavy.
+    // failed, a GUID appeared twice) or a switch or port does not confirm
+    // what the re-route sent, the outcome says needs_heavy.
     boost::asio::awaitable<SweepOutcome> reroute(const RefreshRequest& request);
 
     // A reloaded configuration for the next sweep: routing chain and

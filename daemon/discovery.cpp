@@ -440,6 +440,7 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
     // queries failed once, over paths recomputed without the links found
     // down. Other failures (a new node's NodeInfo) stay for the caller.
     const auto failed = sweep.failed_nodes();
+    std::vector<Guid> gone; // lost already when the paths were recomputed
     std::size_t node_failures = 0;
     for (const auto& m : found.missing)
         for (auto id : failed)
@@ -448,7 +449,6 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
         std::vector<Guid> retry_guids;
         for (auto id : failed) retry_guids.push_back(found.fabric.node(id).guid);
         found.missing.clear();
-        std::vector<Guid> gone;
         DiscoveryResult again = reachable_part(found, &gone);
         RefreshRequest retry;
         for (auto g : retry_guids) {
@@ -470,6 +470,7 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
         out.changes.text.insert(out.changes.text.end(), more.text.begin(), more.text.end());
         found = second.take();
     }
+    out.changes.lost = std::move(gone);
     out.found = reachable_part(std::move(found), &out.changes.lost);
     for (auto g : out.changes.lost) {
         ++out.changes.nodes_lost;

@@ -261,7 +261,7 @@ int run_sm(const daemon::Options& opts)
             } else {
                 spdlog::info("signal {} received: stopping", sig);
                 stopping = true;
-                events.push(daemon::ShutdownEvent{});
+                scheduler.stop();
                 transport.stop(); // a sweep in progress ends at once
                 return;
             }

@@ -162,14 +162,20 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
             o = co_await bringup_.sweep();
         }
     } catch (const std::exception& e) {
-        ++stats_.failures;
         o = SweepOutcome{};
         o.kind = work.heavy ? SweepKind::heavy : SweepKind::reroute;
         o.reason = e.what();
-        spdlog::error("sweep failed: {}; the SM keeps serving and tries again in {} s", e.what(),
-                      settings_.retry_interval.count());
+        if (!stopping_) {
+            ++stats_.failures;
+            spdlog::error("sweep failed: {}; the SM keeps serving and tries again in {} s", e.what(),
+                          settings_.retry_interval.count());
+        }
     }
     busy_ = false;
+    if (stopping_) {
+        spdlog::info("sweep interrupted by the shutdown");
+        co_return o;
+    }
     report(o, work);
     co_return o;
 }

@@ -44,7 +44,7 @@
 namespace ibsm::daemon {
 
 struct SchedulerSettings {
-    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds debounce{20};
     std::chrono::milliseconds debounce_max{1000};
     std::chrono::seconds light_interval{10}; // 0: no light sweeps
     std::chrono::seconds retry_interval{10};
@@ -97,6 +97,14 @@ public:
     // Called on the loop for a ReloadEvent before the heavy sweep it causes.
     void on_reload(std::function<void()> f) { reload_ = std::move(f); }
 
+    // SIGTERM/SIGINT: the work in progress may fail as the transport
+    // stops; that is the end of the run, not a fault to report.
+    void stop()
+    {
+        stopping_ = true;
+        events_.push(ShutdownEvent{});
+    }
+
     // The first heavy sweep only (ibsmd --once).
     boost::asio::awaitable<SweepOutcome> run_once();
     // Runs until a ShutdownEvent.
@@ -120,6 +128,7 @@ private:
     bool busy_ = false;
     bool up_ = false;
     bool standby_ = false;
+    bool stopping_ = false;
 };
 
 } // namespace ibsm::daemon

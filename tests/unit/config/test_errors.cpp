@@ -161,8 +161,8 @@ TEST_CASE("the debounce window cannot exceed its cap", "[config][errors]")
     CHECK(parse_error("sweep:\n  debounce_ms: 2000\n") ==
           "t.yaml:2: key 'sweep.debounce_ms': 2000 ms is more than 'sweep.debounce_max_ms' (1000 ms, the default); "
           "the debounce window cannot exceed its cap");
-    CHECK(parse_error("\nsweep: {debounce_max_ms: 20}\n") ==
-          "t.yaml:2: key 'sweep.debounce_max_ms': 20 ms is less than 'sweep.debounce_ms' (50 ms, the default); the "
+    CHECK(parse_error("\nsweep: {debounce_max_ms: 10}\n") ==
+          "t.yaml:2: key 'sweep.debounce_max_ms': 10 ms is less than 'sweep.debounce_ms' (20 ms, the default); the "
           "cap must be at least the debounce window");
 }
 

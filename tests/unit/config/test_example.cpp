@@ -41,7 +41,7 @@ TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[co
     CHECK(c.log.file == "/var/log/ibsmd.log");
     CHECK(c.sweep.interval == 10s);
     CHECK(c.sweep.retry_interval == 10s);
-    CHECK(c.sweep.debounce == 50ms);
+    CHECK(c.sweep.debounce == 20ms);
     CHECK(c.sweep.debounce_max == 1000ms);
     CHECK(c.dump.lfts);
     CHECK(c.dump.topology);
