@@ -49,6 +49,9 @@ std::string describe(const Config& c)
     out << YAML::Key << "subnet_prefix" << YAML::Value << Guid(c.sm.subnet_prefix).str();
     out << YAML::Key << "subnet_timeout" << YAML::Value << c.sm.subnet_timeout;
     out << YAML::Key << "packet_life_time" << YAML::Value << c.sm.packet_life_time;
+    out << YAML::Key << "polling_interval_s" << YAML::Value << c.sm.polling_interval.count();
+    out << YAML::Key << "polling_retries" << YAML::Value << c.sm.polling_retries;
+    out << YAML::Key << "sm_key" << YAML::Value << Guid(c.sm.sm_key).str();
     out << YAML::EndMap;
 
     out << YAML::Key << "state_dir" << YAML::Value << c.state_dir;

@@ -32,8 +32,9 @@ constexpr std::array<std::string_view, 7> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
 };
 constexpr std::array<std::string_view, 3> smp_keys{"window", "timeout_ms", "retries"};
-constexpr std::array<std::string_view, 7> sm_keys{
-    "priority", "port_guid", "ca", "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
+constexpr std::array<std::string_view, 10> sm_keys{
+    "priority",         "port_guid", "ca",     "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
+    "polling_interval_s", "polling_retries", "sm_key",
 };
 constexpr std::array<std::string_view, 2> log_keys{"level", "file"};
 constexpr std::array<std::string_view, 4> sweep_keys{
@@ -181,6 +182,10 @@ void read_sm(const Reader& r, const Entry& at, SmConfig& c)
     if (auto* e = s.find("subnet_prefix")) c.subnet_prefix = r.id64(e->value, e->line, e->key, "a subnet prefix");
     if (auto* e = s.find("subnet_timeout")) c.subnet_timeout = small(r.integer(*e, limits::subnet_timeout));
     if (auto* e = s.find("packet_life_time")) c.packet_life_time = small(r.integer(*e, limits::packet_life_time));
+    if (auto* e = s.find("polling_interval_s"))
+        c.polling_interval = std::chrono::seconds(r.integer(*e, limits::sm_polling_interval_s));
+    if (auto* e = s.find("polling_retries")) c.polling_retries = small(r.integer(*e, limits::sm_polling_retries));
+    if (auto* e = s.find("sm_key")) c.sm_key = r.id64(e->value, e->line, e->key, "an SM_Key (64 bits)");
 
     for (auto leaf : {"ca", "port"})
         exclusive(r, s.find("port_guid"), s.find(leaf), "select the port by GUID or by CA and port number");

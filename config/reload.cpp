@@ -48,6 +48,9 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"sm.subnet_prefix", hex64(c.sm.subnet_prefix)},
         {"sm.subnet_timeout", std::to_string(c.sm.subnet_timeout)},
         {"sm.packet_life_time", std::to_string(c.sm.packet_life_time)},
+        {"sm.polling_interval_s", std::to_string(c.sm.polling_interval.count())},
+        {"sm.polling_retries", std::to_string(c.sm.polling_retries)},
+        {"sm.sm_key", hex64(c.sm.sm_key)},
         {"state_dir", quote(c.state_dir)},
         {"log.level", std::string(to_string(c.log.level))},
         {"log.file", quote(c.log.file)},
@@ -64,7 +67,8 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
 
 bool is_reloadable_key(std::string_view key)
 {
-    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key == "log.level";
+    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key == "log.level" ||
+           key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 
 bool reload_compatible(const Config& running, const Config& next, std::vector<std::string>* why_not)
@@ -79,7 +83,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.* and log.level reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, log.level, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

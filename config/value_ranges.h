@@ -23,6 +23,8 @@ inline constexpr Range sm_priority{0, 15};               // SMInfo Priority is 4
 inline constexpr Range sm_port{1, 254};                  // physical port number of the local CA
 inline constexpr Range subnet_timeout{0, 31};            // PortInfo SubnetTimeOut is 5 bits
 inline constexpr Range packet_life_time{0, 31};          // SwitchInfo LifeTimeValue is 5 bits
+inline constexpr Range sm_polling_interval_s{1, 3600};   // a standby's SMInfo poll of the master
+inline constexpr Range sm_polling_retries{0, 100};       // unanswered polls tolerated before taking over
 inline constexpr Range sweep_interval_s{0, 86400};       // light sweep period; 0 disables them; at most a day
 inline constexpr Range sweep_retry_interval_s{1, 86400}; // retry delay while not up; 0 would spin
 inline constexpr Range sweep_debounce_ms{0, 10000};      // 0: route at the first event

@@ -237,6 +237,19 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
                                                  std::to_string(f.link_count()) + " links" +
                                                  (found.complete() ? "" : ", INCOMPLETE")));
     if (!found.complete()) log_discovery(found, transport_.counters());
+    if (gate_) {
+        if (auto why = co_await gate_->after_discovery(found)) {
+            o.standby = true;
+            o.reason = std::move(*why);
+            o.nodes = f.node_count();
+            o.switches = f.switch_count();
+            o.cas = f.ca_count();
+            o.links = f.link_count();
+            o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            o.smps = transport_.counters().requests - smps_before;
+            co_return o;
+        }
+    }
     co_return co_await configure(std::move(found), std::move(o), start, smps_before);
 }
 
@@ -245,6 +258,13 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
     apply_pending();
     SweepOutcome o;
     o.kind = SweepKind::reroute;
+    if (gate_) {
+        if (auto why = gate_->standing_by()) {
+            o.standby = true;
+            o.reason = std::move(*why);
+            co_return o;
+        }
+    }
     const SnapshotPtr previous = snapshot_;
     if (!previous) {
         o.needs_heavy = true;

@@ -91,6 +91,9 @@ struct SweepOutcome {
     // could not be applied and a heavy sweep is needed (reason says why).
     bool unchanged = false;
     bool needs_heavy = false;
+    // Another SM runs the subnet (MastershipGate): nothing was programmed;
+    // reason says which SM and why.
+    bool standby = false;
     std::uint64_t generation = 0; // of the snapshot published, 0 when none
     std::vector<PhaseStats> phases;
     double seconds = 0;
@@ -99,6 +102,18 @@ struct SweepOutcome {
     std::string engine;
     std::size_t nodes = 0, switches = 0, cas = 0, links = 0;
     FabricChanges changes; // re-route: what the refresh found
+};
+
+// Decides, between discovery and LID assignment, whether this SM may
+// configure the subnet (master/standby, IBA 14.4.1; daemon/sm_election.h).
+class MastershipGate {
+public:
+    virtual ~MastershipGate() = default;
+    // After a heavy sweep's discovery: nullopt to configure the subnet, else
+    // why this SM programs nothing (it stands by).
+    virtual boost::asio::awaitable<std::optional<std::string>> after_discovery(const DiscoveryResult& found) = 0;
+    // Before a re-route: nullopt when this SM may program, else why not.
+    virtual std::optional<std::string> standing_by() const = 0;
 };
 
 class Bringup {
@@ -124,6 +139,8 @@ public:
     // Called when a sweep has brought the subnet up (or degraded), before
     // anything else is done with the outcome (the SM reports MASTER from then on).
     void on_subnet_up(std::function<void()> f) { on_up_ = std::move(f); }
+    // Without a gate the SM always configures (a lone SM, ibsmd --once).
+    void set_gate(MastershipGate* gate) { gate_ = gate; }
 
     // The last published generation (null before the first configured sweep).
     SnapshotPtr snapshot() const { return snapshot_; }
@@ -159,6 +176,7 @@ private:
     std::uint64_t generation_ = 0;
     boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
     std::function<void()> on_up_;
+    MastershipGate* gate_ = nullptr;
 };
 
 } // namespace ibsm::daemon

@@ -70,6 +70,7 @@ public:
     }
 
     std::size_t size() const { return events_.size(); }
+    boost::asio::any_io_executor executor() { return wake_.get_executor(); }
 
     // The next event, waiting as long as it takes.
     boost::asio::awaitable<Event> pop()

@@ -14,6 +14,7 @@
 #include "daemon/discovery.h"
 #include "daemon/options.h"
 #include "daemon/port_programmer.h"
+#include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
@@ -23,6 +24,7 @@
 #include "routing/root_guids.h"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -110,6 +112,17 @@ daemon::BringupSettings bringup_settings(const config::Config& cfg)
     return s;
 }
 
+daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
+{
+    daemon::ElectionSettings s;
+    s.self.priority = static_cast<std::uint8_t>(cfg.sm.priority & 0xf);
+    s.self.guid = port_guid;
+    s.self.sm_key = cfg.sm.sm_key;
+    s.polling_interval = cfg.sm.polling_interval;
+    s.polling_retries = cfg.sm.polling_retries;
+    return s;
+}
+
 // The service logs to a file that SIGUSR1 reopens; --once and --foreground
 // log to the console.
 std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
@@ -180,19 +193,25 @@ int run_sm(const daemon::Options& opts)
     daemon::TrapReceiver traps(transport, events);
     daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
     responder.install([&](const mad::RawReceive& r) { traps.on_trap(r); });
+    // Master/standby: the election answers other SMs' SMInfo Sets, decides
+    // after each heavy sweep's discovery whether this SM configures, and
+    // polls the master while standing by (pushing a heavy sweep to take over).
+    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
+    election.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
+    bringup.set_gate(&election);
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     // MASTER from the moment the subnet is up, not after the dump files.
-    bringup.on_subnet_up([&] { responder.set_state(mad::SmState::master); });
+    bringup.on_subnet_up([&] { election.on_subnet_up(); });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
     });
 
-    // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.* and
-    // log.level apply at once, anything else is refused and named. A heavy
+    // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
+    // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
     // sweep follows either way (as OpenSM's SIGHUP does).
     auto reload = [&]() {
         config::Config next;
@@ -216,6 +235,8 @@ int run_sm(const daemon::Options& opts)
         bringup.reconfigure(bringup_settings(cfg));
         scheduler.set_settings(scheduler_settings(cfg));
         dumps.set_config(cfg.dump);
+        election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
+        election.set_polling(cfg.sm.polling_interval, cfg.sm.polling_retries);
         spdlog::info("reload: new configuration applied (engines {}), re-sweeping", fmt::join(cfg.routing.engines, ","));
     };
     scheduler.on_reload(reload);
@@ -258,13 +279,16 @@ int run_sm(const daemon::Options& opts)
                 auto o = co_await scheduler.run_once();
                 exit_code = !o.up ? 1 : o.degraded ? 2 : 0;
             } else {
+                boost::asio::co_spawn(io, election.run(), boost::asio::detached);
                 co_await scheduler.run();
+                election.stop();
             }
             signals.cancel();
             transport.stop();
         },
         [&](std::exception_ptr e) {
             failure = e;
+            election.stop();
             signals.cancel();
             transport.stop();
             io.stop();

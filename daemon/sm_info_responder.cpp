@@ -9,6 +9,11 @@
 
 namespace ibsm::daemon {
 
+namespace {
+// MAD status "invalid value in the attribute or modifier" (IBA 13.4.7).
+constexpr std::uint16_t invalid_value = 0x001c;
+} // namespace
+
 SmInfoResponder::SmInfoResponder(mad::Transport& transport, Guid port_guid, std::uint8_t priority)
     : transport_(transport), guid_(port_guid), priority_(priority)
 {
@@ -24,11 +29,23 @@ mad::SmInfo SmInfoResponder::current() const
 {
     mad::SmInfo si;
     si.guid = guid_;
-    si.sm_key = 0;
+    si.sm_key = sm_key_;
     si.act_count = static_cast<std::uint32_t>(transport_.counters().sent);
     si.priority = priority_;
     si.sm_state = state_;
     return si;
+}
+
+void SmInfoResponder::answer(const mad::RawReceive& r, mad::SmInfo si, std::uint16_t status)
+{
+    std::array<std::uint8_t, 64> data{};
+    mad::encode(si, std::span<std::uint8_t, 64>(data));
+    if (transport_.respond(mad::make_get_resp(r.smp, data, status), r)) {
+        ++counters_.sm_info_answered;
+        spdlog::debug("answered SMInfo {} ({} so far)", r.smp.method() == 1 ? "Get" : "Set", counters_.sm_info_answered);
+    } else {
+        spdlog::warn("could not send the SMInfo response");
+    }
 }
 
 void SmInfoResponder::on_unsolicited(const mad::RawReceive& r)
@@ -36,14 +53,24 @@ void SmInfoResponder::on_unsolicited(const mad::RawReceive& r)
     const auto& smp = r.smp;
     const auto method = static_cast<mad::Method>(smp.method());
     if (method == mad::Method::get && smp.attr_id() == mad::attr::sm_info) {
-        std::array<std::uint8_t, 64> data{};
-        mad::encode(current(), std::span<std::uint8_t, 64>(data));
-        if (transport_.respond(mad::make_get_resp(smp, data), r)) {
-            ++counters_.sm_info_answered;
-            spdlog::debug("answered SMInfo Get ({} so far)", counters_.sm_info_answered);
-        } else {
-            spdlog::warn("could not send the SMInfo response");
+        // The key only to a requester that knows it (IBA 14.4.1).
+        const auto asked = mad::decode_sm_info(smp.data());
+        auto si = current();
+        if (!asked || asked->sm_key != sm_key_) {
+            if (sm_key_ != 0 && counters_.key_withheld++ == 0)
+                spdlog::info("SMInfo Get without our SM_Key: answered with SM_Key 0 (further ones not logged)");
+            si.sm_key = 0;
         }
+        answer(r, si, 0);
+        return;
+    }
+    if (method == mad::Method::set && smp.attr_id() == mad::attr::sm_info) {
+        const auto sender = mad::decode_sm_info(smp.data());
+        const bool ok = sender && control_ && control_(smp.attr_mod(), *sender);
+        ++(ok ? counters_.sets_accepted : counters_.sets_refused);
+        auto si = current();
+        if (!sender || sender->sm_key != sm_key_) si.sm_key = 0;
+        answer(r, si, ok ? 0 : invalid_value);
         return;
     }
     if (method == mad::Method::trap && smp.attr_id() == mad::attr::notice) {

@@ -59,6 +59,10 @@ void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
                    [&](const mad::LinkStateChangeDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
                    [&](const mad::PortErrorDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
                    [&](const mad::LocalChangesDetails& d) {
+                       // A standby SM that outranks us says so with trap 144
+                       // (SM priority changed): only a heavy sweep finds SMs.
+                       if (d.change_flags & mad::trap144::sm_priority_changed)
+                           heavy("trap 144: SM priority changed at LID " + std::to_string(n.issuer_lid.value()));
                        look_at(d.lid.value() ? d.lid : n.issuer_lid,
                                (d.change_flags & mad::trap144::node_description_changed) != 0);
                    },
@@ -185,10 +189,13 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
         ++stats_.reroutes;
     if (o.unchanged) ++stats_.unchanged;
     up_ = o.up;
+    standby_ = o.standby;
     const std::string what = o.kind == SweepKind::heavy
                                  ? "heavy sweep"
                                  : "re-route of " + std::to_string(w.events) + " event(s)";
-    if (o.unchanged) {
+    if (o.standby) {
+        spdlog::info("STANDBY ({}): {}; nothing programmed", what, o.reason);
+    } else if (o.unchanged) {
         spdlog::info("re-route of {} event(s): nothing changed ({:.3f} s, {} SMPs), generation {} stays", w.events,
                      o.seconds, o.smps, o.generation);
     } else if (o.up && o.degraded) {
@@ -234,7 +241,7 @@ boost::asio::awaitable<void> SweepScheduler::run()
         const auto far = Clock::time_point::max();
         auto next_light = far;
         if (settings_.light_interval.count() > 0 && up_) next_light = last_light + settings_.light_interval;
-        auto next_retry = up_ ? far : last_work + settings_.retry_interval;
+        auto next_retry = up_ || standby_ ? far : last_work + settings_.retry_interval;
         auto ev = co_await events_.pop_until(std::min(next_light, next_retry));
         Work w;
         if (!ev) {

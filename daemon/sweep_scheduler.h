@@ -21,7 +21,10 @@
 // only between pieces of work; what they find arrives as events like traps.
 // An exception from a piece of work (a bug, or the SM's own port not
 // answering) is logged and retried after `retry_interval`: nothing but a
-// signal ends the loop.
+// signal ends the loop. While another SM is master (an outcome says
+// standby) there are no retries and no light sweeps: the SM election
+// (sm_election.h) polls the master and pushes a HeavySweepEvent when this
+// SM is to take over.
 #pragma once
 
 #include "daemon/bringup.h"
@@ -124,6 +127,7 @@ private:
     SchedulerStats stats_;
     bool busy_ = false;
     bool up_ = false;
+    bool standby_ = false;
     bool stopping_ = false;
 };
 

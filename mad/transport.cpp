@@ -292,4 +292,13 @@ bool Transport::respond(const Smp& response, const RawReceive& request)
     return port_.send_response(response, request);
 }
 
+bool Transport::send_once(SmpRequest request)
+{
+    const std::uint32_t tid = next_tid_++;
+    if (next_tid_ == 0) next_tid_ = 1;
+    request.smp.set_tid(tid);
+    ++counters_.sent;
+    return port_.send(request.smp, request.dlid, static_cast<std::uint32_t>(options_.timeout.count()));
+}
+
 } // namespace ibsm::mad

@@ -133,6 +133,9 @@ public:
 
     // Sends a response to an unsolicited request (e.g. our SMInfo).
     bool respond(const Smp& response, const RawReceive& request);
+    // Sends `request` once with a fresh TID and expects no response (a
+    // SubnTrap to the master SM: its TrapRepress is not a response).
+    bool send_once(SmpRequest request);
 
     const TransportCounters& counters() const { return counters_; }
     std::size_t inflight() const { return inflight_.size(); }

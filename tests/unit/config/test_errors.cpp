@@ -94,6 +94,13 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
           "t.yaml:2: key 'smp.retries': expected an integer in 0..100, got '101'");
     CHECK(parse_error("sm:\n  priority: 16\n") ==
           "t.yaml:2: key 'sm.priority': expected an integer in 0..15, got '16'");
+    CHECK(parse_error("sm:\n  priority: 2\n  polling_interval_s: 0\n") ==
+          "t.yaml:3: key 'sm.polling_interval_s': expected an integer in 1..3600, got '0'");
+    CHECK(parse_error("sm:\n  polling_retries: 101\n") ==
+          "t.yaml:2: key 'sm.polling_retries': expected an integer in 0..100, got '101'");
+    CHECK(parse_error("sm:\n  sm_key: secret\n") ==
+          "t.yaml:2: key 'sm.sm_key': expected an SM_Key (64 bits) (0x followed by up to 16 hex digits, or a decimal "
+          "integer), got 'secret'");
     CHECK(parse_error("sm:\n  port: 0\n") == "t.yaml:2: key 'sm.port': expected an integer in 1..254, got '0'");
     CHECK(parse_error("sm:\n  port: 255\n") == "t.yaml:2: key 'sm.port': expected an integer in 1..254, got '255'");
     CHECK(parse_error("sm:\n  subnet_timeout: 32\n") ==

@@ -33,6 +33,9 @@ TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[co
     CHECK(c.sm.subnet_prefix == 0xfe80000000000000ULL);
     CHECK(c.sm.subnet_timeout == 18);
     CHECK(c.sm.packet_life_time == 18);
+    CHECK(c.sm.sm_key == 0);
+    CHECK(c.sm.polling_interval == 10s);
+    CHECK(c.sm.polling_retries == 4);
     CHECK(c.state_dir == "/var/lib/ibsmd");
     CHECK(c.log.level == LogLevel::info);
     CHECK(c.log.file == "/var/log/ibsmd.log");

@@ -141,19 +141,24 @@ TEST_CASE("range limits are inclusive", "[config][parse]")
 {
     const Config lo = parse_config("routing: {lmc: 0, max_vls: 1}\n"
                                    "smp: {window: 1, timeout_ms: 1, retries: 0}\n"
-                                   "sm: {priority: 0, port: 1, subnet_timeout: 0, packet_life_time: 0}\n"
+                                   "sm: {priority: 0, port: 1, subnet_timeout: 0, packet_life_time: 0, polling_interval_s: 1, "
+                                   "polling_retries: 0, sm_key: 0}\n"
                                    "sweep: {interval_s: 0, retry_interval_s: 1, debounce_ms: 0, debounce_max_ms: 0}\n",
                                    "t.yaml");
     CHECK(lo.routing.max_vls == 1);
     CHECK(lo.smp.window == 1);
     CHECK(lo.sm.port == std::optional<PortNum>(PortNum(1)));
+    CHECK(lo.sm.polling_interval == 1s);
+    CHECK(lo.sm.polling_retries == 0);
+    CHECK(lo.sm.sm_key == 0);
     CHECK(lo.sweep.interval == 0s);
     CHECK(lo.sweep.retry_interval == 1s);
     CHECK(lo.sweep.debounce == 0ms);
     CHECK(lo.sweep.debounce_max == 0ms);
     const Config hi = parse_config("routing: {lmc: 7, max_vls: 15}\n"
                                    "smp: {window: 4096, timeout_ms: 60000, retries: 100}\n"
-                                   "sm: {priority: 15, port: 254, subnet_timeout: 31, packet_life_time: 31}\n"
+                                   "sm: {priority: 15, port: 254, subnet_timeout: 31, packet_life_time: 31, "
+                                   "polling_interval_s: 3600, polling_retries: 100, sm_key: 0xffffffffffffffff}\n"
                                    "sweep: {interval_s: 86400, retry_interval_s: 86400, debounce_ms: 10000, "
                                    "debounce_max_ms: 60000}\n",
                                    "t.yaml");
@@ -166,6 +171,9 @@ TEST_CASE("range limits are inclusive", "[config][parse]")
     CHECK(hi.sm.port == std::optional<PortNum>(PortNum(254)));
     CHECK(hi.sm.subnet_timeout == 31);
     CHECK(hi.sm.packet_life_time == 31);
+    CHECK(hi.sm.polling_interval == 3600s);
+    CHECK(hi.sm.polling_retries == 100);
+    CHECK(hi.sm.sm_key == 0xffffffffffffffffULL);
     CHECK(hi.sweep.interval == 86400s);
     CHECK(hi.sweep.retry_interval == 86400s);
     CHECK(hi.sweep.debounce == 10000ms);

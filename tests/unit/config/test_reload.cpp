@@ -48,7 +48,8 @@ TEST_CASE("sweep and dump changes reload", "[config][reload]")
     next.smp.window = 4;
     CHECK_FALSE(reload_compatible(Config{}, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.* and log.level reload)"});
+                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.*, log.level, sm.priority and "
+                     "sm.polling_* reload)"});
 }
 
 TEST_CASE("port selection and state dir need a restart, naming the key", "[config][reload]")
@@ -62,19 +63,19 @@ TEST_CASE("port selection and state dir need a restart, naming the key", "[confi
     std::vector<std::string> why;
     CHECK_FALSE(reload_compatible(running, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.* and log.level "
-                     "reload)",
-                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.* and "
-                     "log.level reload)",
+                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.*, log.level, "
+                     "sm.priority and sm.polling_* reload)",
+                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.*, "
+                     "log.level, sm.priority and sm.polling_* reload)",
                  });
 }
 
-TEST_CASE("every key outside routing, sweep and dump other than log.level needs a restart", "[config][reload]")
+TEST_CASE("every key outside routing, sweep and dump other than log.level, sm.priority and sm.polling_* needs a restart", "[config][reload]")
 {
     std::vector<std::pair<std::string, std::function<void(Config&)>>> changes{
         {"sm.port_guid", [](Config& c) { c.sm.port_guid = Guid(0x1234); }},
         {"sm.port", [](Config& c) { c.sm.port = PortNum(2); }},
-        {"sm.priority", [](Config& c) { c.sm.priority = 9; }},
+        {"sm.sm_key", [](Config& c) { c.sm.sm_key = 9; }},
         {"sm.subnet_prefix", [](Config& c) { c.sm.subnet_prefix = 1; }},
         {"sm.subnet_timeout", [](Config& c) { c.sm.subnet_timeout = 3; }},
         {"sm.packet_life_time", [](Config& c) { c.sm.packet_life_time = 3; }},
@@ -98,13 +99,14 @@ TEST_CASE("every key outside routing, sweep and dump other than log.level needs 
     port_guid.sm.port_guid = Guid(0x0002c90300001235);
     CHECK_FALSE(reload_compatible(Config{}, port_guid, &why));
     CHECK(why == std::vector<std::string>{"sm.port_guid: (not set) -> 0x0002c90300001235 needs a restart (only "
-                                          "routing.*, sweep.*, dump.* and log.level reload)"});
+                                          "routing.*, sweep.*, dump.*, log.level, sm.priority and sm.polling_* "
+                                          "reload)"});
 }
 
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 28);
+    REQUIRE(flat.size() == 31);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree, dfsssp, updn]"});
     CHECK(flat.back() == std::pair<std::string, std::string>{"dump.sl", "true"});
     CHECK(std::find(flat.begin(), flat.end(), std::pair<std::string, std::string>{"sweep.debounce_max_ms", "1000"}) !=
@@ -124,6 +126,10 @@ TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
     CHECK(is_reloadable_key("sweep.interval_s"));
     CHECK(is_reloadable_key("sweep.debounce_max_ms"));
     CHECK(is_reloadable_key("dump.lfts"));
+    CHECK(is_reloadable_key("sm.priority"));
+    CHECK(is_reloadable_key("sm.polling_interval_s"));
+    CHECK(is_reloadable_key("sm.polling_retries"));
+    CHECK_FALSE(is_reloadable_key("sm.sm_key"));
     CHECK_FALSE(is_reloadable_key("sweep"));
     CHECK_FALSE(is_reloadable_key("state_dir"));
     CHECK_FALSE(is_reloadable_key("log.file"));

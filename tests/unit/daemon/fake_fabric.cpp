@@ -228,6 +228,29 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
         return true;
     }
 
+    if (smp.attr_id() == mad::attr::sm_info && !fault && remote_sms_.count(at->at)) {
+        const auto& remote = remote_sms_.at(at->at);
+        if (!remote) {
+            ++counters_.dropped_no_sm;
+            return true;
+        }
+        auto answer = *remote;
+        const auto asked = mad::decode_sm_info(smp.data());
+        if (!asked || asked->sm_key != answer.sm_key) answer.sm_key = 0;
+        if (smp.method() == static_cast<std::uint8_t>(mad::Method::set) && asked)
+            remote_sets_.push_back(RemoteSmSet{smp.attr_mod(), *asked});
+        mad::RawReceive r;
+        r.smp = mad::make_get_resp(smp, encoded(answer));
+        if (dr) {
+            auto b = r.smp.bytes();
+            b[off_hop_pointer] = 0;
+            for (std::size_t i = 1; i <= smp.hop_count(); ++i) b[off_return_path + i] = return_path[i];
+        }
+        r.length = mad::mad_size;
+        enqueue(std::move(r));
+        ++counters_.answered;
+        return true;
+    }
     if (smp.attr_id() == mad::attr::sm_info && !fault) {
         if (at->at.node != sm_port_.node) {
             ++counters_.dropped_no_sm;
@@ -296,6 +319,27 @@ bool FakeFabric::send_response(const mad::Smp& smp, const mad::RawReceive&)
 }
 
 void FakeFabric::deliver(mad::RawReceive r) { enqueue(std::move(r)); }
+
+// PortInfo CapabilityMask bit 1 (IsSM).
+constexpr std::uint32_t cap_is_sm = 1u << 1;
+
+void FakeFabric::add_remote_sm(PortRef port, mad::SmInfo info)
+{
+    if (fabric_.node(port.node).is_switch() || port == sm_port_)
+        throw std::invalid_argument("add_remote_sm: not a CA port other than the SM's");
+    sim(port).info.capability_mask |= cap_is_sm;
+    remote_sms_[port] = info;
+}
+
+void FakeFabric::set_remote_sm_state(PortRef port, mad::SmState state)
+{
+    if (auto it = remote_sms_.find(port); it != remote_sms_.end() && it->second) it->second->sm_state = state;
+}
+
+void FakeFabric::remove_remote_sm(PortRef port)
+{
+    if (auto it = remote_sms_.find(port); it != remote_sms_.end()) it->second.reset();
+}
 
 // ---------------------------------------------------------------- routing
 

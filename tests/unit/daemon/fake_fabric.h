@@ -43,7 +43,10 @@
 //    all-ports bits when OptimizedSLtoVLMappingProgramming is on; per port
 //    on CAs) and VLArbitrationTable (blocks 1..4 within the port's caps).
 //    SMInfo reaching any node but the SM's is dropped (no SM there: ibsim
-//    has no handler and drops it); reaching the SM's own node it is handed
+//    has no handler and drops it), unless another SM was placed on that
+//    port with add_remote_sm(): it answers Gets with its SMInfo (its SM_Key
+//    only to a requester presenting it, IBA 14.4.1) and records and accepts
+//    Sets (control packets). Reaching the SM's own node it is handed
 //    to the SM as an unsolicited request, as the kernel does, and the SM's
 //    answer (send_response) becomes the response. Other attributes answer
 //    0x000c (unsupported attribute), other methods 0x0008.
@@ -66,6 +69,7 @@
 #include "mad/notice.h"
 #include "mad/port_info.h"
 #include "mad/sl2vl_table.h"
+#include "mad/sm_info.h"
 #include "mad/smp.h"
 #include "mad/switch_info.h"
 #include "mad/umad_port.h"
@@ -198,6 +202,18 @@ public:
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
 
+    // --- another SM on a CA port (not the SM's): PortInfo CapabilityMask
+    // gets IsSM, SMInfo Gets are answered with `info`; remove_remote_sm()
+    // makes it stop answering (the process died; IsSM stays, as on ibsim).
+    void add_remote_sm(topology::PortRef port, mad::SmInfo info);
+    void set_remote_sm_state(topology::PortRef port, mad::SmState state);
+    void remove_remote_sm(topology::PortRef port);
+    struct RemoteSmSet {
+        std::uint32_t control; // attribute modifier
+        mad::SmInfo sender;
+    };
+    const std::vector<RemoteSmSet>& remote_sm_sets() const { return remote_sets_; }
+
     // --- inspection ---
     const FakeCounters& counters() const { return counters_; }
     void reset_counters() { counters_ = FakeCounters{}; }
@@ -273,6 +289,8 @@ private:
     std::vector<SimNode> nodes_;
     std::deque<mad::RawReceive> rx_;
     std::vector<PendingTrap> traps_;
+    std::map<topology::PortRef, std::optional<mad::SmInfo>> remote_sms_; // nullopt: gone
+    std::vector<RemoteSmSet> remote_sets_;
     std::map<std::uint32_t, bool> to_sm_; // TIDs (low 32 bits) of SMInfo requests handed to the SM
     std::vector<mad::Smp> responses_;
     FakeCounters counters_;

@@ -186,6 +186,15 @@ TEST_CASE("events fold into work: traps name switches or ports by LID, unknown L
     auto req = daemon::refresh_request(w2, s);
     CHECK(req.switches == std::vector<NodeId>{leaf});
     CHECK(req.ports == std::vector<PortRef>{s.found.sm_port});
+    CHECK_FALSE(w2.heavy);
+
+    // Trap 144 "SM priority changed" (a standby SM that outranks us): only
+    // a heavy sweep finds SMs and hands over.
+    c.details = mad::LocalChangesDetails{sm_lid, false, 2, mad::trap144::sm_priority_changed, 0};
+    daemon::Work w_sm;
+    daemon::absorb(daemon::TrapEvent{c, sm_lid}, &s, w_sm);
+    CHECK(w_sm.heavy);
+    CHECK(w_sm.heavy_reason == "trap 144: SM priority changed at LID " + std::to_string(sm_lid.value()));
 
     // A LID no port has, trap 145, reload: heavy.
     daemon::Work w3;
