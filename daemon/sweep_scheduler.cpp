@@ -2,6 +2,9 @@
 
 #include "daemon/node_names.h"
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -223,9 +226,21 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
 
 boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
 {
-    Work w;
-    w.heavy = true;
-    co_return co_await perform(std::move(w));
+    // A sweep that could not start (the SM's own port did not answer: a
+    // port still coming up, a simulator slow to answer its first client) is
+    // tried again a few times before --once gives up; a sweep that ran and
+    // found the subnet not up is the answer.
+    SweepOutcome o;
+    for (unsigned attempt = 0; attempt < 3; ++attempt) {
+        const auto failures = stats_.failures;
+        Work w;
+        w.heavy = true;
+        o = co_await perform(std::move(w));
+        if (stats_.failures == failures || stopping_) break;
+        boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor, std::chrono::seconds(1));
+        co_await pause.async_wait(boost::asio::use_awaitable);
+    }
+    co_return o;
 }
 
 boost::asio::awaitable<void> SweepScheduler::run()

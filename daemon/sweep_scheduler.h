@@ -105,7 +105,8 @@ public:
         events_.push(ShutdownEvent{});
     }
 
-    // The first heavy sweep only (ibsmd --once).
+    // The first heavy sweep only (ibsmd --once); a sweep that cannot start
+    // at all is tried up to three times, a second apart.
     boost::asio::awaitable<SweepOutcome> run_once();
     // Runs until a ShutdownEvent.
     boost::asio::awaitable<void> run();
