@@ -427,9 +427,9 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 
     {
         const auto& c = transport_.counters();
-        if (c.timeouts || c.failed || c.unmatched || c.malformed || c.kernel_errors)
-            spdlog::info("transport: {} sent, {} timeouts, {} gave up, {} late/unmatched, {} malformed, {} kernel errors",
-                         c.sent, c.timeouts, c.failed, c.unmatched, c.malformed, c.kernel_errors);
+        if (c.timeouts || c.drops || c.failed || c.unmatched || c.malformed || c.kernel_errors)
+            spdlog::info("transport: {} sent, {} timeouts, {} drops reported, {} resends after a backoff, {} failed (refused or given up), {} late/unmatched, {} malformed, {} kernel errors",
+                         c.sent, c.timeouts, c.drops, c.backoffs, c.failed, c.unmatched, c.malformed, c.kernel_errors);
     }
 
     // What the ports confirmed becomes the snapshot's state, so the next
