@@ -6,7 +6,9 @@
 #include "fabric_loop.h"
 
 #include "daemon/bringup.h"
+#include "daemon/events.h"
 #include "daemon/port_programmer.h"
+#include "daemon/sweep_scheduler.h"
 #include "routing/analysis/analyze.h"
 #include "topology/gen_pgft.h"
 
@@ -192,6 +194,60 @@ TEST_CASE("bring-ups of a 64-host 3-level tree through random loss end with ever
                 CHECK(c.lost_answers > 0);
                 CHECK(loop.transport.counters().failed == c.bad_status); // nothing given up
             }
+        }
+    }
+}
+
+TEST_CASE("a partial outcome is finished by a resume of the failed part, in --once and in the service", "[loss]")
+{
+    QuietLogs quiet;
+    for (bool once : {true, false}) {
+        DYNAMIC_SECTION((once ? "run_once" : "run"))
+        {
+            TempDir dir;
+            TwoSwitches t;
+            test::FabricLoop loop(t.f, {}, lossy_transport(3, 3));
+            // H2's SL2VL table is refused in all three rounds of the sweep.
+            loop.fabric.reject_next(Guid(0x300), 3, 0x001c, mad::attr::sl2vl_table);
+            daemon::Bringup b(loop.transport, settings(dir.path, "minhop"));
+            daemon::EventQueue events(loop.io.get_executor());
+            daemon::SchedulerSettings ss;
+            ss.light_interval = std::chrono::seconds(0);
+            ss.quick_retry = std::chrono::milliseconds(5);
+            daemon::SweepScheduler scheduler(loop.transport, b, events, nullptr, ss);
+            std::vector<daemon::SweepOutcome> outcomes;
+            std::uint64_t smps_at_first = 0;
+            scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
+                outcomes.push_back(o);
+                if (outcomes.size() == 1) smps_at_first = loop.fabric.counters().total();
+                if (o.up && !once) events.push(daemon::ShutdownEvent{});
+            });
+            boost::asio::steady_timer guard(loop.io, std::chrono::seconds(5));
+            guard.async_wait([&](auto ec) {
+                if (!ec) events.push(daemon::ShutdownEvent{});
+            });
+            loop.run([&]() -> boost::asio::awaitable<int> {
+                if (once)
+                    co_await scheduler.run_once();
+                else
+                    co_await scheduler.run();
+                guard.cancel();
+                co_return 0;
+            });
+            REQUIRE(outcomes.size() == 2);
+            CHECK_FALSE(outcomes[0].up);
+            CHECK(outcomes[0].partial);
+            CHECK(outcomes[0].reason == "1 SL2VL/VLArb table(s) not confirmed");
+            INFO(outcomes[1].reason);
+            CHECK(outcomes[1].up);
+            CHECK(scheduler.stats().heavy_sweeps == 1);
+            CHECK(scheduler.stats().resumes == 1);
+            check_complete(loop.fabric, t.f);
+            // The resume sent the one table left and activated the ports (no
+            // port was activated on top of incomplete tables): no discovery.
+            const auto resume_smps = loop.fabric.counters().total() - smps_at_first;
+            CHECK(resume_smps == 1 + 2 * 10);
+            CHECK(outcomes[1].smps == resume_smps);
         }
     }
 }
