@@ -26,7 +26,7 @@ boost::asio::awaitable<mad::SmpResponse> dr_set(mad::Transport& transport, const
 std::string failure_text(const mad::SmpResponse& r);
 
 // Reports keep the first few failure texts for the log (and count them all).
-inline constexpr std::size_t max_failures_kept = 2000;
+inline constexpr std::size_t max_failures_kept = 20;
 inline void keep_failure(std::vector<std::string>& kept, std::string text)
 {
     if (kept.size() < max_failures_kept) kept.push_back(std::move(text));
