@@ -314,8 +314,25 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
     co_return o;
 }
 
+boost::asio::awaitable<SweepOutcome> Bringup::resume()
+{
+    apply_pending();
+    SweepOutcome o;
+    o.kind = SweepKind::reroute;
+    if (!snapshot_ || snapshot_->health != SubnetHealth::down || !snapshot_->tables || !snapshot_->found.complete()) {
+        o.needs_heavy = true;
+        o.reason = "nothing partial to resume";
+        co_return o;
+    }
+    const auto start = Clock::now();
+    const auto smps_before = transport_.counters().requests;
+    spdlog::info("resume: programming generation {}'s fabric again, only what is not confirmed",
+                 snapshot_->generation);
+    co_return co_await configure(snapshot_->found, std::move(o), start, smps_before, /*resuming=*/true);
+}
+
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
-                                                       std::uint64_t smps_before)
+                                                       std::uint64_t smps_before, bool resuming)
 {
     const auto& f = found.fabric;
     o.nodes = f.node_count();
@@ -398,7 +415,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
                                               std::to_string(tables->linear_fdb_top.value())));
 
     // program
-    {
+    if (!resuming) {
         std::set<std::pair<Guid, std::uint8_t>> fresh;
         for (const auto& [ref, pi] : found.port_info)
             if (pi.port_state == mad::PortState::init) fresh.insert({f.node(ref.node).guid, ref.port.value()});
@@ -446,6 +463,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         o.reason = std::to_string(act.failed) + " port activation Set(s) failed";
     else
         o.up = true;
+    o.partial = !o.up && found.complete();
     if (o.up && chain.degraded) {
         o.degraded = true;
         o.reason = chain.degraded_reason;
@@ -453,9 +471,9 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 
     {
         const auto& c = transport_.counters();
-        if (c.timeouts || c.failed || c.unmatched || c.malformed || c.kernel_errors)
-            spdlog::info("transport: {} sent, {} timeouts, {} gave up, {} late/unmatched, {} malformed, {} kernel errors",
-                         c.sent, c.timeouts, c.failed, c.unmatched, c.malformed, c.kernel_errors);
+        if (c.timeouts || c.drops || c.failed || c.unmatched || c.malformed || c.kernel_errors)
+            spdlog::info("transport: {} sent, {} timeouts, {} drops reported, {} resends after a backoff, {} failed (refused or given up), {} late/unmatched, {} malformed, {} kernel errors",
+                         c.sent, c.timeouts, c.drops, c.backoffs, c.failed, c.unmatched, c.malformed, c.kernel_errors);
     }
 
     // What the ports confirmed becomes the snapshot's state, so the next

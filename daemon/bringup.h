@@ -94,6 +94,9 @@ struct SweepOutcome {
     // Another SM runs the subnet (MastershipGate): nothing was programmed;
     // reason says which SM and why.
     bool standby = false;
+    // Not up only because some Sets stayed unconfirmed (discovery complete,
+    // routing done): resume() can finish the job without a heavy sweep.
+    bool partial = false;
     std::uint64_t generation = 0; // of the snapshot published, 0 when none
     std::vector<PhaseStats> phases;
     double seconds = 0;
@@ -131,6 +134,14 @@ public:
     // what the re-route sent, the outcome says needs_heavy.
     boost::asio::awaitable<SweepOutcome> reroute(const RefreshRequest& request);
 
+    // After a partial outcome (some Sets unconfirmed, e.g. through packet
+    // loss): configures the last snapshot's fabric again without
+    // discovering it. The programmers send only what they have not
+    // confirmed (LFT blocks, VL tables, PortInfo of ports not yet ACTIVE;
+    // a port whose state change did arrive is read back, not refused).
+    // Outcome kind reroute; needs_heavy when there is no partial snapshot.
+    boost::asio::awaitable<SweepOutcome> resume();
+
     // A reloaded configuration for the next sweep: routing chain and
     // options, LMC, OperationalVLs cap, switch SL2VL policy. The state
     // directory, SMP settings and programmer state stay.
@@ -147,8 +158,11 @@ public:
 
 private:
     using Clock = std::chrono::steady_clock;
+    // `resuming`: found is the last snapshot's, whose INIT ports are INIT
+    // because this process has not activated them yet, not because their
+    // link retrained: the VL tables they confirmed are kept.
     boost::asio::awaitable<SweepOutcome> configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
-                                                   std::uint64_t smps_before);
+                                                   std::uint64_t smps_before, bool resuming = false);
     std::optional<LidAssignment> assign_lids(const DiscoveryResult& found, SweepOutcome& o);
     void remember_lids(const DiscoveryResult& found, const LidAssignment& lids);
     routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;

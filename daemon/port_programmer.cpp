@@ -112,11 +112,28 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
+        e.carries_lid = !node.is_switch() || port0;
         plan_.push_back(std::move(e));
     }
 }
 
-boost::asio::awaitable<void> PortProgrammer::set_state(mad::Transport& transport, PortPlanEntry& e,
+bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port)
+{
+    switch (asked) {
+    case mad::PortState::no_change: break;
+    case mad::PortState::armed:
+        if (got.port_state != mad::PortState::armed && got.port_state != mad::PortState::active) return false;
+        break;
+    default:
+        if (got.port_state != asked) return false;
+    }
+    if (lid_port && (got.lid != desired.lid || got.lmc != desired.lmc || got.master_sm_lid != desired.master_sm_lid))
+        return false;
+    if (desired.operational_vls != 0 && got.operational_vls != desired.operational_vls) return false;
+    return true;
+}
+
+boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport, PortPlanEntry& e,
                                                        mad::PortState state, bool reregister, PortReport& report)
 {
     mad::PortInfo pi = e.desired;
@@ -124,28 +141,53 @@ boost::asio::awaitable<void> PortProgrammer::set_state(mad::Transport& transport
     pi.client_reregister = reregister;
     SmpData data{};
     mad::encode(pi, std::span<std::uint8_t, 64>(data));
-    auto r = co_await dr_set(transport, e.path, mad::attr::port_info, e.attr_mod, data);
-    ++report.sets;
-    if (!r.ok()) {
-        note_failure(report, e.name + ": PortInfo Set " + failure_text(r));
-        co_return;
+    auto done = [&](const mad::PortInfo& got) {
+        e.current = got;
+        e.config_differs = without_commands(got) != e.desired;
+        if (reregister) {
+            e.reregister = false;
+            contacted_.insert({e.node_guid, e.port.port.value()});
+        }
+    };
+    const auto state_text = [](mad::PortState s) { return std::to_string(static_cast<int>(s)); };
+    std::string why;
+    for (unsigned round = 0; round < std::max(1u, settings_.set_rounds); ++round) {
+        auto r = co_await dr_set(transport, e.path, mad::attr::port_info, e.attr_mod, data);
+        ++report.sets;
+        if (r.ok()) {
+            auto got = mad::decode_port_info(r.smp.data());
+            if (got && (state == mad::PortState::no_change || got->port_state == state)) {
+                done(*got);
+                co_return true;
+            }
+            why = got ? "asked for state " + state_text(state) + ", port is in " + state_text(got->port_state)
+                      : "PortInfo Set answered with a malformed PortInfo";
+        } else {
+            why = "PortInfo Set " + failure_text(r);
+        }
+        // The Set may have been applied with its answer lost: read the port.
+        auto g = co_await dr_get(transport, e.path, mad::attr::port_info, e.attr_mod);
+        ++report.reads;
+        auto got = g.ok() ? mad::decode_port_info(g.smp.data()) : std::nullopt;
+        if (!got) {
+            why += "; reading the port back: " + (g.ok() ? std::string("malformed PortInfo") : failure_text(g));
+            break;
+        }
+        if (shows_effect(*got, e.desired, state, e.carries_lid)) {
+            ++report.confirmed_by_read;
+            done(*got);
+            co_return true;
+        }
+        // Unanswered and not applied: the Set never arrived, send it again.
+        // Refused (or applied differently): sending it again changes nothing.
+        const bool unchanged = got->port_state == e.current.port_state;
+        if (r.failure != mad::SmpFailure::timeout || !unchanged) {
+            why += "; port is in state " + state_text(got->port_state);
+            break;
+        }
     }
-    auto got = mad::decode_port_info(r.smp.data());
-    if (!got) {
-        note_failure(report, e.name + ": PortInfo Set answered with a malformed PortInfo");
-        co_return;
-    }
-    if (state != mad::PortState::no_change && got->port_state != state) {
-        note_failure(report, e.name + ": asked for state " + std::to_string(static_cast<int>(state)) + ", port is in " +
-                                 std::to_string(static_cast<int>(got->port_state)));
-        co_return;
-    }
-    e.current = *got;
-    e.config_differs = without_commands(*got) != e.desired;
-    if (reregister) {
-        e.reregister = false;
-        contacted_.insert({e.node_guid, e.port.port.value()});
-    }
+    note_failure(report, e.name + ": " + why);
+    co_return false;
 }
 
 boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport)
@@ -155,9 +197,7 @@ boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& tra
     for (auto& e : plan_)
         if (!e.activate && (e.config_differs || e.reregister)) ports.push_back(&e);
     co_await run_jobs(std::move(ports), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
-        const auto before = report.failed;
-        co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report);
-        if (report.failed == before) ++report.configured;
+        if (co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report)) ++report.configured;
     });
     co_return report;
 }
@@ -170,9 +210,7 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
     for (auto& e : plan_)
         if (e.activate && e.current.port_state == mad::PortState::init) arm.push_back(&e);
     co_await run_jobs(std::move(arm), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
-        const auto before = report.failed;
-        co_await set_state(transport, *e, mad::PortState::armed, false, report);
-        if (report.failed == before) ++report.armed;
+        if (co_await set_state(transport, *e, mad::PortState::armed, false, report)) ++report.armed;
     });
 
     // Phase 2: both ends of every link are ARMED now; ACTIVE.
@@ -180,9 +218,7 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
     for (auto& e : plan_)
         if (e.activate && e.current.port_state == mad::PortState::armed) act.push_back(&e);
     co_await run_jobs(std::move(act), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
-        const auto before = report.failed;
-        co_await set_state(transport, *e, mad::PortState::active, e->reregister, report);
-        if (report.failed == before) ++report.activated;
+        if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
     });
     co_return report;
 }

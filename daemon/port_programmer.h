@@ -44,6 +44,7 @@ struct PortSettings {
     std::uint8_t subnet_timeout = 18;      // 5 bits
     std::uint8_t max_operational_vls = 4;  // PortInfo encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14
     std::size_t width = 64;                // jobs in flight
+    unsigned set_rounds = 3;               // Sends of one Set when the port shows it never arrived
 };
 
 // PortInfo OperationalVLs encoding of at most `vls` data VLs (1, 2, 4, 8, 15).
@@ -60,7 +61,15 @@ struct PortPlanEntry {
     bool config_differs = false;
     bool activate = false;  // cabled, far end known, in INIT or ARMED
     bool reregister = false;
+    bool carries_lid = false; // CA port or switch port 0: LID, LMC, MasterSMLID live here
 };
+
+// Pure: does `got` (a port read back) show the effect of a Set of `desired`
+// with PortState `asked` (no_change: settings only)? ARMED is shown by an
+// ARMED or ACTIVE port. Settings: LID, LMC and MasterSMLID where the port
+// carries them (`lid_port`: CA ports and switch port 0), OperationalVLs
+// where one was asked for; the fields every SMA stores as written.
+bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port);
 
 // The desired PortInfo of one port (pure): see the header comment.
 // `sls`: the routing's SL per (source port, destination LID) when it uses
@@ -76,6 +85,8 @@ struct PortReport {
     std::uint64_t configured = 0;
     std::uint64_t armed = 0;
     std::uint64_t activated = 0;
+    std::uint64_t reads = 0;          // PortInfo Gets after a failed Set
+    std::uint64_t confirmed_by_read = 0; // failed Sets whose effect the Get showed
     std::vector<std::string> failures; // the first few
     bool complete() const { return failed == 0; }
 };
@@ -95,7 +106,8 @@ public:
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
 
 private:
-    boost::asio::awaitable<void> set_state(mad::Transport& transport, PortPlanEntry& e, mad::PortState state,
+    // true when the port holds the state and settings (see the header).
+    boost::asio::awaitable<bool> set_state(mad::Transport& transport, PortPlanEntry& e, mad::PortState state,
                                            bool reregister, PortReport& report);
 
     PortSettings settings_;

@@ -3,6 +3,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <cstdio>
+#include <string>
 
 namespace ibsm::daemon {
 
@@ -25,7 +26,7 @@ std::string failure_text(const mad::SmpResponse& r)
     if (r.failure == mad::SmpFailure::bad_status) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "bad status 0x%04x", r.status);
-        return buf;
+        return buf + std::string(r.attempts > 1 ? " on attempt " + std::to_string(r.attempts) : "");
     }
     return mad::to_string(r.failure);
 }

@@ -16,8 +16,8 @@ void log_discovery(const DiscoveryResult& r, const mad::TransportCounters& c)
     const double secs = std::chrono::duration<double>(r.elapsed).count();
     spdlog::info("discovered {} nodes ({} switches, {} CAs), {} links in {:.3f} s: {} SMPs, {:.0f} SMPs/s", f.node_count(),
                  f.switch_count(), f.ca_count(), f.link_count(), secs, r.smps, secs > 0 ? r.smps / secs : 0.0);
-    if (c.timeouts || c.malformed || c.unmatched || c.kernel_errors)
-        spdlog::info("transport: {} sent, {} timeouts, {} malformed, {} unmatched, {} kernel errors", c.sent, c.timeouts,
+    if (c.timeouts || c.drops || c.malformed || c.unmatched || c.kernel_errors)
+        spdlog::info("transport: {} sent, {} timeouts, {} drops reported, {} malformed, {} unmatched, {} kernel errors", c.sent, c.timeouts, c.drops,
                      c.malformed, c.unmatched, c.kernel_errors);
     for (const auto& m : r.missing) spdlog::warn("missing: {} at DR path {}: {}", m.what, m.path.str(), m.why);
     for (const auto& d : r.duplicates)

@@ -7,6 +7,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <algorithm>
 #include <exception>
 
@@ -137,7 +141,15 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
     if (traps_) traps_->acted();
     SweepOutcome o;
     try {
-        if (!work.heavy) {
+        if (work.resume && !work.heavy && work.switches.empty() && work.ports.empty() && work.describe.empty()) {
+            o = co_await bringup_.resume();
+            if (o.needs_heavy) {
+                work.heavy = true;
+                work.heavy_reason = o.reason;
+            } else {
+                ++stats_.resumes;
+            }
+        } else if (!work.heavy) {
             auto snap = bringup_.snapshot();
             auto req = snap ? refresh_request(work, *snap) : RefreshRequest{};
             if (!snap) {
@@ -193,9 +205,10 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
     if (o.unchanged) ++stats_.unchanged;
     up_ = o.up;
     standby_ = o.standby;
-    const std::string what = o.kind == SweepKind::heavy
-                                 ? "heavy sweep"
-                                 : "re-route of " + std::to_string(w.events) + " event(s)";
+    partial_in_row_ = o.up ? 0 : o.partial ? partial_in_row_ + 1 : 0;
+    const std::string what = o.kind == SweepKind::heavy ? "heavy sweep"
+                             : w.resume && w.events == 0 ? std::string("resume")
+                                                         : "re-route of " + std::to_string(w.events) + " event(s)";
     if (o.standby) {
         spdlog::info("STANDBY ({}): {}; nothing programmed", what, o.reason);
     } else if (o.unchanged) {
@@ -212,7 +225,8 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
                      o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps,
                      o.seconds > 0 ? o.smps / o.seconds : 0.0, o.lft_blocks_sent);
     } else {
-        spdlog::error("subnet NOT up: {} (next attempt in {} s)", o.reason, settings_.retry_interval.count());
+        spdlog::error("subnet NOT up: {} (next attempt in {:.1f} s{})", o.reason, retry_delay().count() / 1000.0,
+                      resume_next() ? ", resuming the failed part" : "");
     }
     auto snap = bringup_.snapshot();
     for (const auto& f : observers_) {
@@ -222,6 +236,14 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
             spdlog::error("after the sweep: {} (ignored; the SM keeps running)", e.what());
         }
     }
+}
+
+std::chrono::milliseconds SweepScheduler::retry_delay() const
+{
+    const std::chrono::milliseconds full = settings_.retry_interval;
+    if (partial_in_row_ == 0) return full;
+    auto d = settings_.quick_retry * (1u << std::min(partial_in_row_ - 1, 16u));
+    return std::min(d, full);
 }
 
 boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
@@ -240,6 +262,13 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
         boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor, std::chrono::seconds(1));
         co_await pause.async_wait(boost::asio::use_awaitable);
     }
+    while (!o.up && !o.standby && !stopping_ && resume_next()) {
+        boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, retry_delay());
+        co_await t.async_wait(boost::asio::use_awaitable);
+        Work r;
+        r.resume = true;
+        o = co_await perform(std::move(r));
+    }
     co_return o;
 }
 
@@ -256,13 +285,16 @@ boost::asio::awaitable<void> SweepScheduler::run()
         const auto far = Clock::time_point::max();
         auto next_light = far;
         if (settings_.light_interval.count() > 0 && up_) next_light = last_light + settings_.light_interval;
-        auto next_retry = up_ || standby_ ? far : last_work + settings_.retry_interval;
+        auto next_retry = up_ || standby_ ? far : last_work + retry_delay();
         auto ev = co_await events_.pop_until(std::min(next_light, next_retry));
         Work w;
         if (!ev) {
             const auto now = Clock::now();
             if (now >= next_retry) {
-                absorb(RetryEvent{}, nullptr, w);
+                if (resume_next())
+                    w.resume = true;
+                else
+                    absorb(RetryEvent{}, nullptr, w);
             } else if (now >= next_light) {
                 last_light = now;
                 if (auto snap = bringup_.snapshot()) {

@@ -25,6 +25,15 @@
 // standby) there are no retries and no light sweeps: the SM election
 // (sm_election.h) polls the master and pushes a HeavySweepEvent when this
 // SM is to take over.
+//
+// Partial outcomes (DEVELOPERS.md, "Packet loss"): when a sweep is not up
+// only because some Sets stayed unconfirmed, waiting `retry_interval` and
+// sweeping everything again wastes both. The next attempt is a resume
+// (Bringup::resume: the failed part only) after `quick_retry`, doubling
+// with each partial outcome in a row; the third in a row is a heavy sweep
+// again (the fabric may have changed under the snapshot), and no delay
+// exceeds `retry_interval`. run_once() resumes up to twice too, so
+// `ibsmd --once` ends up rather than giving up on a few lost answers.
 #pragma once
 
 #include "daemon/bringup.h"
@@ -48,19 +57,21 @@ struct SchedulerSettings {
     std::chrono::milliseconds debounce_max{1000};
     std::chrono::seconds light_interval{10}; // 0: no light sweeps
     std::chrono::seconds retry_interval{10};
+    std::chrono::milliseconds quick_retry{100}; // first delay after a partial outcome
     std::size_t light_width = 64;            // SwitchInfo Gets in flight
 };
 
 // One piece of work, as events fold into it.
 struct Work {
     bool heavy = false;
+    bool resume = false;      // a partial outcome's failed part only (Bringup::resume)
     std::string heavy_reason;
     std::set<Guid> switches;  // node GUIDs: re-read SwitchInfo and every port
     std::set<Guid> ports;     // CA port GUIDs: re-read that port
     std::set<Guid> describe;  // node GUIDs: re-read NodeDescription
     bool shutdown = false;
     unsigned events = 0;
-    bool empty() const { return !heavy && switches.empty() && ports.empty() && describe.empty(); }
+    bool empty() const { return !heavy && !resume && switches.empty() && ports.empty() && describe.empty(); }
 };
 
 // Pure: folds `event` into `work` using what `snap` (may be null) knows:
@@ -78,6 +89,7 @@ struct SchedulerStats {
     std::uint64_t light_sweeps = 0;
     std::uint64_t events = 0;
     std::uint64_t failures = 0;    // pieces of work that threw
+    std::uint64_t resumes = 0;     // partial outcomes finished by Bringup::resume
 };
 
 class SweepScheduler {
@@ -117,6 +129,9 @@ public:
 private:
     boost::asio::awaitable<SweepOutcome> perform(Work work);
     void report(const SweepOutcome& o, const Work& w);
+    // After a not-up outcome: how long to wait and whether to resume.
+    std::chrono::milliseconds retry_delay() const;
+    bool resume_next() const { return partial_in_row_ > 0 && partial_in_row_ < 3; }
 
     mad::Transport& transport_;
     Bringup& bringup_;
@@ -130,6 +145,7 @@ private:
     bool up_ = false;
     bool standby_ = false;
     bool stopping_ = false;
+    unsigned partial_in_row_ = 0; // partial outcomes in a row
 };
 
 } // namespace ibsm::daemon

@@ -200,31 +200,26 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
     return out;
 }
 
-boost::asio::awaitable<void> VlProgrammer::write(mad::Transport& transport, const TableWrite& t, std::uint64_t hash,
-                                                 VlReport& report)
+boost::asio::awaitable<std::string> VlProgrammer::write(mad::Transport& transport, const TableWrite& t,
+                                                        std::uint64_t hash, bool read_first, VlReport& report)
 {
-    if (t.read_first) {
+    if (read_first) {
         auto got = co_await dr_get(transport, t.path, t.attr, t.mod);
         ++report.gets;
         if (got.ok() && masked_equal(got.smp.data(), t.desired, t.mask)) {
             confirmed_[t.key] = hash;
             ++report.tables_ok;
-            co_return;
+            co_return std::string{};
         }
     }
     auto r = co_await dr_set(transport, t.path, t.attr, t.mod, t.desired);
     ++report.sets;
     ++(t.attr == mad::attr::sl2vl_table ? report.sl2vl_sets : report.vlarb_sets);
-    if (!r.ok()) {
-        note_failure(report, t.name + " Set " + failure_text(r));
-        co_return;
-    }
-    if (!masked_equal(r.smp.data(), t.desired, t.mask)) {
-        note_failure(report, t.name + " Set answered with another table");
-        co_return;
-    }
+    if (!r.ok()) co_return t.name + " Set " + failure_text(r);
+    if (!masked_equal(r.smp.data(), t.desired, t.mask)) co_return t.name + " Set answered with another table";
     confirmed_[t.key] = hash;
     ++report.tables_ok;
+    co_return std::string{};
 }
 
 VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports,
@@ -256,10 +251,25 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
     }
     // One confirmed entry per table written: no rehashing mid-phase.
     confirmed_.reserve(confirmed_.size() + todo.size());
-    co_await run_jobs(std::move(todo), settings_.width,
-                      [&](std::pair<const TableWrite*, std::uint64_t> w) -> boost::asio::awaitable<void> {
-                          co_await write(transport, *w.first, w.second, report);
-                      });
+    struct Failed {
+        std::pair<const TableWrite*, std::uint64_t> write;
+        std::string why;
+    };
+    std::vector<Failed> failed;
+    for (unsigned round = 0; round < std::max(1u, settings_.rounds) && !todo.empty(); ++round) {
+        failed.clear();
+        const bool first = round == 0;
+        co_await run_jobs(std::move(todo), settings_.width,
+                          [&](std::pair<const TableWrite*, std::uint64_t> w) -> boost::asio::awaitable<void> {
+                              // Later rounds Set without reading: the Set confirms as well.
+                              auto why = co_await write(transport, *w.first, w.second, first && w.first->read_first,
+                                                        report);
+                              if (!why.empty()) failed.push_back({w, std::move(why)});
+                          });
+        todo.clear();
+        for (const auto& f : failed) todo.push_back(f.write);
+    }
+    for (auto& f : failed) note_failure(report, std::move(f.why));
     co_return report;
 }
 

@@ -26,6 +26,13 @@
 //    high-priority table is empty, so no VL starves and none has priority
 //    until a QoS policy says otherwise.
 //
+// Lost answers: a table Set is idempotent and its answer carries the table,
+// so a Set that failed (unanswered after every transport retry, or answered
+// with another table) is simply sent again in the next round — one SMP
+// both applies and confirms, where a Get to find out would cost the same
+// and settle less. Only what is still unconfirmed after `rounds` counts as
+// failed.
+//
 // SMP budget: a port already configured by an SM (ARMED or ACTIVE) is read
 // first and only written where it differs, so a restart on an unchanged
 // fabric sends no Set; a fresh port (INIT after link-up) is written without
@@ -71,6 +78,7 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
 struct VlSettings {
     std::size_t width = 64;          // jobs in flight
     bool all_switch_pairs = false;   // routing.switch_sl2vl: always
+    unsigned rounds = 3;             // Set rounds per sweep (a failed table is sent again next round)
 };
 
 struct VlReport {
@@ -147,8 +155,9 @@ public:
 
 private:
     // `hash`: masked_hash of t's desired content, what confirmed_ records.
-    boost::asio::awaitable<void> write(mad::Transport& transport, const TableWrite& t, std::uint64_t hash,
-                                       VlReport& report);
+    // Returns the failure text, empty when the table is confirmed.
+    boost::asio::awaitable<std::string> write(mad::Transport& transport, const TableWrite& t, std::uint64_t hash,
+                                              bool read_first, VlReport& report);
 
     VlSettings settings_;
     std::unordered_map<TableKey, std::uint64_t, TableKeyHash> confirmed_; // -> hash of the masked content

@@ -12,6 +12,19 @@ namespace {
 
 constexpr std::size_t mad_header_size = 24;
 
+// Where a request goes: the DR path (hop count and exit ports) or the DLID.
+// Two paths to the same node count as two targets; the SM uses one per node.
+std::uint64_t target_of(const SmpRequest& r)
+{
+    if (!r.smp.directed_route()) return (std::uint64_t{1} << 63) | r.dlid.value();
+    std::uint64_t h = 0xcbf29ce484222325ULL ^ r.smp.hop_count();
+    for (std::size_t i = 1; i <= r.smp.hop_count() && i < 64; ++i) {
+        h ^= r.smp.initial_path(i);
+        h *= 0x100000001b3ULL;
+    }
+    return h & ~(std::uint64_t{1} << 63);
+}
+
 } // namespace
 
 const char* to_string(SmpFailure f)
@@ -27,9 +40,12 @@ const char* to_string(SmpFailure f)
 }
 
 Transport::Transport(boost::asio::io_context& io, MadPort& port, TransportOptions options)
-    : io_(io), port_(port), options_(options), timer_(io)
+    : io_(io), port_(port), options_(options),
+      rng_(static_cast<std::minstd_rand::result_type>(options.seed ? options.seed : std::random_device{}())),
+      timer_(io)
 {
     if (options_.window == 0) options_.window = 1;
+    if (options_.backoff_max < options_.backoff_base) options_.backoff_max = options_.backoff_base;
 }
 
 Transport::~Transport()
@@ -64,6 +80,8 @@ void Transport::stop()
     std::vector<std::uint32_t> tids;
     for (auto& [tid, p] : inflight_) tids.push_back(tid);
     for (auto tid : tids) complete(tid, SmpResponse{SmpFailure::shutdown, {}, 0, 0}, /*from_initiation=*/true);
+    for (auto& [due, p] : delayed_) queue_.push_back(std::move(p));
+    delayed_.clear();
     while (!queue_.empty()) {
         auto h = std::move(queue_.front().handler);
         queue_.pop_front();
@@ -103,31 +121,47 @@ bool Transport::transmit(std::uint32_t tid, Pending& p)
     ++p.attempts;
     ++counters_.sent;
     if (!port_.send(p.request.smp, p.request.dlid, static_cast<std::uint32_t>(options_.timeout.count()))) return false;
-    deadlines_.push_back(Deadline{std::chrono::steady_clock::now() + options_.timeout, tid, p.attempts});
+    p.sent_at = Clock::now();
+    deadlines_.push_back(Deadline{p.sent_at + options_.timeout, tid, p.attempts});
     arm_timer();
     return true;
 }
 
 void Transport::arm_timer()
 {
-    if (timer_armed_ || deadlines_.empty() || !running_) return;
+    if (!running_) return;
+    std::optional<Clock::time_point> next;
+    if (!deadlines_.empty()) next = deadlines_.front().at;
+    if (!delayed_.empty() && (!next || delayed_.begin()->first < *next)) next = delayed_.begin()->first;
+    if (!next || (timer_armed_ && timer_at_ <= *next)) return;
+    // (Re)arming cancels the wait armed for a later time; its handler sees
+    // an older generation and does nothing.
     timer_armed_ = true;
-    timer_.expires_at(deadlines_.front().at);
-    timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {
-        if (!*alive) return;
+    timer_at_ = *next;
+    const auto generation = ++timer_generation_;
+    timer_.expires_at(*next);
+    timer_.async_wait([this, alive = alive_, generation](boost::system::error_code ec) {
+        if (!*alive || generation != timer_generation_) return;
         timer_armed_ = false;
         if (ec) return;
-        expire_deadlines();
+        on_timer();
     });
+}
+
+void Transport::on_timer()
+{
+    expire_deadlines();
+    release_delayed();
+    arm_timer();
 }
 
 void Transport::expire_deadlines()
 {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = Clock::now();
     while (!deadlines_.empty() && deadlines_.front().at <= now) {
         Deadline d = deadlines_.front();
         deadlines_.pop_front();
-        on_timeout(d.tid, d.attempt); // ignores completed or superseded attempts
+        on_failure(d.tid, d.attempt, false); // ignores completed or superseded attempts
     }
     // Skip the head entries that are already answered, so the timer is not
     // armed for deadlines nobody waits on.
@@ -136,31 +170,62 @@ void Transport::expire_deadlines()
         if (it != inflight_.end() && it->second.attempts == deadlines_.front().attempt) break;
         deadlines_.pop_front();
     }
-    arm_timer();
 }
 
-void Transport::on_timeout(std::uint32_t tid, unsigned attempt)
+void Transport::release_delayed()
+{
+    const auto now = Clock::now();
+    // Due resends go before requests never sent: they are older, and their
+    // callers (a phase's last stragglers) are what a phase waits for.
+    std::vector<Pending> due;
+    while (!delayed_.empty() && delayed_.begin()->first <= now) {
+        due.push_back(std::move(delayed_.begin()->second));
+        delayed_.erase(delayed_.begin());
+    }
+    for (auto it = due.rbegin(); it != due.rend(); ++it) queue_.push_front(std::move(*it));
+    if (!due.empty()) refill();
+}
+
+std::chrono::microseconds Transport::backoff(std::uint64_t target)
+{
+    unsigned& level = backoff_level_[target];
+    const auto base = options_.backoff_base.count();
+    auto d = options_.backoff_max.count();
+    if (level < 30 && base > 0 && (base << level) < d) d = base << level;
+    ++level;
+    if (d <= 1) return std::chrono::microseconds(d);
+    std::uniform_int_distribution<long long> jitter(d / 2, d);
+    return std::chrono::microseconds(jitter(rng_));
+}
+
+void Transport::on_failure(std::uint32_t tid, unsigned attempt, bool reported)
 {
     auto it = inflight_.find(tid);
     if (it == inflight_.end() || it->second.attempts != attempt) return;
-    ++counters_.timeouts;
-    if (it->second.attempts > options_.retries) {
-        complete(tid, SmpResponse{SmpFailure::timeout, {}, 0, it->second.attempts});
-        pump_sends();
+    Pending& p = it->second;
+    // A drop reported before half the timeout cost no waiting: the
+    // simulator's at-once answer. Later it is the kernel's own timeout.
+    if (reported && Clock::now() - p.sent_at < options_.timeout / 2) {
+        ++counters_.drops;
+        ++p.drops;
+    } else {
+        ++counters_.timeouts;
+        ++p.timeouts;
+    }
+    if (p.timeouts > options_.retries || p.drops > options_.drop_retries) {
+        complete(tid, SmpResponse{SmpFailure::timeout, {}, 0, p.attempts});
+        refill();
         return;
     }
-    // Retry under a fresh TID so a late answer to the old attempt is told
-    // apart (counted as unmatched) instead of completing the retry twice.
-    Pending p = std::move(it->second);
+    // The resend waits outside the window and goes under a fresh TID, so a
+    // late answer to this attempt is told apart (counted as unmatched)
+    // instead of completing the resend twice.
+    const auto delay = backoff(target_of(p.request));
+    ++counters_.backoffs;
+    delayed_.emplace(Clock::now() + delay, std::move(p));
     inflight_.erase(it);
-    std::uint32_t new_tid = next_tid_++;
-    if (next_tid_ == 0) next_tid_ = 1;
-    auto [nit, inserted] = inflight_.emplace(new_tid, std::move(p));
-    (void)inserted;
-    if (!transmit(new_tid, nit->second)) {
-        complete(new_tid, SmpResponse{SmpFailure::send_failed, {}, 0, nit->second.attempts});
-        pump_sends();
-    }
+    arm_timer();
+    refill();
 }
 
 void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_initiation)
@@ -253,7 +318,7 @@ void Transport::dispatch(const RawReceive& r)
     if (r.umad_status != 0) {
         // The kernel hands back our own send when it timed out or failed.
         ++counters_.kernel_errors;
-        if (inflight_.contains(tid)) on_timeout(tid, inflight_.at(tid).attempts);
+        if (auto it = inflight_.find(tid); it != inflight_.end()) on_failure(tid, it->second.attempts, true);
         return;
     }
     if (!smp.is_response()) {
@@ -282,6 +347,8 @@ void Transport::dispatch(const RawReceive& r)
         return; // the request times out and is retried
     }
     ++counters_.responses;
+    // The target answers: whatever lost SMPs to it has cleared.
+    if (!backoff_level_.empty()) backoff_level_.erase(target_of(it->second.request));
     const std::uint16_t status = smp.status();
     complete(tid, SmpResponse{status == 0 ? SmpFailure::none : SmpFailure::bad_status, smp, status, 0});
 }

@@ -9,14 +9,31 @@
 // for timeouts, retries and bad-MAD accounting.
 //
 // Data structures: `queue_` holds requests not yet sent (FIFO, so callers'
-// order is kept); `inflight_` maps the low 32 bits of the TID (the kernel and
-// umad2sim overwrite the high bits with the agent id) to the request, its
-// attempt count and completion handler. Every attempt has the same timeout,
-// so deadlines fall in send order: `deadlines_` is a FIFO of (deadline, tid,
-// attempt) watched by one timer armed for its head; entries whose request
-// completed or moved on to another attempt are skipped when they surface.
-// One timer instead of one per request keeps timer syscalls off the
-// per-SMP path.
+// order is kept; retries whose backoff has passed go to its front);
+// `inflight_` maps the low 32 bits of the TID (the kernel and umad2sim
+// overwrite the high bits with the agent id) to the request, its attempt
+// counts and completion handler. Every attempt has the same timeout, so
+// deadlines fall in send order: `deadlines_` is a FIFO of (deadline, tid,
+// attempt); entries whose request completed or moved on to another attempt
+// are skipped when they surface. `delayed_` holds failed attempts waiting
+// out their backoff, by due time, outside the window. One timer, armed for
+// the earlier of the two heads, instead of one per request keeps timer
+// syscalls off the per-SMP path.
+//
+// Retries (DEVELOPERS.md, "Packet loss"): a lost SMP is sent again under a
+// fresh TID after a backoff with jitter, not at once into whatever lost it.
+// The backoff is kept per target (DR path or DLID): every failed attempt to
+// a target doubles it (backoff_base .. backoff_max), any answer from the
+// target resets it, so one congested switch slows only the SMPs going to
+// it. The delay is drawn uniformly from [d/2, d], so the retries of a burst
+// that was lost together do not arrive together again. Two budgets:
+// `retries` for attempts that found no answer within `timeout` (each costs
+// a full timeout) and `drop_retries` for drops the port reports at once
+// (ibsim answers an SMP it drops at any hop with umad status 110 within
+// microseconds; a report arriving later than half the timeout is the
+// kernel's own timeout and counts as one). Loss on a multi-hop DR path is
+// per hop, so at a few percent per port a quarter of all attempts can be
+// lost; the cheap budget is what keeps "gave up" at zero there.
 //
 // Batching: received MADs are read up to half a window at a time, and the
 // requests their handlers issue go out together after the batch. With
@@ -48,8 +65,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <unordered_map>
 
@@ -58,8 +77,12 @@ namespace ibsm::mad {
 struct TransportOptions {
     unsigned window = 16;
     std::chrono::milliseconds timeout{100};
-    unsigned retries = 3; // attempts = retries + 1
+    unsigned retries = 3; // resends after attempts that found no answer within `timeout`
     std::chrono::milliseconds sim_poll_slice{1};
+    unsigned drop_retries = 40; // resends after drops the port reported at once (no timeout spent)
+    std::chrono::microseconds backoff_base{500}; // first delay before a resend to a target
+    std::chrono::microseconds backoff_max{20000}; // doubling stops here
+    std::uint64_t seed = 0;                      // jitter; 0: from std::random_device
 };
 
 enum class SmpFailure : std::uint8_t {
@@ -91,6 +114,8 @@ struct TransportCounters {
     std::uint64_t requests = 0;      // distinct requests completed
     std::uint64_t responses = 0;     // matched responses
     std::uint64_t timeouts = 0;      // attempts that timed out
+    std::uint64_t drops = 0;         // attempts the port reported dropped at once (ibsim's status 110)
+    std::uint64_t backoffs = 0;      // resends that waited out a backoff
     std::uint64_t failed = 0;        // requests that gave up
     std::uint64_t unsolicited = 0;   // requests/traps handed to the handler
     std::uint64_t malformed = 0;     // too short, bad version/class
@@ -141,12 +166,17 @@ public:
     std::size_t inflight() const { return inflight_.size(); }
     std::size_t queued() const { return queue_.size(); }
     const TransportOptions& options() const { return options_; }
+    std::size_t delayed() const { return delayed_.size(); }
 
 private:
+    using Clock = std::chrono::steady_clock;
     struct Pending {
         SmpRequest request;
         boost::asio::any_completion_handler<void(SmpResponse)> handler;
         unsigned attempts = 0;
+        unsigned timeouts = 0;
+        unsigned drops = 0;
+        Clock::time_point sent_at{};
     };
     struct Deadline {
         std::chrono::steady_clock::time_point at;
@@ -157,9 +187,16 @@ private:
     void enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler);
     void pump_sends(bool from_initiation = false);
     bool transmit(std::uint32_t tid, Pending& p);
-    void on_timeout(std::uint32_t tid, unsigned attempt);
+    // An attempt failed: no answer by its deadline, or a drop reported by
+    // the port (`reported`). Gives up or schedules the resend.
+    void on_failure(std::uint32_t tid, unsigned attempt, bool reported);
     void arm_timer();
+    void on_timer();
     void expire_deadlines();
+    void release_delayed();
+    std::chrono::microseconds backoff(std::uint64_t target);
+    // Sends unless a batch of responses is being read (drain() sends after it).
+    void refill() { if (!reading_batch_) pump_sends(); }
     // `from_initiation`: called (indirectly) from async_request itself, where
     // asio forbids completing inline, so the handler is posted. Elsewhere it
     // is dispatched: the waiting coroutine resumes at once and refills the
@@ -177,8 +214,15 @@ private:
     std::deque<Pending> queue_;
     std::unordered_map<std::uint32_t, Pending> inflight_;
     std::deque<Deadline> deadlines_;
+    std::multimap<Clock::time_point, Pending> delayed_;
+    // Backoff level of every target with a recent failed attempt (see the
+    // header comment); erased when the target answers.
+    std::unordered_map<std::uint64_t, unsigned> backoff_level_;
+    std::minstd_rand rng_;
     boost::asio::steady_timer timer_;
     bool timer_armed_ = false;
+    Clock::time_point timer_at_{};
+    std::uint64_t timer_generation_ = 0;
     std::uint32_t next_tid_ = 1;
     bool running_ = false;
     bool waiting_ = false;

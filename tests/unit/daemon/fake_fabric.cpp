@@ -222,7 +222,16 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
         return true;
     }
 
-    const auto fault = take_fault(at->at.node, smp.attr_id());
+    const bool own_sm_info = smp.attr_id() == mad::attr::sm_info && at->at.node == sm_port_.node;
+    if (!own_sm_info && lose(loss_.request)) {
+        ++counters_.lost_requests;
+        lost(smp);
+        return true;
+    }
+
+    auto fault = take_fault(at->at.node, smp);
+    const bool lose_answer = fault && fault->lose_answer;
+    if (lose_answer) fault.reset();
     if (fault && fault->status == 0) {
         ++counters_.dropped_injected;
         return true;
@@ -284,6 +293,12 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
         }
     }
 
+    if (lose_answer || lose(loss_.answer)) {
+        ++counters_.lost_answers;
+        lost(smp);
+        return true;
+    }
+
     mad::RawReceive r;
     r.smp = mad::make_get_resp(smp, a.data, a.status);
     if (dr) {
@@ -339,6 +354,35 @@ void FakeFabric::set_remote_sm_state(PortRef port, mad::SmState state)
 void FakeFabric::remove_remote_sm(PortRef port)
 {
     if (auto it = remote_sms_.find(port); it != remote_sms_.end()) it->second.reset();
+}
+
+void FakeFabric::lose_answer_next(Guid node, unsigned count, std::uint16_t attr)
+{
+    const auto id = fabric_.find_node(node);
+    if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
+    if (count) nodes_.at(id->value).faults.push_back(Fault{attr, count, 0, true});
+}
+
+void FakeFabric::set_loss(FakeLoss loss)
+{
+    loss_ = loss;
+    rng_.seed(loss.seed);
+}
+
+bool FakeFabric::lose(double probability)
+{
+    if (probability <= 0) return false;
+    return std::uniform_real_distribution<double>(0, 1)(rng_) < probability;
+}
+
+void FakeFabric::lost(const mad::Smp& request)
+{
+    if (!loss_.reported) return;
+    mad::RawReceive r;
+    r.smp = request;
+    r.length = mad::mad_size;
+    r.umad_status = 110;
+    enqueue(std::move(r));
 }
 
 // ---------------------------------------------------------------- routing
@@ -407,11 +451,14 @@ std::optional<PortRef> FakeFabric::route_lid(PortRef from, Lid dlid) const
 
 // ---------------------------------------------------------------- attributes
 
-std::optional<FakeFabric::Fault> FakeFabric::take_fault(NodeId node, std::uint16_t attr)
+std::optional<FakeFabric::Fault> FakeFabric::take_fault(NodeId node, const mad::Smp& smp)
 {
     auto& faults = nodes_.at(node.value).faults;
+    const auto attr = smp.attr_id();
+    const bool set = smp.method() == static_cast<std::uint8_t>(mad::Method::set);
     for (auto it = faults.begin(); it != faults.end(); ++it) {
         if (it->attr && *it->attr != attr) continue;
+        if (it->lose_answer && !set) continue;
         Fault f = *it;
         if (--it->count == 0) faults.erase(it);
         return f;

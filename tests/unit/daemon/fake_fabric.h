@@ -56,6 +56,11 @@
 //    `trap_repeat_every` SMPs handled) sends it again with the same TID, as
 //    switches repeat unanswered traps. A trap that cannot be routed to the
 //    SM is not delivered this time but stays pending.
+//  - Random loss (set_loss, seeded): a request is lost on its way out with
+//    one probability (not applied) and its answer on the way back with
+//    another (applied, as ibsim applies a Set before the return trip that
+//    drops it). Reported (ibsim: the request comes straight back with umad
+//    status 110) or silent (hardware: the transport times out).
 //
 // Data structures: `fabric_` is the live cabling (a copy of the Fabric given,
 // changed by unlink/relink/link/add_node); `nodes_[NodeId]` holds each
@@ -82,6 +87,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -111,6 +117,14 @@ struct FakeFabricOptions {
     unsigned trap_repeat_every = 0;
 };
 
+// Random loss of SMPs the SM sends (set_loss).
+struct FakeLoss {
+    double request = 0; // probability a request is lost before it reaches its target
+    double answer = 0;  // probability the answer of an applied request is lost
+    bool reported = true; // true: hand the request back at once with umad status 110, as umad2sim does
+    std::uint64_t seed = 1;
+};
+
 struct FakeCounters {
     // Requests the SM sent, by (method, attribute ID), delivered or not.
     std::map<std::pair<std::uint8_t, std::uint16_t>, std::uint64_t> requests;
@@ -120,6 +134,8 @@ struct FakeCounters {
     std::uint64_t bad_status = 0;        // of which with a non-zero status
     std::uint64_t dropped_route = 0;     // no path there (or back): no answer
     std::uint64_t dropped_injected = 0;  // drop_next()
+    std::uint64_t lost_requests = 0;     // set_loss(): lost on the way out, not applied
+    std::uint64_t lost_answers = 0;      // set_loss(): applied, the answer lost
     std::uint64_t dropped_no_sm = 0;     // SMInfo to a node without an SM
     std::uint64_t traps_raised = 0;      // distinct traps (unlink, relink, link, raise_trap)
     std::uint64_t traps_delivered = 0;   // SubnTrap MADs handed to the SM, repeats included
@@ -199,6 +215,15 @@ public:
     // ... or answered with `status` and nothing applied.
     void reject_next(Guid node, unsigned count, std::uint16_t status, std::optional<std::uint16_t> attr = std::nullopt);
 
+    // Random loss from now on (FakeLoss{}: none). SMInfo to the SM's own
+    // node is never lost (it does not cross a link).
+    void set_loss(FakeLoss loss);
+
+    // The next `count` Sets of `attr` that reach `node` are applied and
+    // their answers lost on the way back (reported or silent as set_loss
+    // says; reported by default, as ibsim does).
+    void lose_answer_next(Guid node, unsigned count, std::uint16_t attr);
+
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
 
@@ -239,6 +264,7 @@ private:
         std::optional<std::uint16_t> attr;
         unsigned count = 0;
         std::uint16_t status = 0; // 0: drop
+        bool lose_answer = false; // Sets only: apply, then lose the answer
     };
     struct SimNode {
         std::vector<SimPort> ports; // index = port number
@@ -269,7 +295,7 @@ private:
     // From `from` (a CA port, or a switch's port 0 = the switch itself) to
     // the port owning `dlid`, by the LFTs.
     std::optional<topology::PortRef> route_lid(topology::PortRef from, Lid dlid) const;
-    std::optional<Fault> take_fault(topology::NodeId node, std::uint16_t attr);
+    std::optional<Fault> take_fault(topology::NodeId node, const mad::Smp& smp);
     Answer handle(const mad::Smp& req, Delivery at);
     Answer node_info(topology::PortRef at) const;
     Answer port_info(const mad::Smp& req, topology::PortRef at);
@@ -282,6 +308,9 @@ private:
     void send_trap(const PendingTrap& t);
     void repress(const mad::Smp& smp);
     void enqueue(mad::RawReceive r);
+    bool lose(double probability);
+    // A loss: the request handed back with umad status 110, or nothing.
+    void lost(const mad::Smp& request);
 
     topology::Fabric fabric_;
     FakeFabricOptions options_;
@@ -297,6 +326,8 @@ private:
     unsigned since_repeat_ = 0; // SMPs handled while traps were pending, since the last repeat
     std::uint32_t next_trap_tid_ = 0x7a000000;
     int pipe_[2] = {-1, -1};
+    FakeLoss loss_;
+    std::mt19937_64 rng_;
 };
 
 } // namespace ibsm::test

@@ -238,15 +238,31 @@ TEST_CASE("a restarted daemon reads configured ports and writes only the tables 
     CHECK(fab.vlarb("1,2,", 0x30000) == daemon::default_vl_arbitration(true, 8, 8));
 }
 
-TEST_CASE("a Set answered with another table is a failure, and is retried next sweep", "[vl]")
+TEST_CASE("a Set answered with another table is sent again next round; with one round it fails until next sweep",
+          "[vl]")
 {
     SmallFabric s(mad::PortState::init);
+    const auto plan = s.plan();
+    {
+        FakeTables fab;
+        fab.corrupt_sets = {mad::attr::sl2vl_table};
+        test::Loop loop;
+        loop.port.responder = [&](const mad::Smp& r) { return fab.handle(r); };
+        daemon::VlProgrammer p(daemon::VlSettings{});
+        auto first = program(loop, p, s, plan, 1);
+        CHECK(first.complete());
+        CHECK(first.failed == 0);
+        const auto writes = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, nullptr);
+        CHECK(first.sl2vl_sets == count_attr(writes, mad::attr::sl2vl_table) + 1); // one sent twice
+        CHECK(program(loop, p, s, plan, 1).sets == 0); // all confirmed
+    }
     FakeTables fab;
     fab.corrupt_sets = {mad::attr::sl2vl_table};
     test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return fab.handle(r); };
-    daemon::VlProgrammer p(daemon::VlSettings{});
-    const auto plan = s.plan();
+    daemon::VlSettings one_round;
+    one_round.rounds = 1;
+    daemon::VlProgrammer p(one_round);
 
     auto first = program(loop, p, s, plan, 1);
     CHECK_FALSE(first.complete());

@@ -6,6 +6,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <functional>
 #include <map>
@@ -275,4 +276,197 @@ TEST_CASE("stop() fails pending and queued requests with shutdown; send failures
     f.issue(2);
     f.io.run();
     for (auto& [m, r] : f.results) CHECK(r.failure == mad::SmpFailure::send_failed);
+}
+
+namespace {
+
+// What umad2sim hands back for an SMP ibsim dropped somewhere on its path:
+// the request itself with umad status 110 (ETIMEDOUT), at once.
+mad::RawReceive reported_drop(const mad::Smp& req)
+{
+    mad::RawReceive r;
+    r.smp = req;
+    r.length = mad::mad_size;
+    r.umad_status = 110;
+    return r;
+}
+
+mad::TransportOptions loss_options()
+{
+    mad::TransportOptions o;
+    o.window = 16;
+    o.timeout = 200ms;
+    o.retries = 1;
+    o.drop_retries = 6;
+    o.backoff_base = 2000us;
+    o.backoff_max = 8000us;
+    o.seed = 7;
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("drops the port reports at once are resent after a growing, jittered backoff, on their own budget",
+          "[transport][loss]")
+{
+    for (bool reactor : {true, false}) {
+        DYNAMIC_SECTION((reactor ? "reactor" : "polled"))
+        {
+            Harness h(reactor, loss_options());
+            std::vector<std::chrono::steady_clock::time_point> at;
+            h.port.responder = [&](const mad::Smp& req) {
+                at.push_back(std::chrono::steady_clock::now());
+                // Five drops: more than `retries` (1), fewer than `drop_retries` (6).
+                if (at.size() <= 5) return std::vector<mad::RawReceive>{reported_drop(req)};
+                return std::vector<mad::RawReceive>{test::answer(req, 9)};
+            };
+            h.issue(1);
+            h.io.run();
+            REQUIRE(h.results.size() == 1);
+            CHECK(h.results[0].ok());
+            CHECK(h.results[0].attempts == 6);
+            CHECK(h.transport.counters().drops == 5);
+            CHECK(h.transport.counters().timeouts == 0);
+            CHECK(h.transport.counters().backoffs == 5);
+            REQUIRE(at.size() == 6);
+            // Delay before resend k is in [d/2, d], d = 2, 4, 8, 8, 8 ms.
+            const std::chrono::microseconds full[] = {2000us, 4000us, 8000us, 8000us, 8000us};
+            for (std::size_t k = 0; k < 5; ++k) {
+                const auto gap = std::chrono::duration_cast<std::chrono::microseconds>(at[k + 1] - at[k]);
+                CHECK(gap >= full[k] / 2);
+            }
+            const auto total = at.back() - at.front();
+            CHECK(total < 200ms); // no timeout was waited for
+            std::set<std::uint64_t> tids;
+            for (const auto& s : h.port.sent) tids.insert(s.tid());
+            CHECK(tids.size() == 6);
+        }
+    }
+}
+
+TEST_CASE("an SMP dropped more often than drop_retries allows fails with timeout, without waiting for one",
+          "[transport][loss]")
+{
+    Harness h(true, loss_options());
+    h.port.responder = [](const mad::Smp& req) { return std::vector<mad::RawReceive>{reported_drop(req)}; };
+    const auto start = std::chrono::steady_clock::now();
+    h.issue(2);
+    h.io.run();
+    REQUIRE(h.results.size() == 2);
+    for (auto& [m, r] : h.results) {
+        CHECK(r.failure == mad::SmpFailure::timeout);
+        CHECK(r.attempts == 7);
+    }
+    CHECK(h.transport.counters().failed == 2);
+    CHECK(h.transport.counters().drops == 14);
+    CHECK(std::chrono::steady_clock::now() - start < 200ms);
+}
+
+TEST_CASE("resends wait outside the window: other requests go out meanwhile", "[transport][loss]")
+{
+    auto o = loss_options();
+    o.window = 2;
+    o.backoff_base = 20000us;
+    o.backoff_max = 20000us;
+    Harness h(true, o);
+    bool dropped = false;
+    h.port.responder = [&](const mad::Smp& req) {
+        if (req.attr_mod() == 0 && !dropped) {
+            dropped = true;
+            return std::vector<mad::RawReceive>{reported_drop(req)};
+        }
+        return std::vector<mad::RawReceive>{test::answer(req, static_cast<std::uint8_t>(req.attr_mod()))};
+    };
+    h.issue(20);
+    h.io.run();
+    REQUIRE(h.results.size() == 20);
+    for (auto& [m, r] : h.results) CHECK(r.ok());
+    // Request 0's resend (after >= 10 ms) went out after all the others.
+    REQUIRE(h.port.sent.size() == 21);
+    CHECK(h.port.sent.back().attr_mod() == 0);
+}
+
+TEST_CASE("the backoff is per target: an answer from a target resets it, other targets never wait",
+          "[transport][loss]")
+{
+    auto o = loss_options();
+    o.window = 1; // strictly one after the other
+    o.backoff_base = 4000us;
+    o.backoff_max = 64000us;
+    Harness h(true, o);
+    // Target A (path 0,1) drops its first three SMPs; target B (path 0,2) never.
+    unsigned a_seen = 0;
+    std::vector<std::chrono::steady_clock::time_point> a_times;
+    h.port.responder = [&](const mad::Smp& req) {
+        if (req.initial_path(1) == 1) {
+            a_times.push_back(std::chrono::steady_clock::now());
+            if (++a_seen <= 3) return std::vector<mad::RawReceive>{reported_drop(req)};
+        }
+        return std::vector<mad::RawReceive>{test::answer(req, 1)};
+    };
+    unsigned done = 0;
+    std::vector<mad::SmpResponse> b_results;
+    auto path_a = DrPath{}.extended(PortNum(1));
+    auto path_b = DrPath{}.extended(PortNum(2));
+    auto finish = [&] {
+        if (++done == 6) h.transport.stop();
+    };
+    h.transport.async_request({mad::make_dr_request(mad::Method::get, path_a, mad::attr::node_info, 0, 0), Lid{}},
+                              [&](mad::SmpResponse r) {
+                                  CHECK(r.attempts == 4);
+                                  // A answered: its next SMP goes without delay, once.
+                                  h.transport.async_request(
+                                      {mad::make_dr_request(mad::Method::get, path_a, mad::attr::node_info, 1, 0),
+                                       Lid{}},
+                                      [&](mad::SmpResponse r2) {
+                                          CHECK(r2.attempts == 1);
+                                          finish();
+                                      });
+                                  finish();
+                              });
+    for (std::uint32_t i = 0; i < 4; ++i)
+        h.transport.async_request({mad::make_dr_request(mad::Method::get, path_b, mad::attr::node_info, i, 0), Lid{}},
+                                  [&](mad::SmpResponse r) {
+                                      b_results.push_back(r);
+                                      finish();
+                                  });
+    h.io.run();
+    REQUIRE(b_results.size() == 4);
+    for (const auto& r : b_results) CHECK(r.attempts == 1);
+    REQUIRE(a_times.size() == 5);
+    // Delays 4, 8, 16 ms (each at least half), then no delay after the answer.
+    CHECK(a_times[1] - a_times[0] >= 2ms);
+    CHECK(a_times[2] - a_times[1] >= 4ms);
+    CHECK(a_times[3] - a_times[2] >= 8ms);
+    CHECK(a_times[4] - a_times[3] < 4ms);
+}
+
+TEST_CASE("a drop reported after half the timeout is the kernel's timeout: it spends the timeout budget",
+          "[transport][loss]")
+{
+    auto o = loss_options();
+    o.timeout = 20ms;
+    o.retries = 1;
+    Harness h(true, o);
+    // Report each drop 15 ms after the send (the kernel timing out the
+    // send itself), from a timer on the same loop.
+    boost::asio::steady_timer later(h.io);
+    std::vector<mad::Smp> waiting;
+    h.port.responder = [&](const mad::Smp& req) {
+        waiting.push_back(req);
+        later.expires_after(15ms);
+        later.async_wait([&](boost::system::error_code ec) {
+            if (ec) return;
+            for (auto& w : waiting) h.port.inject(reported_drop(w));
+            waiting.clear();
+        });
+        return std::vector<mad::RawReceive>{};
+    };
+    h.issue(1);
+    h.io.run();
+    REQUIRE(h.results.size() == 1);
+    CHECK(h.results[0].failure == mad::SmpFailure::timeout);
+    CHECK(h.results[0].attempts == 2);
+    CHECK(h.transport.counters().timeouts == 2);
+    CHECK(h.transport.counters().drops == 0);
 }
