@@ -1,8 +1,9 @@
 // Answers what other subnet agents ask the SM itself: SubnGet(SMInfo)
 // addressed to our port gets a GetResp with our port GUID, priority, state
 // MASTER and ActCount (`sminfo` from infiniband-diags relies on it). Traps go
-// to a trap handler (the TrapReceiver); anything else is counted and logged
-// once per kind.
+// to a trap handler (the TrapReceiver); a Get/Set of another attribute is
+// answered "unsupported method/attribute"; everything is counted and each
+// kind logged once.
 //
 // Data structures: the SMInfo values and counters; it installs itself as the
 // transport's unsolicited handler, so everything runs on the event loop.
@@ -20,7 +21,8 @@ namespace ibsm::daemon {
 struct SmInfoCounters {
     std::uint64_t sm_info_answered = 0;
     std::uint64_t traps = 0;
-    std::uint64_t ignored = 0;
+    std::uint64_t ignored = 0;              // not served (answered or not)
+    std::uint64_t unsupported_answered = 0; // of those, Get/Set answered "unsupported attribute"
 };
 
 class SmInfoResponder {
