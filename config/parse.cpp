@@ -20,6 +20,10 @@
 #include <span>
 #include <sstream>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
 namespace ibsm::config {
 namespace {
 
@@ -249,6 +253,55 @@ void read_dump(const Reader& r, const Entry& at, DumpConfig& c)
     if (auto* e = s.find("sl")) c.sl = r.boolean(*e);
 }
 
+
+// Where each document of a YAML stream starts, and where its first node is.
+// yaml-cpp 0.7 (Debian 12) never consumes a ',' at the top level of a
+// document (",", "\"x\",", "[a],"): YAML::LoadAll then returns empty
+// documents without end and runs out of memory (found by
+// tests/fuzz/fuzz_config). Counting documents with the event parser,
+// stopping at the second, bounds the work; only a single document is then
+// loaded.
+class DocumentStarts final : public YAML::EventHandler {
+public:
+    struct Start {
+        YAML::Mark at;
+        YAML::Mark first_node;
+        bool has_node = false;
+    };
+    std::vector<Start> docs;
+
+    void OnDocumentStart(const YAML::Mark& mark) override { docs.push_back(Start{mark, mark, false}); }
+    void OnDocumentEnd() override {}
+    // An empty document's null node sits at the end of the input: its
+    // '---' is the better line to name.
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override
+    {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& mark)
+    {
+        if (!docs.empty() && !docs.back().has_node) {
+            docs.back().first_node = mark;
+            docs.back().has_node = true;
+        }
+    }
+};
+
+
 } // namespace
 
 std::vector<std::string> schema_keys()
@@ -273,21 +326,34 @@ std::vector<std::string> effective_engine_chain(const RoutingConfig& routing)
 Config parse_config(std::string_view yaml_text, std::string_view name_for_errors)
 {
     const Reader r(name_for_errors, all_keys(), retired_keys);
-    std::vector<YAML::Node> docs;
+    const std::string text(yaml_text);
+    DocumentStarts starts;
+    YAML::Node root;
     try {
-        docs = YAML::LoadAll(std::string(yaml_text));
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        while (starts.docs.size() < 2 && parser.HandleNextDocument(starts)) {
+        }
+        if (starts.docs.size() > 1) {
+            const auto& second = starts.docs[1];
+            const auto at = static_cast<std::size_t>(second.at.pos);
+            // A second document starts at '---' (or after '...'); anything
+            // else is a token the first document could not take.
+            if (at < text.size() && text.compare(at, 3, "---") != 0)
+                r.fail(second.at.line + 1, "",
+                       std::string("YAML syntax error: unexpected '") + text[at] +
+                           "' (ibsmd reads a single YAML document)");
+            r.fail(second.has_node ? second.first_node.line + 1 : second.at.line + 1, "",
+                   "more than one YAML document ('---'); ibsmd reads a single document");
+        }
+        if (starts.docs.empty()) return Config{};
+        root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
         const int line = e.mark.is_null() ? 1 : e.mark.line + 1;
         r.fail(line, "", "YAML syntax error: " + e.msg);
     }
 
     Config c;
-    if (docs.empty()) return c;
-    if (docs.size() > 1)
-        r.fail(Reader::line_of(docs[1], 1), "",
-               "more than one YAML document ('---'); ibsmd reads a single document");
-
-    const YAML::Node& root = docs.front();
     r.check_quotes_closed(root, yaml_text);
     const Section top = r.section(root, "", Reader::line_of(root, 1), top_keys);
     if (auto* e = top.find("routing")) read_routing(r, *e, c.routing);

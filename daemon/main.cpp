@@ -296,6 +296,14 @@ int run_sm(const daemon::Options& opts)
     io.run();
     dumps.drain();
     if (failure) std::rethrow_exception(failure);
+    // What reached the SM unasked over its life: each kind was logged once
+    // when first seen; these are the totals.
+    const auto& tc = transport.counters();
+    const auto& rc = responder.counters();
+    spdlog::info("inbound MADs: {} requests/traps (SMInfo Gets answered {}, traps {}, other {} of which {} answered "
+                 "'unsupported'), {} malformed, {} unmatched responses",
+                 tc.unsolicited, rc.sm_info_answered, rc.traps, rc.ignored, rc.unsupported_answered, tc.malformed,
+                 tc.unmatched);
     spdlog::info("ibsmd: exiting ({})", stopping      ? "signal"
                                         : exit_code == 0 ? "ok"
                                         : exit_code == 2 ? "subnet up but degraded"

@@ -85,13 +85,24 @@ void SmInfoResponder::on_unsolicited(const mad::RawReceive& r)
             spdlog::info("trap {} from LID {} (no trap handler: dropped)", number, n ? n->issuer_lid.value() : 0);
         return;
     }
+    // A Get or Set of an attribute the SM does not serve reached it because
+    // nothing else on this port serves it either: answer "unsupported
+    // method/attribute combination" (IBA 13.4.7 table 27-2; the answer is
+    // optional, 14.2.1, OpenSM drops these) so the sender stops waiting.
+    // SMInfo Sets are the master/standby protocol's, not "unsupported".
+    bool answered = false;
+    if ((method == mad::Method::get || method == mad::Method::set) && smp.attr_id() != mad::attr::sm_info) {
+        answered = transport_.respond(mad::make_get_resp(smp, {}, mad::mad_status::method_attribute_unsupported), r);
+        if (answered) ++counters_.unsupported_answered;
+    }
     ++counters_.ignored;
     // Once per kind at info: a flood of one kind must not flood the log.
     const auto kind = std::uint32_t{smp.mgmt_class()} << 24 | std::uint32_t{smp.method()} << 16 | smp.attr_id();
     if (ignored_by_kind_[kind]++ == 0)
-        spdlog::info("unsolicited MAD ignored: class 0x{:02x} method 0x{:02x} attribute 0x{:04x} (further ones of "
+        spdlog::info("unsolicited MAD {}: class 0x{:02x} method 0x{:02x} attribute 0x{:04x} (further ones of "
                      "this kind at debug level)",
-                     smp.mgmt_class(), smp.method(), smp.attr_id());
+                     answered ? "answered 'unsupported attribute'" : "ignored", smp.mgmt_class(), smp.method(),
+                     smp.attr_id());
     else
         spdlog::debug("ignored unsolicited MAD: class 0x{:02x} method 0x{:02x} attribute 0x{:04x}", smp.mgmt_class(),
                       smp.method(), smp.attr_id());

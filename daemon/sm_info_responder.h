@@ -5,8 +5,9 @@
 // control packets other SMs send (HANDOVER, ACKNOWLEDGE, ...), go to a
 // control handler (the SM election, sm_election.h) that says whether they
 // are accepted; the answer is our SMInfo with status 0 or 0x001c. Traps go
-// to a trap handler (the TrapReceiver); anything else is counted and logged
-// once per kind.
+// to a trap handler (the TrapReceiver); a Get/Set of another attribute is
+// answered "unsupported method/attribute"; everything is counted and each
+// kind logged once.
 //
 // Data structures: the SMInfo values and counters; it installs itself as the
 // transport's unsolicited handler, so everything runs on the event loop.
@@ -27,7 +28,8 @@ struct SmInfoCounters {
     std::uint64_t sets_accepted = 0;
     std::uint64_t sets_refused = 0;
     std::uint64_t traps = 0;
-    std::uint64_t ignored = 0;
+    std::uint64_t ignored = 0;              // not served (answered or not)
+    std::uint64_t unsupported_answered = 0; // of those, Get/Set answered "unsupported attribute"
 };
 
 class SmInfoResponder {

@@ -27,6 +27,15 @@ enum class Method : std::uint8_t {
     trap_repress = 0x07,
 };
 
+// MAD status values (IBA 13.4.7, table 27-2 in bits 2..4) an SM answers
+// requests it cannot serve with.
+namespace mad_status {
+inline constexpr std::uint16_t bad_version = 1 << 2;
+inline constexpr std::uint16_t method_unsupported = 2 << 2;
+inline constexpr std::uint16_t method_attribute_unsupported = 3 << 2;
+inline constexpr std::uint16_t invalid_field = 7 << 2;
+} // namespace mad_status
+
 // Attribute IDs (IBA table 145) this SM uses.
 namespace attr {
 inline constexpr std::uint16_t notice = 0x0002;

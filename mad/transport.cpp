@@ -327,6 +327,27 @@ void Transport::dispatch(const RawReceive& r)
             note("truncated request", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
             return;
         }
+        // The SM classes are version 1. A Get or Set of another version is
+        // answered "bad version" (IBA table 27-2, status 1 in bits 2..4; the
+        // answer is optional, 14.2.1: it tells the sender why it hears
+        // nothing else); anything else of another version is dropped.
+        if (smp.class_version() != 1) {
+            ++counters_.malformed;
+            note("bad class version", "class version " + std::to_string(smp.class_version()) + ", method " +
+                                          hex16(smp.method()) + ", attribute " + hex16(smp.attr_id()));
+            const auto m = static_cast<Method>(smp.method());
+            if (m == Method::get || m == Method::set) respond(make_get_resp(smp, {}, mad_status::bad_version), r);
+            return;
+        }
+        // A directed route has at most 63 hops (IBA 14.2.2); the SMI drops
+        // anything longer (the Linux SMI too), and answering it would hand
+        // the path walker a hop count past the path arrays.
+        if (smp.directed_route() && smp.hop_count() > DrPath::max_hops) {
+            ++counters_.malformed;
+            note("directed route too long", "hop count " + std::to_string(smp.hop_count()) + ", attribute " +
+                                                hex16(smp.attr_id()));
+            return;
+        }
         ++counters_.unsolicited;
         if (unsolicited_)
             unsolicited_(r);

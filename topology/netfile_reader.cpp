@@ -75,10 +75,19 @@ std::vector<std::string_view> split_ws(std::string_view s)
     return out;
 }
 
-// Highest set bit of a mask (ibsim picks the widest/fastest common mode).
+// Highest set bit of a mask (ibsim picks the fastest common speed).
 std::uint8_t highest_bit(unsigned mask)
 {
     return mask == 0 ? 0 : static_cast<std::uint8_t>(1u << (std::bit_width(mask) - 1));
+}
+
+// The widest width in a LinkWidthEnabled mask, in ibsim's order: 12x (8),
+// 8x (4), 4x (2), 2x (16, added in IBA 1.3, so out of bit order), 1x (1).
+std::uint8_t widest(unsigned mask)
+{
+    for (std::uint8_t w : {8, 4, 2, 16, 1})
+        if (mask & w) return w;
+    return 0;
 }
 
 struct PortKey {
@@ -202,8 +211,8 @@ private:
             return;
         }
         if (kw == "width") {
-            default_width_ = static_cast<unsigned>(assignment(rest, 15, "width"));
-            if (default_width_ == 0) fail("width must be 1..15 (a LinkWidthEnabled mask)");
+            default_width_ = static_cast<unsigned>(assignment(rest, 31, "width"));
+            if (default_width_ == 0) fail("width must be 1..31 (a LinkWidthEnabled mask)");
             return;
         }
         if (kw == "speed") {
@@ -442,9 +451,10 @@ private:
             c.advance(n);
             if (tok.size() > 2 && (tok[0] == 'w' || tok[0] == 's') && tok[1] == '=') {
                 auto v = parse_uint(tok.substr(2));
-                unsigned max = tok[0] == 'w' ? 15 : 7;
+                // LinkWidthEnabled masks 1..31 (bit 4: 2x) as ibsim takes them.
+                unsigned max = tok[0] == 'w' ? 31 : 7;
                 if (!v || *v == 0 || *v > max)
-                    fail("bad option '" + std::string(tok) + "' (" + (tok[0] == 'w' ? "w=1..15" : "s=1..7") + ")");
+                    fail("bad option '" + std::string(tok) + "' (" + (tok[0] == 'w' ? "w=1..31" : "s=1..7") + ")");
                 (tok[0] == 'w' ? d.width_enable : d.speed_enable) = static_cast<unsigned>(*v);
             } else {
                 fail("unexpected text on port line: '" + std::string(tok) + "'");
@@ -619,7 +629,7 @@ private:
                 auto sa = d.speed_enable.value_or(records_[here.node.value].speed_enable);
                 auto sb = other && other->speed_enable ? *other->speed_enable
                                                        : records_[there.node.value].speed_enable;
-                std::uint8_t w = highest_bit(wa & wb & 0xf);
+                std::uint8_t w = widest(wa & wb);
                 std::uint8_t s = highest_bit(sa & sb & 0x7);
                 if (w == 0) fail_at(d.line, "the two ends enable no common link width (w=)");
                 if (s == 0) fail_at(d.line, "the two ends enable no common link speed (s=)");

@@ -234,4 +234,18 @@ TEST_CASE("YAML syntax errors and extra documents report file and line", "[confi
     CHECK(parse_config("sm:\n  ca: 'it''s'\nlog: {file: \"a\\\"b\"}\n", "t.yaml").log.file == "a\"b");
     CHECK(parse_error("routing:\n  lmc: 1\n---\nsmp: {}\n") ==
           "t.yaml:4: more than one YAML document ('---'); ibsmd reads a single document");
+    CHECK(parse_error("routing:\n  lmc: 1\n---\n") ==
+          "t.yaml:3: more than one YAML document ('---'); ibsmd reads a single document");
+}
+
+// Found by tests/fuzz/fuzz_config: yaml-cpp 0.7's LoadAll never consumes a
+// top-level ',' and returned empty documents until memory ran out.
+TEST_CASE("a stray top-level comma is a syntax error, not a hang", "[config][errors][fuzz]")
+{
+    CHECK(parse_error(",\n") == "t.yaml:1: YAML syntax error: unexpected ',' (ibsmd reads a single YAML document)");
+    CHECK(parse_error("\"x\",\n") == "t.yaml:1: YAML syntax error: unexpected ',' (ibsmd reads a single YAML document)");
+    CHECK(parse_error("# c\n  ,\n") == "t.yaml:2: YAML syntax error: unexpected ',' (ibsmd reads a single YAML document)");
+    // The fuzzer's input as found.
+    const std::string found(",:\n  E E\x01\0\0\0\0\0\0[nnwin\n", 21);
+    CHECK(parse_error(found).starts_with("t.yaml:1: YAML syntax error: "));
 }

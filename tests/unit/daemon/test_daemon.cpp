@@ -316,6 +316,44 @@ TEST_CASE("the SMInfo responder answers Get(SMInfo) with our GUID, priority and 
     CHECK(responder.counters().traps == 1);
 }
 
+TEST_CASE("a Get or Set of an attribute the SM does not serve is answered 'unsupported attribute'", "[sminfo]")
+{
+    boost::asio::io_context io;
+    test::FakePort port(true);
+    mad::Transport transport(io, port, {});
+    daemon::SmInfoResponder responder(transport, Guid(0x2c90300000001), 5);
+    responder.install();
+    transport.start();
+
+    auto inject = [&](mad::Method m, std::uint16_t attr, std::uint64_t tid, bool dr) {
+        mad::RawReceive r;
+        r.smp = dr ? mad::make_dr_request(m, DrPath{}.extended(PortNum(1)), attr, 0, tid)
+                   : mad::make_lid_request(m, Lid(1), attr, 0, tid);
+        r.length = mad::mad_size;
+        port.inject(r);
+    };
+    inject(mad::Method::get, 0xff00, 1, false);         // vendor attribute
+    inject(mad::Method::set, mad::attr::node_info, 2, true); // NodeInfo is the SMA's, not the SM's
+    inject(mad::Method::get, 0xff00, 3, false);         // the same kind again: answered, not logged
+    inject(static_cast<mad::Method>(0x03), 0xff00, 4, false); // Send: not a Get/Set, no answer
+    inject(mad::Method::set, mad::attr::sm_info, 5, false);   // SMInfo Set: not "unsupported"
+    boost::asio::steady_timer t(io, std::chrono::milliseconds(50));
+    t.async_wait([&](auto) { transport.stop(); });
+    io.run();
+
+    REQUIRE(port.responses.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(port.responses[i].method() == static_cast<std::uint8_t>(mad::Method::get_resp));
+        CHECK(port.responses[i].status() == mad::mad_status::method_attribute_unsupported);
+    }
+    CHECK(port.responses[0].tid() == 1);
+    CHECK(port.responses[1].tid() == 2);
+    CHECK(port.responses[1].direction_inbound());
+    CHECK(port.responses[2].tid() == 3);
+    CHECK(responder.counters().unsupported_answered == 3);
+    CHECK(responder.counters().ignored == 5);
+}
+
 TEST_CASE("command line: modes exclude each other, bring-up flags become overrides", "[options]")
 {
     auto o = daemon::parse_options({"--once", "--state-dir", "/tmp/x", "--engine", "sftree,minhop", "--lmc", "2",

@@ -3,6 +3,7 @@
 #include "fabric_view.h"
 #include "topology/gen_pgft.h"
 #include "topology/netfile_file.h"
+#include "topology/netfile_writer.h"
 
 #include <catch2/catch.hpp>
 
@@ -175,6 +176,26 @@ TEST_CASE("Reader accepts the format's optional pieces")
         Fabric f = parse("Switch 2 \"a\"\n[1] \"b\"[1] w=8 s=4\n\nSwitch 2 \"b\"\n[1] \"a\"[1] w=12 s=6\n");
         CHECK(f.port({NodeId{0}, PortNum(1)}).link_width_active == 8); // 12x
         CHECK(f.port({NodeId{0}, PortNum(1)}).link_speed_active == 4); // QDR
+    }
+    SECTION("2x links (width 16): ibnetdiscover's 2xSDR, ibsim's w=16, and 12x preferred over 2x")
+    {
+        // Found by tests/fuzz/fuzz_netfile: a 2x link read from an
+        // ibnetdiscover comment was written back as w=16, which the reader
+        // refused (it took w=1..15; ibsim takes 1..31).
+        Fabric f = parse("Switch 3 \"a\"\n[1] \"b\"[1] # \"b\" lid 0 2xSDR\n[2] \"b\"[2] w=16\n[3] \"b\"[3] w=24\n\n"
+                         "Switch 3 \"b\"\n[2] \"a\"[2] w=18\n[3] \"a\"[3] w=31\n");
+        CHECK(f.port({NodeId{0}, PortNum(1)}).link_width_active == 16);
+        CHECK(f.port({NodeId{0}, PortNum(2)}).link_width_active == 16); // 2x+4x meets 2x
+        CHECK(f.port({NodeId{0}, PortNum(3)}).link_width_active == 8);  // 2x+12x meets all: 12x
+        CHECK(parse("width=16\nSwitch 2 \"a\"\n[1] \"b\"[1]\n\nSwitch 2 \"b\"\n")
+                  .port({NodeId{0}, PortNum(1)})
+                  .link_width_active == 16);
+        // What the writer makes of it reads back the same.
+        std::ostringstream out;
+        write_net(out, f);
+        Fabric back = parse(out.str());
+        CHECK(back.port({*back.find_node(f.node(NodeId{0}).guid), PortNum(1)}).link_width_active == 16);
+        CHECK(back.port({*back.find_node(f.node(NodeId{0}).guid), PortNum(3)}).link_width_active == 8);
     }
     SECTION("routers and relative GUID lines")
     {

@@ -470,3 +470,60 @@ TEST_CASE("a drop reported after half the timeout is the kernel's timeout: it sp
     CHECK(h.transport.counters().timeouts == 2);
     CHECK(h.transport.counters().drops == 0);
 }
+
+TEST_CASE("requests of another class version are answered 'bad version' once, other kinds dropped", "[transport]")
+{
+    Harness h(true);
+    std::vector<mad::RawReceive> handed;
+    // The last one injected is the only one handed over: it stops the run.
+    h.transport.set_unsolicited_handler([&](const mad::RawReceive& r) {
+        handed.push_back(r);
+        h.transport.stop();
+    });
+    auto request = [](mad::Method m, std::uint8_t class_version, std::uint64_t tid) {
+        mad::RawReceive r;
+        r.smp = mad::make_lid_request(m, Lid(1), mad::attr::sm_info, 0, tid);
+        r.smp.bytes()[2] = class_version;
+        r.length = mad::mad_size;
+        return r;
+    };
+    h.port.inject(request(mad::Method::get, 2, 11));
+    h.port.inject(request(mad::Method::set, 0, 12));
+    h.port.inject(request(mad::Method::trap, 2, 13)); // not a Get/Set: no answer
+    h.port.inject(request(mad::Method::get, 1, 14)); // the right version reaches the SM
+    h.io.run();
+    REQUIRE(handed.size() == 1);
+    CHECK(handed[0].smp.tid() == 14);
+    REQUIRE(h.port.responses.size() == 2);
+    CHECK(h.port.responses[0].tid() == 11);
+    CHECK(h.port.responses[0].method() == static_cast<std::uint8_t>(mad::Method::get_resp));
+    CHECK(h.port.responses[0].status() == mad::mad_status::bad_version);
+    CHECK(h.port.responses[1].tid() == 12);
+    CHECK(h.transport.counters().malformed == 3);
+    CHECK(h.diagnostics.size() == 1);
+}
+
+TEST_CASE("a directed-route request longer than 63 hops is dropped unanswered", "[transport]")
+{
+    Harness h(true);
+    std::vector<mad::RawReceive> handed;
+    h.transport.set_unsolicited_handler([&](const mad::RawReceive& r) {
+        handed.push_back(r);
+        h.transport.stop();
+    });
+    DrPath longest;
+    while (!longest.full()) longest = longest.extended(PortNum(1));
+    for (unsigned hops : {64u, 200u, 255u, 63u}) {
+        mad::RawReceive r;
+        r.smp = mad::make_dr_request(mad::Method::get, longest, mad::attr::sm_info, 0, hops);
+        r.smp.bytes()[7] = static_cast<std::uint8_t>(hops); // HopCount
+        r.length = mad::mad_size;
+        h.port.inject(r);
+    }
+    h.io.run();
+    REQUIRE(handed.size() == 1); // only the 63-hop one
+    CHECK(handed[0].smp.hop_count() == 63);
+    CHECK(h.port.responses.empty());
+    CHECK(h.transport.counters().malformed == 3);
+    CHECK(h.diagnostics.size() == 1);
+}

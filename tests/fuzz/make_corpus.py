@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Seed corpora for the libFuzzer harnesses, made from tests/data.
+
+  make_corpus.py SOURCE_ROOT OUT_DIR
+
+writes OUT_DIR/<harness>/<seed> for every harness built by meson.build:
+the SMP data field (bytes 64..127) of each captured MAD in tests/data/mad
+for the codec of its attribute, whole MADs as transport records, and the
+net files, dump_fts dumps and YAML configurations as they are.
+"""
+import pathlib
+import shutil
+import sys
+
+root = pathlib.Path(sys.argv[1])
+out = pathlib.Path(sys.argv[2])
+data = root / "tests" / "data"
+
+# File name part -> codec harness (see fuzz_codecs in meson.build).
+codec_of = {
+    "nodeinfo": "node_info",
+    "nodedesc": "node_description",
+    "portinfo": "port_info",
+    "switchinfo": "switch_info",
+    "lft": "lft",
+    "sl2vl": "sl2vl",
+    "vlarb": "vl_arbitration",
+    "sminfo": "sm_info",
+    "trap": "notice",
+}
+
+
+def seed(harness, name, content):
+    d = out / ("fuzz_" + harness)
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(content)
+
+
+def load_mad(path):
+    words = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        words += line.split()
+    mad = bytes(int(w, 16) for w in words)
+    assert len(mad) == 256, f"{path}: {len(mad)} bytes"
+    return mad
+
+
+def record(mad, flags=0):
+    # fuzz_transport.cpp's record: flags, length (0 = 256), the MAD.
+    return bytes([flags, 0 if len(mad) == 256 else len(mad)]) + mad
+
+
+if out.exists():
+    shutil.rmtree(out)
+mads = {}
+for path in sorted((data / "mad").glob("*.hex")):
+    mad = load_mad(path)
+    mads[path.stem] = mad
+    kinds = [h for k, h in codec_of.items() if k in path.stem]
+    if not kinds:
+        sys.exit(f"{path}: no codec harness for this capture; add it to codec_of")
+    seed(kinds[0], path.stem, mad[64:128])
+    seed("transport", path.stem, record(mad))
+    # The same MAD answering one of the harness's outstanding requests.
+    seed("transport", path.stem + "-matched", record(mad, flags=0x02))
+
+# A mixed stream: traps, a kernel-reported failure, matched and unmatched
+# answers, a truncated one, and an SMInfo Get (the captured GetResp turned
+# back into a request).
+sminfo_get = bytearray(mads["hca1_sminfo"])
+sminfo_get[3] = 0x01
+sminfo_get[4] &= 0x7F
+stream = (record(mads["switch1_trap128"]) + record(mads["hca1_trap144"]) + record(bytes(sminfo_get)) +
+          record(mads["switch1_nodeinfo"], flags=0x02) + record(mads["hca1_nodeinfo"], flags=0x01 | 0x02 | 0x04) +
+          record(mads["switch1_port3_portinfo"][:100]) +
+          record(mads["hca1_nodedesc"]))
+seed("transport", "mixed-stream", stream)
+seed("transport", "sminfo-get", record(bytes(sminfo_get)))
+
+for path in sorted((data / "topology").glob("*.net")) + sorted((data / "routing").glob("*.net")) + \
+        sorted((data / "routing").glob("*.ibnetdiscover")) + sorted((data / "analysis").glob("*/topology.net")) + \
+        sorted((root / "examples").glob("*.net")):
+    if path.stat().st_size <= 64 * 1024:
+        seed("netfile", path.parent.name + "-" + path.name, path.read_bytes())
+
+for path in sorted((data / "routing").glob("*.dump_fts")) + sorted((data / "analysis").glob("*/lfts.dump")):
+    seed("lft_dump", path.parent.name + "-" + path.name, path.read_bytes())
+
+# SL files over tests/data/routing/2sw2path4hca.net (the fabric the
+# harness reads them against): Hca1 is node 0x100000, the switches
+# 0x200000 and 0x200001 (ibsim's numbering of named nodes).
+seed("sl_file", "hca-and-switch", b"# SL file\nvls 2\nlids 8\n"
+     b"0x0000000000100000 1 0101\n0x0000000000200000 0 00011\n")
+seed("sl_file", "one-vl", b"vls 1\nlids 3\n0x0000000000200001 0 000\n")
+
+for path in sorted((data / "config").glob("*.yaml")) + [root / "systemd" / "ibsmd.yaml"]:
+    seed("config", path.name, path.read_bytes())
