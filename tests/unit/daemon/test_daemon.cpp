@@ -336,12 +336,18 @@ TEST_CASE("a Get or Set of an attribute the SM does not serve is answered 'unsup
     inject(mad::Method::set, mad::attr::node_info, 2, true); // NodeInfo is the SMA's, not the SM's
     inject(mad::Method::get, 0xff00, 3, false);         // the same kind again: answered, not logged
     inject(static_cast<mad::Method>(0x03), 0xff00, 4, false); // Send: not a Get/Set, no answer
-    inject(mad::Method::set, mad::attr::sm_info, 5, false);   // SMInfo Set: not "unsupported"
+    inject(mad::Method::set, mad::attr::sm_info, 5, false);   // SMInfo Set: the election's, refused (no handler)
     boost::asio::steady_timer t(io, std::chrono::milliseconds(50));
     t.async_wait([&](auto) { transport.stop(); });
     io.run();
 
-    REQUIRE(port.responses.size() == 3);
+    REQUIRE(port.responses.size() == 4);
+    // The SMInfo Set is answered with our SMInfo and "invalid value" (no
+    // master/standby handler accepted it), not with "unsupported".
+    CHECK(port.responses[3].tid() == 5);
+    CHECK(port.responses[3].attr_id() == mad::attr::sm_info);
+    CHECK(port.responses[3].status() == 0x001c);
+    CHECK(responder.counters().sets_refused == 1);
     for (std::size_t i = 0; i < 3; ++i) {
         CHECK(port.responses[i].method() == static_cast<std::uint8_t>(mad::Method::get_resp));
         CHECK(port.responses[i].status() == mad::mad_status::method_attribute_unsupported);
@@ -351,7 +357,7 @@ TEST_CASE("a Get or Set of an attribute the SM does not serve is answered 'unsup
     CHECK(port.responses[1].direction_inbound());
     CHECK(port.responses[2].tid() == 3);
     CHECK(responder.counters().unsupported_answered == 3);
-    CHECK(responder.counters().ignored == 5);
+    CHECK(responder.counters().ignored == 4);
 }
 
 TEST_CASE("command line: modes exclude each other, bring-up flags become overrides", "[options]")
