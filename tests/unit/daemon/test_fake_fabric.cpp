@@ -5,6 +5,7 @@
 // IBA rules (DR return paths, LID routing by the programmed tables, port
 // state transitions) and fault injection behave as a real fabric's would.
 #include "fabric_loop.h"
+#include "fake_fabric_support.h"
 
 #include "daemon/bringup.h"
 #include "daemon/discovery.h"
@@ -28,6 +29,10 @@
 #include <unistd.h>
 
 using namespace ibsm;
+using test::bringup_settings;
+using test::QuietLogs;
+using test::TempDir;
+using test::TwoSwitches;
 using topology::NodeId;
 using topology::NodeType;
 using topology::PortRef;
@@ -36,59 +41,8 @@ namespace {
 
 using boost::asio::awaitable;
 
-// Two 4-port switches and four CAs:
-//
-//   H0 (SM) -[1] S1 [4]-[4] S2 [1]- H2
-//   H1      -[2]            [2]- H3
-//
-// Port 3 of each switch is not cabled.
-struct TwoSwitches {
-    topology::Fabric f;
-    NodeId h0, h1, h2, h3, s1, s2;
-
-    TwoSwitches()
-    {
-        h0 = f.add_node(NodeType::ca, Guid(0x100), 1, "H0");
-        h1 = f.add_node(NodeType::ca, Guid(0x200), 1, "H1");
-        h2 = f.add_node(NodeType::ca, Guid(0x300), 1, "H2");
-        h3 = f.add_node(NodeType::ca, Guid(0x400), 1, "H3");
-        s1 = f.add_node(NodeType::switch_node, Guid(0x1000), 4, "S1");
-        s2 = f.add_node(NodeType::switch_node, Guid(0x2000), 4, "S2");
-        f.connect({h0, PortNum(1)}, {s1, PortNum(1)});
-        f.connect({h1, PortNum(1)}, {s1, PortNum(2)});
-        f.connect({s1, PortNum(4)}, {s2, PortNum(4)});
-        f.connect({h2, PortNum(1)}, {s2, PortNum(1)});
-        f.connect({h3, PortNum(1)}, {s2, PortNum(2)});
-    }
-};
-
 // A k-ary 2-tree with k = 4: 16 hosts on 4 leaves, 4 spines.
 topology::Fabric small_tree() { return topology::generate_pgft(topology::kary_ntree(4, 2)); }
-
-// A state directory that disappears with the test.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        static int n = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-fake-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
-
-daemon::BringupSettings settings(const std::filesystem::path& dir, std::vector<std::string> engines = {"minhop"})
-{
-    daemon::BringupSettings s;
-    s.chain.engines = std::move(engines);
-    s.state_dir = dir;
-    return s;
-}
 
 DrPath path(std::initializer_list<unsigned> hops)
 {
@@ -143,11 +97,6 @@ daemon::SweepOutcome bring_up(test::FabricLoop& loop, daemon::Bringup& b)
     return loop.run([&] { return b.sweep(); });
 }
 
-struct QuietLogs {
-    QuietLogs() { spdlog::set_level(spdlog::level::warn); }
-    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
-};
-
 } // namespace
 
 TEST_CASE("discovery of a fake 4-ary 2-tree finds the graph it was built from, every cabled port INIT", "[fake]")
@@ -183,7 +132,7 @@ TEST_CASE("a bring-up of the fake tree ends SUBNET UP, every cabled port ACTIVE,
     TempDir dir;
     const auto tree = small_tree();
     test::FabricLoop loop(tree);
-    daemon::Bringup b(loop.transport, settings(dir.path, {"ftree"}));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path, {"ftree"}));
     const auto outcome = bring_up(loop, b);
     INFO(outcome.reason);
     REQUIRE(outcome.up);
@@ -235,7 +184,7 @@ TEST_CASE("the SMPs of a bring-up of a hand-sized fabric are the hand-counted 78
     TempDir dir;
     TwoSwitches t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     const auto outcome = bring_up(loop, b);
     INFO(outcome.reason);
     REQUIRE(outcome.up);
@@ -290,7 +239,7 @@ TEST_CASE("unlink: trap 128 reaches the SM, PortStateChange stays set until clea
     TempDir dir;
     TwoSwitches t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
 
     std::vector<mad::RawReceive> seen;
@@ -362,7 +311,7 @@ TEST_CASE("traps repeat every N SMPs when asked, and a trap with no route to the
     test::FakeFabricOptions o;
     o.trap_repeat_every = 3;
     test::FabricLoop loop(t.f, o);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
     unsigned traps = 0;
     loop.transport.set_unsolicited_handler([&](const mad::RawReceive&) { ++traps; });
@@ -404,7 +353,7 @@ TEST_CASE("LID-routed SMPs follow the programmed tables and are dropped where th
     CHECK(lid_get(loop, unassigned, mad::attr::node_info).failure == mad::SmpFailure::timeout);
     CHECK(loop.fabric.counters().dropped_route == 1);
 
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
     const Lid h2 = loop.fabric.port_info({t.h2, PortNum(1)}).lid;
     const Lid s2 = loop.fabric.port_info({t.s2, PortNum(0)}).lid;
@@ -592,7 +541,7 @@ TEST_CASE("a CA cabled in with add_node/link is found by the next discovery, and
     TwoSwitches t;
     test::FabricLoop loop(t.f, test::FakeFabricOptions{std::nullopt, false}); // polled transport
     REQUIRE_FALSE(loop.fabric.pollable_by_reactor());
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
     unsigned traps = 0;
     loop.transport.set_unsolicited_handler([&](const mad::RawReceive&) { ++traps; });
@@ -617,7 +566,7 @@ TEST_CASE("a whole switch unlinked and relinked: traps from the neighbour, a sma
     TempDir dir;
     TwoSwitches t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
     std::vector<Lid> issuers;
     loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) {
@@ -681,7 +630,7 @@ TEST_CASE("raise_trap: any notice, from a CA port too, once the issuer knows its
     CHECK_FALSE(loop.fabric.raise_trap({t.h2, PortNum(1)}, n)); // no LID yet
     CHECK(loop.fabric.pending_traps() == 0);
 
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(bring_up(loop, b).up);
     std::vector<mad::Notice> got;
     loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { got.push_back(*mad::decode_notice(r.smp.data())); });

@@ -4,6 +4,7 @@
 // does; the SM must still end with every cabled port ACTIVE and complete
 // tables, and a lost answer to a state change must not count as a failure.
 #include "fabric_loop.h"
+#include "fake_fabric_support.h"
 
 #include "daemon/bringup.h"
 #include "daemon/events.h"
@@ -19,40 +20,15 @@
 #include <unistd.h>
 
 using namespace ibsm;
+using test::bringup_settings;
+using test::QuietLogs;
+using test::TempDir;
+using test::TwoSwitches;
 using topology::NodeId;
 using topology::NodeType;
 using topology::PortRef;
 
 namespace {
-
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        static int n = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-loss-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
-
-struct QuietLogs {
-    QuietLogs() { spdlog::set_level(spdlog::level::off); }
-    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
-};
-
-daemon::BringupSettings settings(const std::filesystem::path& dir, std::string engine)
-{
-    daemon::BringupSettings s;
-    s.chain.engines = {std::move(engine)};
-    s.state_dir = dir;
-    return s;
-}
 
 // `timeout`: short where a test counts on timeouts (silent loss); where
 // every loss is reported at once, long enough that a loaded CI machine (a
@@ -92,26 +68,6 @@ void check_complete(const test::FakeFabric& fake, const topology::Fabric& built)
     CHECK(report.of(routing::analysis::PairClass::ca_to_switch).unreachable == 0);
 }
 
-// H0 (SM) -[1] S1 [4]-[4] S2 [1]- H2, H1 on S1 port 2, H3 on S2 port 2.
-struct TwoSwitches {
-    topology::Fabric f;
-    NodeId h0, h1, h2, h3, s1, s2;
-    TwoSwitches()
-    {
-        h0 = f.add_node(NodeType::ca, Guid(0x100), 1, "H0");
-        h1 = f.add_node(NodeType::ca, Guid(0x200), 1, "H1");
-        h2 = f.add_node(NodeType::ca, Guid(0x300), 1, "H2");
-        h3 = f.add_node(NodeType::ca, Guid(0x400), 1, "H3");
-        s1 = f.add_node(NodeType::switch_node, Guid(0x1000), 4, "S1");
-        s2 = f.add_node(NodeType::switch_node, Guid(0x2000), 4, "S2");
-        f.connect({h0, PortNum(1)}, {s1, PortNum(1)});
-        f.connect({h1, PortNum(1)}, {s1, PortNum(2)});
-        f.connect({s1, PortNum(4)}, {s2, PortNum(4)});
-        f.connect({h2, PortNum(1)}, {s2, PortNum(1)});
-        f.connect({h3, PortNum(1)}, {s2, PortNum(2)});
-    }
-};
-
 } // namespace
 
 TEST_CASE("shows_effect: the state asked for (ARMED also by ACTIVE) and the settings the Set carried", "[loss]")
@@ -147,7 +103,7 @@ TEST_CASE("a lost answer to ARMED: the resend is refused, the read-back shows AR
     test::FabricLoop loop(t.f, {}, lossy_transport(3, 1));
     // H2's first PortInfo Set (ARMED with its LID) is applied, its answer lost.
     loop.fabric.lose_answer_next(Guid(0x300), 1, mad::attr::port_info);
-    daemon::Bringup b(loop.transport, settings(dir.path, "minhop"));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path, {"minhop"}));
     const auto outcome = loop.run([&] { return b.sweep(); });
     INFO(outcome.reason);
     REQUIRE(outcome.up);
@@ -189,7 +145,7 @@ TEST_CASE("bring-ups of a 64-host 3-level tree through random loss end with ever
                                       lossy_transport(k.retries, seed,
                                                       std::chrono::milliseconds(k.reported ? 1000 : 20)));
                 loop.fabric.set_loss({k.request, k.answer, k.reported, seed});
-                daemon::Bringup b(loop.transport, settings(dir.path, "ftree"));
+                daemon::Bringup b(loop.transport, bringup_settings(dir.path, {"ftree"}));
                 const auto outcome = loop.run([&] { return b.sweep(); });
                 INFO(outcome.reason);
                 REQUIRE(outcome.up);
@@ -215,7 +171,7 @@ TEST_CASE("a partial outcome is finished by a resume of the failed part, in --on
             test::FabricLoop loop(t.f, {}, lossy_transport(3, 3));
             // H2's SL2VL table is refused in all three rounds of the sweep.
             loop.fabric.reject_next(Guid(0x300), 3, 0x001c, mad::attr::sl2vl_table);
-            daemon::Bringup b(loop.transport, settings(dir.path, "minhop"));
+            daemon::Bringup b(loop.transport, bringup_settings(dir.path, {"minhop"}));
             daemon::EventQueue events(loop.io.get_executor());
             daemon::SchedulerSettings ss;
             ss.light_interval = std::chrono::seconds(0);

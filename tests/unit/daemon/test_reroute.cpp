@@ -4,6 +4,7 @@
 // folded; light sweeps cost one SMP per switch; lost and new nodes are
 // handled without a heavy sweep.
 #include "fabric_loop.h"
+#include "fake_fabric_support.h"
 
 #include "daemon/bringup.h"
 #include "daemon/events.h"
@@ -23,6 +24,10 @@
 #include <unistd.h>
 
 using namespace ibsm;
+using test::bringup_settings;
+using test::QuietLogs;
+using test::TempDir;
+using test::TwoSwitches;
 using topology::NodeId;
 using topology::NodeType;
 using topology::PortRef;
@@ -52,35 +57,6 @@ struct Tree {
         }
     }
 };
-
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        static int n = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-reroute-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
-
-struct QuietLogs {
-    QuietLogs() { spdlog::set_level(spdlog::level::warn); }
-    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
-};
-
-daemon::BringupSettings settings(const std::filesystem::path& dir)
-{
-    daemon::BringupSettings s;
-    s.chain.engines = {"minhop"};
-    s.state_dir = dir;
-    return s;
-}
 
 // The analyzer's verdict on what the fake switches hold, over the nodes the
 // SM's port can still reach.
@@ -135,7 +111,7 @@ TEST_CASE("a re-route of a pulled cable sends the hand-counted SMPs and leaves c
     TempDir dir;
     Tree t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     auto first = loop.run([&] { return b.sweep(); });
     REQUIRE(first.up);
     auto gen1 = b.snapshot();
@@ -194,7 +170,7 @@ TEST_CASE("a switch cut off is forgotten, a new CA is discovered, both without a
     TempDir dir;
     Tree t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
 
     // A new CA on L0's free port 6.
@@ -241,7 +217,7 @@ TEST_CASE("a light sweep costs one SMP per switch and finds the switches whose p
     TempDir dir;
     Tree t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
     daemon::EventQueue events(loop.io.get_executor());
 
@@ -271,7 +247,7 @@ TEST_CASE("the scheduler: traps are repressed, folded into one re-route, and the
     daemon::EventQueue events(loop.io.get_executor());
     daemon::TrapReceiver traps(loop.transport, events);
     loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { traps.on_trap(r); });
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     daemon::SchedulerSettings ss;
     ss.debounce = std::chrono::milliseconds(20);
     ss.light_interval = std::chrono::seconds(0);
@@ -321,13 +297,13 @@ TEST_CASE("a corrupt guid2lid is moved aside and the subnet comes up with the LI
     test::FabricLoop loop(t.f);
     std::map<Guid, Lid> first_lids;
     {
-        daemon::Bringup b(loop.transport, settings(dir.path));
+        daemon::Bringup b(loop.transport, bringup_settings(dir.path));
         REQUIRE(loop.run([&] { return b.sweep(); }).up);
         for (const auto& [ref, l] : b.snapshot()->lids.lids.entries())
             first_lids[b.snapshot()->found.fabric.port(ref).guid] = l.base;
     }
     { std::ofstream(dir.path / "guid2lid") << "0x0002 this is not a LID\n"; }
-    daemon::Bringup b(loop.transport, settings(dir.path));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
     auto o = loop.run([&] { return b.sweep(); });
     INFO(o.reason);
     REQUIRE(o.up);
@@ -349,7 +325,7 @@ TEST_CASE("a state directory that cannot be written does not keep the subnet dow
     Tree t;
     test::FabricLoop loop(t.f);
     { std::ofstream(dir.path / "file") << "x"; }
-    daemon::Bringup b(loop.transport, settings(dir.path / "file" / "state"));
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path / "file" / "state"));
     auto o = loop.run([&] { return b.sweep(); });
     INFO(o.reason);
     CHECK(o.up);

@@ -4,6 +4,7 @@
 // ACKNOWLEDGE in both directions. The other SM is the fake's remote SM
 // (add_remote_sm): a port with IsSM that answers SMInfo.
 #include "fabric_loop.h"
+#include "fake_fabric_support.h"
 
 #include "daemon/bringup.h"
 #include "daemon/events.h"
@@ -21,6 +22,10 @@
 #include <unistd.h>
 
 using namespace ibsm;
+using test::bringup_settings;
+using test::QuietLogs;
+using test::TempDir;
+using test::TwoSwitches;
 using topology::NodeId;
 using topology::NodeType;
 using topology::PortRef;
@@ -44,35 +49,6 @@ topology::Fabric small_tree(std::vector<NodeId>& hosts)
         f.connect({leaf, PortNum(4)}, {spine, PortNum(static_cast<std::uint8_t>(l + 1))});
     }
     return f;
-}
-
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        static int n = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-election-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
-
-struct QuietLogs {
-    QuietLogs() { spdlog::set_level(spdlog::level::warn); }
-    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
-};
-
-daemon::BringupSettings bringup_settings(const std::filesystem::path& dir)
-{
-    daemon::BringupSettings s;
-    s.chain.engines = {"minhop"};
-    s.state_dir = dir;
-    return s;
 }
 
 // The SM on host 0 with an election (priority `priority`, SM_Key `key`).

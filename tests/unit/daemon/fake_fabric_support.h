@@ -1,0 +1,77 @@
+// What the daemon tests against the fake fabric share: a state directory
+// that disappears with the test, quiet logs, bring-up settings with a given
+// engine chain, and the smallest fabric with a switch-to-switch link.
+#pragma once
+
+#include "daemon/bringup.h"
+#include "topology/fabric.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace ibsm::test {
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir()
+    {
+        static int n = 0;
+        path = std::filesystem::temp_directory_path() /
+               ("ibsm-daemon-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
+
+struct QuietLogs {
+    QuietLogs() { spdlog::set_level(spdlog::level::warn); }
+    ~QuietLogs() { spdlog::set_level(spdlog::level::info); }
+};
+
+inline daemon::BringupSettings bringup_settings(const std::filesystem::path& dir,
+                                                std::vector<std::string> engines = {"minhop"})
+{
+    daemon::BringupSettings s;
+    s.chain.engines = std::move(engines);
+    s.state_dir = dir;
+    return s;
+}
+
+// Two 4-port switches and four CAs:
+//
+//   H0 (SM) -[1] S1 [4]-[4] S2 [1]- H2
+//   H1      -[2]            [2]- H3
+//
+// Port 3 of each switch is not cabled.
+struct TwoSwitches {
+    topology::Fabric f;
+    topology::NodeId h0, h1, h2, h3, s1, s2;
+
+    TwoSwitches()
+    {
+        using topology::NodeType;
+        h0 = f.add_node(NodeType::ca, Guid(0x100), 1, "H0");
+        h1 = f.add_node(NodeType::ca, Guid(0x200), 1, "H1");
+        h2 = f.add_node(NodeType::ca, Guid(0x300), 1, "H2");
+        h3 = f.add_node(NodeType::ca, Guid(0x400), 1, "H3");
+        s1 = f.add_node(NodeType::switch_node, Guid(0x1000), 4, "S1");
+        s2 = f.add_node(NodeType::switch_node, Guid(0x2000), 4, "S2");
+        f.connect({h0, PortNum(1)}, {s1, PortNum(1)});
+        f.connect({h1, PortNum(1)}, {s1, PortNum(2)});
+        f.connect({s1, PortNum(4)}, {s2, PortNum(4)});
+        f.connect({h2, PortNum(1)}, {s2, PortNum(1)});
+        f.connect({h3, PortNum(1)}, {s2, PortNum(2)});
+    }
+};
+
+} // namespace ibsm::test
