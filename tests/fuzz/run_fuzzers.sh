@@ -6,7 +6,8 @@
 #
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR RUNS [HARNESS...]
 #
-# A crash, leak, UB report or timeout fails the script; the input is kept
+# A crash, leak, UB report or timeout (30 s: generous, as CI machines are
+# shared) fails the script; the input is kept
 # under BUILD_DIR/fuzz-artifacts/ (turn it into a unit test, see README.md).
 # Fixed seed (-seed=1) so a short CI run is repeatable.
 set -euo pipefail
@@ -43,7 +44,7 @@ for h in "${harnesses[@]}"; do
     mkdir -p "$work/corpus-$h"
     log="$work/$h.log"
     start=$(date +%s.%N)
-    if ! "$exe" -runs="$runs" -seed=1 -max_len="$(max_len "$h")" -timeout=10 -print_final_stats=1 \
+    if ! "$exe" -runs="$runs" -seed=1 -max_len="$(max_len "$h")" -timeout=30 -print_final_stats=1 \
             -artifact_prefix="$artifacts/$h-" "$work/corpus-$h" "$work/seeds/fuzz_$h" > "$log" 2>&1; then
         echo "FAIL: fuzz_$h (artifacts in $artifacts):" >&2
         grep -E 'ERROR|SUMMARY|Test unit written|deadly|==[0-9]+==' "$log" | head -n 20 >&2 || tail -n 30 "$log" >&2
