@@ -1,9 +1,13 @@
 // What the daemon tests against the fake fabric share: a state directory
 // that disappears with the test, quiet logs, bring-up settings with a given
-// engine chain, and the smallest fabric with a switch-to-switch link.
+// engine chain, the smallest fabric with a switch-to-switch link, and the
+// analyzer's verdict on what the fake switches hold.
 #pragma once
 
+#include "fake_fabric.h"
+
 #include "daemon/bringup.h"
+#include "routing/analysis/analyze.h"
 #include "topology/fabric.h"
 
 #include <spdlog/spdlog.h>
@@ -73,5 +77,16 @@ struct TwoSwitches {
         f.connect({h3, PortNum(1)}, {s2, PortNum(2)});
     }
 };
+
+// Reachability, loops and credit loops of the tables read back (as
+// `ibsm analyze` scores ibnetdiscover + dump_fts), without EBB and shifts.
+inline routing::analysis::Report analyze_read_back(const FabricReadback& rb)
+{
+    routing::analysis::Options options;
+    options.run_ebb = false;
+    options.run_shifts = false;
+    options.threads = 1;
+    return routing::analysis::analyze(rb.fabric, rb.tables, options);
+}
 
 } // namespace ibsm::test

@@ -149,11 +149,7 @@ TEST_CASE("a bring-up of the fake tree ends SUBNET UP, every cabled port ACTIVE,
     CHECK(rb.tables.lfts.size() == tree.switch_count());
     CHECK(rb.tables.linear_fdb_top.value() == tree.ca_count() + tree.switch_count());
 
-    routing::analysis::Options options;
-    options.run_ebb = false;
-    options.run_shifts = false;
-    options.threads = 1;
-    const auto report = routing::analysis::analyze(rb.fabric, rb.tables, options);
+    const auto report = test::analyze_read_back(rb);
     const auto& ca = report.of(routing::analysis::PairClass::ca_to_ca);
     CHECK(ca.pairs == tree.ca_count() * (tree.ca_count() - 1));
     CHECK(ca.unreachable == 0);

@@ -56,11 +56,7 @@ void check_complete(const test::FakeFabric& fake, const topology::Fabric& built)
         active += rb.fabric.port(link.b).state == topology::PortState::active;
     }
     CHECK(active == 2 * built.link_count());
-    routing::analysis::Options options;
-    options.run_ebb = false;
-    options.run_shifts = false;
-    options.threads = 1;
-    const auto report = routing::analysis::analyze(rb.fabric, rb.tables, options);
+    const auto report = test::analyze_read_back(rb);
     const auto& ca = report.of(routing::analysis::PairClass::ca_to_ca);
     CHECK(ca.pairs == built.ca_count() * (built.ca_count() - 1));
     CHECK(ca.unreachable == 0);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 using namespace ibsm;
+using test::analyze_read_back;
 using test::bringup_settings;
 using test::QuietLogs;
 using test::TempDir;
@@ -57,18 +58,6 @@ struct Tree {
         }
     }
 };
-
-// The analyzer's verdict on what the fake switches hold, over the nodes the
-// SM's port can still reach.
-routing::analysis::Report analyze_read_back(const test::FakeFabric& fabric)
-{
-    auto rb = fabric.read_back();
-    routing::analysis::Options options;
-    options.run_ebb = false;
-    options.run_shifts = false;
-    options.threads = 1;
-    return routing::analysis::analyze(rb.fabric, rb.tables, options);
-}
 
 // The snapshot's NodeIds of the fake's nodes (discovery numbers nodes in
 // the order it meets them, not the fake's).
@@ -139,7 +128,7 @@ TEST_CASE("a re-route of a pulled cable sends the hand-counted SMPs and leaves c
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::vl_arbitration) == 0);
     CHECK(loop.fabric.switch_info(t.spines[0]).port_state_change == false);
 
-    auto rep = analyze_read_back(loop.fabric);
+    auto rep = analyze_read_back(loop.fabric.read_back());
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::ca_to_switch).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
@@ -189,7 +178,7 @@ TEST_CASE("a switch cut off is forgotten, a new CA is discovered, both without a
     REQUIRE(lids);
     CHECK(loop.fabric.port_info({h9, PortNum(1)}).lid == lids->base);
     CHECK(loop.fabric.port_info({h9, PortNum(1)}).port_state == mad::PortState::active);
-    auto rep = analyze_read_back(loop.fabric);
+    auto rep = analyze_read_back(loop.fabric.read_back());
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).pairs == 10 * 9);
 
@@ -284,7 +273,7 @@ TEST_CASE("the scheduler: traps are repressed, folded into one re-route, and the
     CHECK(loop.fabric.counters().represses >= 1);
     const auto& c = traps.counts().at(mad::trap::link_state_change);
     CHECK(c.repressed == c.received);
-    auto rep = analyze_read_back(loop.fabric);
+    auto rep = analyze_read_back(loop.fabric.read_back());
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
 }
