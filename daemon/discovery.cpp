@@ -67,7 +67,7 @@ public:
                              PortNum(static_cast<std::uint8_t>(p)), true});
         }
         for (auto ref : req.ports)
-            enqueue(Task{Task::Kind::port_info, port_path(ref), std::nullopt, ref.node, ref.port, false});
+            enqueue(Task{Task::Kind::port_info, path_to_port(result_, ref), std::nullopt, ref.node, ref.port, false});
         for (auto id : req.describe) enqueue(Task{Task::Kind::describe, result_.path_to(id), std::nullopt, id, {}, false});
         if (workers_ > 0) {
             boost::system::error_code ec;
@@ -399,19 +399,6 @@ private:
         }
     }
 
-    // A CA answers PortInfo only for the port an SMP arrives on: reach it
-    // through the switch it is cabled to.
-    DrPath port_path(PortRef p) const
-    {
-        const auto& f = result_.fabric;
-        if (p == result_.sm_port) return DrPath{};
-        if (auto r = f.remote(p); r && f.node(r->node).is_switch()) {
-            const auto& via = result_.path_to(r->node);
-            if (!via.full()) return via.extended(r->port);
-        }
-        return result_.path_to(p.node);
-    }
-
     mad::Transport& transport_;
     DiscoveryResult result_;
     FabricChanges changes_;
@@ -427,6 +414,19 @@ private:
 };
 
 } // namespace
+
+DrPath path_to_port(const DiscoveryResult& found, PortRef p)
+{
+    const auto& f = found.fabric;
+    if (p == found.sm_port) return DrPath{};
+    if (!f.node(p.node).is_switch()) {
+        if (auto r = f.remote(p); r && f.node(r->node).is_switch()) {
+            const auto& via = found.path_to(r->node);
+            if (!via.full()) return via.extended(r->port);
+        }
+    }
+    return found.path_to(p.node);
+}
 
 awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
                                  const RefreshRequest& request)

@@ -113,6 +113,11 @@ boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const D
 // appended to `lost`.
 DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* lost);
 
+// The DR path a PortInfo query or Set for port `p` takes: a CA answers
+// PortInfo only for the port an SMP arrives on, so a CA port is addressed
+// through the switch it is cabled to; a switch port by its switch's path.
+DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p);
+
 // Runs one heavy sweep. Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not
 // answer (nothing can be discovered).

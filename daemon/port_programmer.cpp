@@ -23,21 +23,6 @@ mad::PortInfo without_commands(mad::PortInfo pi)
     return pi;
 }
 
-// How a Set reaches `p`: a CA answers PortInfo only for the port the SMP
-// arrived on, so a CA port is addressed through the switch it is cabled to.
-DrPath path_to_port(const DiscoveryResult& found, PortRef p)
-{
-    const auto& f = found.fabric;
-    if (p == found.sm_port) return DrPath{};
-    if (!f.node(p.node).is_switch()) {
-        if (auto r = f.remote(p); r && f.node(r->node).is_switch()) {
-            const auto& via = found.path_to(r->node);
-            if (!via.full()) return via.extended(r->port);
-        }
-    }
-    return found.path_to(p.node);
-}
-
 } // namespace
 
 std::uint8_t operational_vls_code(unsigned vls)
