@@ -1,5 +1,8 @@
 #include "daemon/options.h"
 
+#include "config/config.h"
+#include "daemon/install_paths.h"
+
 #include <charconv>
 
 namespace ibsm::daemon {
@@ -27,7 +30,8 @@ const char* usage()
            "                         SIGHUP reloads and re-sweeps, SIGTERM/SIGINT stop\n"
            "  (no mode)              as --foreground, logging to the configured log file (SIGUSR1 reopens it)\n"
            "  --discover-only        run one heavy sweep, print what was found, exit\n"
-           "  --config FILE          YAML configuration (default: built-in defaults); SIGHUP re-reads it\n"
+           "  --config FILE|none     YAML configuration; SIGHUP re-reads it. Default: " IBSMD_DEFAULT_CONFIG "\n"
+           "                         when it exists, else the built-in defaults (also: none)\n"
            "  --print-config         print the effective configuration (file + flags) as YAML, exit\n"
            "  --state-dir DIR        guid2lid and dumps (overrides state_dir)\n"
            "  --engine E[,E2...]     routing engine chain (overrides routing.engines)\n"
@@ -38,7 +42,7 @@ const char* usage()
            "  --smp-window N         SMPs kept outstanding (default 16)\n"
            "  --smp-timeout-ms N     per-SMP timeout (default 100)\n"
            "  --smp-retries N        retries after a timeout (default 3)\n"
-           "  --log-level L          trace|debug|info|warn|error (default info)\n"
+           "  --log-level L          trace|debug|info|warn|error|critical|off (default info)\n"
            "  -h, --help             this text\n"
            "Against ibsim, run with LD_PRELOAD=<path of libumad2sim.so> and IBSIM_SOCKNAME set.\n";
 }
@@ -56,7 +60,11 @@ Options parse_options(const std::vector<std::string>& args)
         else if (a == "--discover-only") o.discover_only = true;
         else if (a == "--once") o.once = true;
         else if (a == "--foreground") o.foreground = true;
-        else if (a == "--config") o.config_file = value();
+        else if (a == "--config") {
+            o.config_file = value();
+            o.no_config = *o.config_file == "none";
+            if (o.no_config) o.config_file.reset();
+        }
         else if (a == "--print-config") o.print_config = true;
         else if (a == "--state-dir") o.overrides.state_dir = value();
         else if (a == "--engine") o.overrides.engines = std::vector<std::string>{value()};
@@ -73,9 +81,9 @@ Options parse_options(const std::vector<std::string>& args)
         } else if (a == "--smp-retries") o.overrides.smp_retries = o.retries = parse_unsigned(a, value(), 0, 100);
         else if (a == "--log-level") {
             o.log_level = value();
-            if (o.log_level != "trace" && o.log_level != "debug" && o.log_level != "info" && o.log_level != "warn" &&
-                o.log_level != "error")
-                throw UsageError("--log-level: unknown level '" + o.log_level + "'");
+            if (!config::parse_log_level(o.log_level))
+                throw UsageError("--log-level: unknown level '" + o.log_level + "' (known: " +
+                                 config::known_log_levels_text() + ")");
             o.overrides.log_level = o.log_level;
         } else
             throw UsageError("unknown option '" + a + "'");

@@ -23,6 +23,7 @@ struct Options {
     bool foreground = false; // configure, keep running, log to the console
     bool print_config = false;
     std::optional<std::string> config_file;
+    bool no_config = false; // --config none: built-in defaults, even when the default file exists
     // Flags that override the configuration file (bring-up modes).
     config::Overrides overrides;
     std::optional<unsigned> lmc;
