@@ -34,7 +34,9 @@ ibsim_cleanup() {
         tail -n 20 "$WORK/ibsim.log" >&2 || true
     fi
     [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
-    exit $rc
+    # No `exit $rc`: tests wrap this in traps of their own that run other
+    # commands first (kill ... || true), so $rc may be 0 for a failed test;
+    # an EXIT trap that does not call exit keeps the script's own status.
 }
 trap ibsim_cleanup EXIT
 
