@@ -29,6 +29,8 @@ ibsim_stop() {
 ibsim_cleanup() {
     local rc=$?
     ibsim_stop
+    # $rc is the test's status only when this is the EXIT trap itself; a
+    # wrapping trap has run commands of its own by now.
     if [ $rc -ne 0 ] && [ -f "$WORK/ibsim.log" ]; then
         echo "--- ibsim log (last 20 lines) ---" >&2
         tail -n 20 "$WORK/ibsim.log" >&2 || true

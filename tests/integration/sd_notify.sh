@@ -34,9 +34,7 @@ good_config
 
 LISTENER_PID=""
 stop_all() {
-    local rc=$?
     [ -n "$LISTENER_PID" ] && kill "$LISTENER_PID" 2> /dev/null || true
-    (exit $rc)
     sm_stop_on_exit
 }
 trap stop_all EXIT

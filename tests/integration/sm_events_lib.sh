@@ -23,10 +23,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 SM_PID=""
 SM_LOG=""
 sm_stop_on_exit() {
-    local rc=$?
     [ -n "$SM_PID" ] && kill "$SM_PID" 2> /dev/null || true
-    # ibsim_cleanup exits with the status it finds in $?: the test's own.
-    (exit $rc)
     ibsim_cleanup
 }
 trap sm_stop_on_exit EXIT
