@@ -13,7 +13,8 @@
 #  - every stderr line starts with a priority "<N>" and none carries our
 #    timestamp; info is <6>, the refused reload <3>.
 #  service mode (no --foreground): the log file keeps its timestamps, the
-#  journal stream gets the same lines with priorities.
+#  journal stream gets the same lines with priorities; SIGUSR1 after the
+#  file was renamed (logrotate) starts a new file at the same path.
 #
 # usage: sd_notify.sh IBSMD IBSM NOTIFY_LISTENER
 set -euo pipefail
@@ -130,6 +131,15 @@ note_wait '^[0-9]+ READY=1' 60
 grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+ .*info.* SUBNET UP" "$WORK/ibsmd.log" ||
     fail "the log file has no timestamped SUBNET UP line"
 grep -q "^<6>SUBNET UP" "$WORK/service-journal.log" || fail "the journal stream has no <6>SUBNET UP line"
+# logrotate: the file is moved away, SIGUSR1 makes ibsmd write a new one.
+mv "$WORK/ibsmd.log" "$WORK/ibsmd.log.1"
+old_size=$(stat -c %s "$WORK/ibsmd.log.1")
+kill -USR1 "$SM_PID"
+for _ in $(seq 1 100); do grep -qs "SIGUSR1: log file .* reopened" "$WORK/ibsmd.log" && break; sleep 0.1; done
+grep -qs "SIGUSR1: log file .* reopened" "$WORK/ibsmd.log" || fail "SIGUSR1 did not reopen the log file at its path"
+grep -q "^<6>SIGUSR1: log file .* reopened" "$WORK/service-journal.log" || fail "the journal stream missed the reopen line"
+[ "$(stat -c %s "$WORK/ibsmd.log.1")" -eq "$old_size" ] || fail "the moved log file still gets lines"
+echo "SIGUSR1 after a rename: new log file, the moved one unchanged at $old_size bytes"
 kill -TERM "$SM_PID"
 wait "$SM_PID" || fail "ibsmd (service mode) did not exit 0 on SIGTERM"
 SM_PID=""
