@@ -42,7 +42,7 @@ echo "built $(basename "$deb") in ${build_s} s: $(stat -c %s "$deb") bytes, $(dp
 dpkg-deb -c "$deb" | awk '{ print "  " $6 ($7 != "" ? " " $7 " " $8 : "") }' | grep -v '/$'
 
 echo "--- lintian"
-lintian --no-tag-display-limit "$deb" > "$WORK/lintian.log" 2>&1 || true
+lintian --tag-display-limit 0 "$deb" > "$WORK/lintian.log" 2>&1 || true
 errors=$(grep -c '^E: ' "$WORK/lintian.log" || true)
 warnings=$(grep -c '^W: ' "$WORK/lintian.log" || true)
 sed 's/^/  /' "$WORK/lintian.log"
