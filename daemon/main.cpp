@@ -16,6 +16,7 @@
 #include "daemon/port_programmer.h"
 #include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
+#include "daemon/status_reporter.h"
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
@@ -209,6 +210,11 @@ int run_sm(const daemon::Options& opts)
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
     });
+    // state.json, metrics.prom and summary.txt's tail (ibsm status), after the dumps.
+    daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, attrs.port_guid.str());
+    scheduler.on_event([&](const daemon::Event& e) { status.on_event(e); });
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) { status.on_outcome(o, snap); });
+    status.start();
 
     // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
     // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
@@ -283,17 +289,20 @@ int run_sm(const daemon::Options& opts)
                 co_await scheduler.run();
                 election.stop();
             }
+            status.stop();
             signals.cancel();
             transport.stop();
         },
         [&](std::exception_ptr e) {
             failure = e;
             election.stop();
+            status.stop();
             signals.cancel();
             transport.stop();
             io.stop();
         });
     io.run();
+    status.publish_stopped();
     dumps.drain();
     if (failure) std::rethrow_exception(failure);
     // What reached the SM unasked over its life: each kind was logged once
