@@ -12,6 +12,7 @@
 #include "routing/sl_file.h"
 #include "topology/netfile_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +30,8 @@ constexpr const char* analyze_help = R"(usage: ibsm analyze DIR [options]
 Scores unicast forwarding tables. DIR is an `ibsm route` output directory
 (DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt when it exists); otherwise
 give a topology in ibnetdiscover format (a live fabric's `ibnetdiscover`
-output) and the matching `dump_fts` output. LIDs are taken from the topology
+output) and the matching `dump_fts` output, or OpenSM's opensm-lfts.dump
+(written at log level 0x40 to its dump_files_dir; the format is detected). LIDs are taken from the topology
 file as ibnetdiscover shows them. Without an SL file every pair uses SL 0.
 
 options:
@@ -104,6 +106,8 @@ int analyze_main(const std::vector<std::string>& argv)
             throw UsageError("give either a route directory or --topology and --lfts, not both");
         net_path = args.positional()[0] + "/topology.net";
         lft_path = args.positional()[0] + "/lfts.dump";
+        if (!std::filesystem::exists(lft_path) && std::filesystem::exists(args.positional()[0] + "/opensm-lfts.dump"))
+            lft_path = args.positional()[0] + "/opensm-lfts.dump";
         if (sl_path.empty() && std::filesystem::exists(args.positional()[0] + "/sl.txt"))
             sl_path = args.positional()[0] + "/sl.txt";
     } else if (args.positional().empty()) {
@@ -131,7 +135,8 @@ int analyze_main(const std::vector<std::string>& argv)
     std::ifstream lft_in(lft_path);
     if (!lft_in) throw std::runtime_error(lft_path + ": cannot open");
     auto dumps = routing::parse_dump_fts(lft_in, lft_path);
-    routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path);
+    const bool opensm = !dumps.empty() && std::all_of(dumps.begin(), dumps.end(), [](const auto& d) { return d.opensm; });
+    routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path, opensm ? "opensm-lfts" : "dump_fts");
     if (!sl_path.empty()) {
         std::ifstream sl_in(sl_path);
         if (!sl_in) throw std::runtime_error(sl_path + ": cannot open");
