@@ -26,8 +26,9 @@ ibsim_stop() {
     IBSIM_HOLD_PID=""
 }
 
+# ibsim_cleanup [STATUS]: STATUS (default: $? on entry) is the script's exit status.
 ibsim_cleanup() {
-    local rc=$?
+    local rc=${1:-$?}
     ibsim_stop
     if [ $rc -ne 0 ] && [ -f "$WORK/ibsim.log" ]; then
         echo "--- ibsim log (last 20 lines) ---" >&2
