@@ -24,6 +24,7 @@ constexpr Subcommand subcommands[] = {
     {"route", "assign LIDs and route a net file with an engine chain; write LFTs as dump_fts text", ibsm::tools::route_main},
     {"topodiff", "compare two topology files: nodes, port counts and links by GUID", ibsm::tools::topodiff_main},
     {"analyze", "score forwarding tables: reachability, credit loops, EBB, shifts, hops", ibsm::tools::analyze_main},
+    {"status", "state of the running ibsmd from its state directory (state.json)", ibsm::tools::status_main},
 };
 
 void usage(std::ostream& out)

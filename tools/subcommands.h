@@ -13,5 +13,6 @@ int topogen_main(const std::vector<std::string>& args);
 int analyze_main(const std::vector<std::string>& args);
 int route_main(const std::vector<std::string>& args);
 int topodiff_main(const std::vector<std::string>& args);
+int status_main(const std::vector<std::string>& args);
 
 } // namespace ibsm::tools

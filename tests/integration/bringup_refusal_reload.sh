@@ -47,7 +47,7 @@ echo "--- ibsmd --foreground: not up, SIGHUP with [minhop] brings it up"
 (cd "$WORK" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" \
     LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --config "$CFG") > "$WORK/fg.log" 2>&1 &
 FG_PID=$!
-trap 'kill $FG_PID 2> /dev/null || true; ibsim_cleanup' EXIT
+trap 'rc=$?; kill $FG_PID 2> /dev/null && wait $FG_PID 2> /dev/null || true; ibsim_cleanup $rc' EXIT
 wait_for() {
     for _ in $(seq 1 300); do
         grep -q "$1" "$WORK/fg.log" && return 0

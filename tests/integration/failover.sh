@@ -51,9 +51,9 @@ start_sm() { # NAME LOG [SIM_HOST]
     eval "${name}_PID=$!"
 }
 cleanup() {
-    local p
+    local rc=$? p
     for p in "${PIDS[@]}"; do kill -9 "$p" 2> /dev/null || true; done
-    ibsim_cleanup
+    ibsim_cleanup "$rc"
 }
 trap cleanup EXIT
 wait_for() { # LOG PATTERN [COUNT] [TIMEOUT_S]

@@ -27,9 +27,9 @@ OTHER_HOST=$(grep -m2 '^Ca' "$WORK/fabric.net" | tail -n1 | sed 's/^Ca[[:space:]
 
 PIDS=()
 cleanup() {
-    local p
+    local rc=$? p
     for p in "${PIDS[@]}"; do kill -9 "$p" 2> /dev/null || true; done
-    ibsim_cleanup
+    ibsim_cleanup "$rc"
 }
 trap cleanup EXIT
 wait_for() { # LOG PATTERN [TIMEOUT_S]

@@ -26,8 +26,9 @@ ibsim_stop() {
     IBSIM_HOLD_PID=""
 }
 
+# ibsim_cleanup [STATUS]: STATUS (default: $? on entry) is the script's exit status.
 ibsim_cleanup() {
-    local rc=$?
+    local rc=${1:-$?}
     ibsim_stop
     # $rc is the test's status only when this is the EXIT trap itself; a
     # wrapping trap has run commands of its own by now.

@@ -25,7 +25,7 @@ LOG="$WORK/ibsmd.log"
 (cd "$WORK" && SIM_HOST=Hca1 ASAN_OPTIONS="$SIM_ASAN_OPTIONS" LD_PRELOAD="$SIM_PRELOAD" \
     exec "$IBSMD" --foreground --state-dir "$WORK/state") > "$LOG" 2>&1 &
 SM_PID=$!
-trap 'kill $SM_PID 2> /dev/null || true; ibsim_cleanup' EXIT
+trap 'rc=$?; kill $SM_PID 2> /dev/null && wait $SM_PID 2> /dev/null || true; ibsim_cleanup $rc' EXIT
 for _ in $(seq 1 300); do
     grep -q "SUBNET UP" "$LOG" && break
     kill -0 "$SM_PID" 2> /dev/null || { cat "$LOG" >&2; fail "ibsmd exited early"; }

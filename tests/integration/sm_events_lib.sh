@@ -23,8 +23,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 SM_PID=""
 SM_LOG=""
 sm_stop_on_exit() {
-    [ -n "$SM_PID" ] && kill "$SM_PID" 2> /dev/null || true
-    ibsim_cleanup
+    local rc=$?
+    # Wait for the exit: ibsmd writes its last state.json as it stops, which
+    # would race the removal of $WORK.
+    [ -n "$SM_PID" ] && kill "$SM_PID" 2> /dev/null && wait "$SM_PID" 2> /dev/null || true
+    ibsim_cleanup "$rc" # the test's status, not the kill's
 }
 trap sm_stop_on_exit EXIT
 
