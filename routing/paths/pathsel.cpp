@@ -153,6 +153,7 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
     for (std::uint64_t i = 2; i <= params_.k; ++i)
         unit = std::lcm(unit, i);
     std::vector<std::uint64_t> m(A * A, 0);
+    std::vector<std::uint64_t> scale(A * A, 1); // CA pairs per selection unit
     std::vector<std::uint32_t> holds(A * A, 0);
     std::vector<std::uint32_t> held(cs.ch_first.size() - 1, 0);
     std::vector<std::uint64_t> load(g.channel_count(), 0);
@@ -162,12 +163,15 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
             const auto r = cs.pair_first[p + 1] - cs.pair_first[p];
             if (ia == ib || r == 0)
                 continue;
-            m[p] = g.terminals_at[cs.active[ia]].size() * g.terminals_at[cs.active[ib]].size();
+            const auto sources = g.terminals_at[cs.active[ia]].size();
+            const auto dests = g.terminals_at[cs.active[ib]].size();
+            m[p] = params_.per_source_switch ? dests : sources * dests;
+            scale[p] = params_.per_source_switch ? sources : 1;
             holds[p] = r;
             for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c) {
                 held[c] = static_cast<std::uint32_t>(m[p]);
                 for (auto ch : cs.path(c))
-                    load[ch] += m[p] * (unit / r);
+                    load[ch] += m[p] * scale[p] * (unit / r);
             }
         }
 
@@ -181,7 +185,7 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
             any = true;
             const auto first = cs.pair_first[p];
             const auto r = cs.pair_first[p + 1] - first;
-            const auto weight = static_cast<std::int64_t>(unit / holds[p]);
+            const auto weight = static_cast<std::int64_t>(unit / holds[p] * scale[p]);
             key.assign(r, 0);
             pair_held.assign(held.begin() + first, held.begin() + first + r);
             for (std::uint32_t i = 0; i < r; ++i) {
@@ -191,7 +195,7 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
                 key[i] = static_cast<std::int64_t>(worst);
             }
             water_fill(key, pair_held, m[p], weight, shed);
-            const auto after = static_cast<std::int64_t>(unit / (holds[p] - 1));
+            const auto after = static_cast<std::int64_t>(unit / (holds[p] - 1) * scale[p]);
             for (std::uint32_t i = 0; i < r; ++i) {
                 const auto before_w = static_cast<std::int64_t>(held[first + i]) * weight;
                 held[first + i] -= shed[i];
@@ -218,7 +222,9 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
         if (a == b)
             return none;
         const auto p = cs.pair(static_cast<std::size_t>(cs.active_of[a]), static_cast<std::size_t>(cs.active_of[b]));
-        const std::uint64_t rank = std::uint64_t{slot[dst]} * g.terminals_at[a].size() + slot[src];
+        const std::uint64_t rank = params_.per_source_switch
+                                       ? std::uint64_t{slot[dst]}
+                                       : std::uint64_t{slot[dst]} * g.terminals_at[a].size() + slot[src];
         std::uint64_t seen = 0;
         for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c) {
             seen += held[c];
