@@ -50,8 +50,9 @@
 // switch, destination) pairs weighing as many CA pairs as the switch has
 // sources. Sources on one switch that reach one destination by different
 // paths split there and cost LIDs; sharing costs next to nothing in balance
-// at seed 002's sizes (maximum link load within 1.5 % of per-CA-pair units)
-// and saves 15-30 % of the LIDs, which is what puts "separate" below destination
+// at seed 002's sizes (maximum link load within 1.2 % of per-CA-pair units,
+// 8 instances of each of the 9 configurations) and saves 10-31 % of the
+// LIDs, which is what puts "separate" below destination
 // renaming's LIDs (seed 002 Table 3). `per_source_switch = false` selects
 // per CA pair as the paper does; then the final counts of a switch pair are
 // dealt out in candidate order to its CA pairs destination by destination,
