@@ -59,7 +59,9 @@
 // so that a destination's sources share paths as far as the counts allow.
 //
 // Switch→CA paths: routing/paths/assemble.h (suffixes of chosen CA paths).
-// Roots: routing/paths/updn_paths.h.
+// Roots: routing/paths/updn_paths.h — on fabrics that are not trees the
+// selection runs for the 8 most central roots and keeps the orientation
+// whose selected paths have the lowest maximum link load.
 #pragma once
 
 #include "routing/paths/path_engine.h"
@@ -74,6 +76,9 @@ struct PathselParams {
     // sources of one switch share their path to a destination; false = every
     // (source, destination) CA pair, as the paper.
     bool per_source_switch = true;
+    // Roots tried on fabrics that are not trees, keeping the lowest maximum
+    // link load (routing/paths/updn_paths.h); 1 = the most central only.
+    unsigned root_trials = 8;
 };
 
 class PathselEngine final : public PathEngine {

@@ -4,6 +4,7 @@
 //
 //   colorl_bench tables [--instances N] [--threads T] [--configs 128/16,256/16,...]
 //                       [--k K] [--slack S] [--per-pair]   (pathsel's parameters, pathsel.h)
+//                       [--random-root]   (the paper's random Up*/Down* root instead of ours)
 //   colorl_bench speed [--threads T] [--scattered M/S[,...]] [NETFILE...]
 //
 // tables: per configuration (machines/switches, average switch degree 8), N
@@ -45,6 +46,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace ibsm;
@@ -204,13 +206,63 @@ std::uint64_t updn_max_link_paths(Fabric f)
 }
 
 routing::paths::PathselParams g_pathsel; // from the command line
+bool g_random_root = false;               // --random-root: the paper's root choice
+bool g_peripheral_root = false;           // --peripheral-root: the switch of largest eccentricity
 
-PairPaths route(const std::string& engine, const Fabric& f, unsigned threads)
+// The Up*/Down* root: our default (updn_order.h: the most central switch),
+// or with --random-root one switch drawn per instance, as the paper does.
+routing::Options options_for(const Fabric& f, std::uint64_t seed)
+{
+    routing::Options o;
+    std::vector<Guid> switches;
+    for (auto id : f.node_ids())
+        if (f.node(id).is_switch())
+            switches.push_back(f.node(id).guid);
+    if (g_peripheral_root) {
+        // Largest eccentricity, then largest distance sum, then smallest GUID.
+        std::tuple<unsigned, unsigned, Guid> best{0, 0, Guid{}};
+        bool have = false;
+        for (auto id : f.node_ids()) {
+            if (!f.node(id).is_switch())
+                continue;
+            std::vector<int> dist(f.node_count(), -1);
+            std::vector<topology::NodeId> queue{id};
+            dist[id.value] = 0;
+            unsigned ecc = 0, sum = 0;
+            for (std::size_t h = 0; h < queue.size(); ++h) {
+                const auto u = queue[h];
+                ecc = std::max(ecc, static_cast<unsigned>(dist[u.value]));
+                sum += static_cast<unsigned>(dist[u.value]);
+                for (const auto& p : f.node(u).ports)
+                    if (p.remote && f.node(p.remote->node).is_switch() && dist[p.remote->node.value] < 0) {
+                        dist[p.remote->node.value] = dist[u.value] + 1;
+                        queue.push_back(p.remote->node);
+                    }
+            }
+            const auto g = f.node(id).guid;
+            if (!have || ecc > std::get<0>(best) || (ecc == std::get<0>(best) && sum > std::get<1>(best))) {
+                best = {ecc, sum, g};
+                have = true;
+            }
+        }
+        o.root_guids = {std::get<2>(best)};
+        return o;
+    }
+    if (!g_random_root)
+        return o;
+    std::uint64_t x = seed * 0x9E3779B97F4A7C15ull; // a fixed mix of the seed: the same root every run
+    x ^= x >> 29;
+    o.root_guids = {switches[x % switches.size()]};
+    return o;
+}
+
+PairPaths route(const std::string& engine, const Fabric& f, unsigned threads, std::uint64_t seed = 1)
 {
     auto p = g_pathsel;
     p.threads = threads;
-    auto r = engine == "pathsel" ? routing::paths::PathselEngine(p).compute(f, routing::Options{})
-                                 : routing::paths::make_path_engine(engine, threads)->compute(f, routing::Options{});
+    const auto o = options_for(f, seed);
+    auto r = engine == "pathsel" ? routing::paths::PathselEngine(p).compute(f, o)
+                                 : routing::paths::make_path_engine(engine, threads)->compute(f, o);
     if (auto* refusal = std::get_if<routing::Refusal>(&r))
         throw std::runtime_error(engine + " refused: " + refusal->reason);
     return std::get<PairPaths>(std::move(r));
@@ -233,10 +285,17 @@ int tables(unsigned instances, unsigned threads, const std::vector<Conf>& confs)
         const auto start = Clock::now();
         for (unsigned seed = 1; seed <= instances; ++seed) {
             const auto f = topology::generate_scattered({conf.switches, conf.machines, 8, seed});
-            const auto sw_all = route("shortest-widest", f, threads);
-            const auto ps_all = route("pathsel", f, threads);
+            const auto sw_all = route("shortest-widest", f, threads, seed);
+            const auto ps_all = route("pathsel", f, threads, seed);
             const auto sw = machines_only(f, sw_all);
             const auto ps = machines_only(f, ps_all);
+            for (const auto* pp : {&sw, &ps}) {
+                std::size_t n = 0;
+                for (const auto& d : pp->destinations)
+                    n += d.paths.size();
+                if (n != std::size_t{conf.machines} * (conf.machines - 1))
+                    throw std::runtime_error(pp->engine + " left machine pairs without a path");
+            }
             for (std::size_t h = 0; h < 5; ++h) {
                 s.t1[h] += static_cast<double>(total_lids(lidassign::partition_all(sw, kHeuristics[h], threads)));
                 s.t2[h] += static_cast<double>(total_lids(lidassign::partition_all(ps, kHeuristics[h], threads)));
@@ -381,6 +440,10 @@ int main(int argc, char** argv)
                 g_pathsel.slack = static_cast<unsigned>(std::stoul(value()));
             else if (a == "--per-pair")
                 g_pathsel.per_source_switch = false;
+            else if (a == "--random-root")
+                g_random_root = true;
+            else if (a == "--peripheral-root")
+                g_peripheral_root = true;
             else if (a == "--scattered")
                 scattered = parse_confs(value());
             else
