@@ -4,7 +4,9 @@
 //
 //   colorl_bench tables [--instances N] [--threads T] [--configs 128/16,256/16,...]
 //                       [--k K] [--slack S] [--per-pair]   (pathsel's parameters, pathsel.h)
-//                       [--random-root]   (the paper's random Up*/Down* root instead of ours)
+//                       [--random-root | --peripheral-root]   (one root per instance, drawn at
+//                       random as the paper does, or the least central switch, instead of
+//                       the engines' best of 8 central roots; the updn engine keeps its own)
 //   colorl_bench speed [--threads T] [--scattered M/S[,...]] [NETFILE...]
 //
 // tables: per configuration (machines/switches, average switch degree 8), N
@@ -209,8 +211,10 @@ routing::paths::PathselParams g_pathsel; // from the command line
 bool g_random_root = false;               // --random-root: the paper's root choice
 bool g_peripheral_root = false;           // --peripheral-root: the switch of largest eccentricity
 
-// The Up*/Down* root: our default (updn_order.h: the most central switch),
-// or with --random-root one switch drawn per instance, as the paper does.
+// The Up*/Down* root of the path engines: their default (Options without
+// roots: the best of the 8 most central, routing/paths/updn_paths.h), or one
+// configured root: drawn per instance (--random-root, as the paper) or the
+// least central switch (--peripheral-root).
 routing::Options options_for(const Fabric& f, std::uint64_t seed)
 {
     routing::Options o;
