@@ -33,7 +33,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -46,7 +48,9 @@ using namespace ibsm;
 
 int run_discovery(const daemon::Options& opts)
 {
-    mad::UmadPort port(opts.ca_name, opts.port_num, /*claim_sm=*/false);
+    auto [ca_name, port_num] = opts.overrides.port_guid ? mad::find_local_port(*opts.overrides.port_guid)
+                                                        : std::pair<std::string, int>(opts.ca_name, opts.port_num);
+    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/false);
     const auto& attrs = port.attributes();
     spdlog::info("using {} port {} (port GUID {}){}", attrs.ca_name, attrs.port_num, attrs.port_guid.str(),
                  port.pollable_by_reactor() ? "" : ", simulator descriptor: polled");
@@ -82,7 +86,9 @@ int run_discovery(const daemon::Options& opts)
 std::vector<Guid> read_root_guid_file(const std::string& path)
 {
     std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read routing.root_guid_file '" + path + "'");
+    if (!in)
+        throw config::ConfigError("routing.root_guid_file '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
     return routing::parse_root_guids(in, path);
 }
 
@@ -146,7 +152,8 @@ std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, 
 // The file (or the defaults) with the command line on top.
 config::Config effective_config(const daemon::Options& opts)
 {
-    config::Config cfg = opts.config_file ? config::load_config_file(*opts.config_file) : config::Config{};
+    auto path = daemon::config_path(opts);
+    config::Config cfg = path ? config::load_config_file(*path) : config::Config{};
     cfg = config::apply_overrides(std::move(cfg), opts.overrides);
     if (opts.lmc) cfg.routing.lmc = *opts.lmc;
     return cfg;
@@ -172,8 +179,8 @@ daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
 int run_sm(const daemon::Options& opts)
 {
     config::Config cfg = effective_config(opts);
+    auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
     auto log_file = setup_logging(opts, cfg);
-    auto settings = bringup_settings(cfg);
 
     // sm.port_guid excludes sm.ca/sm.port (the config checks that).
     auto [ca_name, port_num] = cfg.sm.port_guid ? mad::find_local_port(*cfg.sm.port_guid)
@@ -215,8 +222,10 @@ int run_sm(const daemon::Options& opts)
     // sweep follows either way (as OpenSM's SIGHUP does).
     auto reload = [&]() {
         config::Config next;
+        daemon::BringupSettings next_settings;
         try {
             next = effective_config(opts);
+            next_settings = bringup_settings(next); // reads routing.root_guid_file
         } catch (const std::exception& e) {
             spdlog::error("reload refused, keeping the running configuration: {}", e.what());
             return;
@@ -232,7 +241,7 @@ int run_sm(const daemon::Options& opts)
         }
         cfg = next;
         spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
-        bringup.reconfigure(bringup_settings(cfg));
+        bringup.reconfigure(next_settings);
         scheduler.set_settings(scheduler_settings(cfg));
         dumps.set_config(cfg.dump);
         election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
@@ -316,15 +325,9 @@ int run_sm(const daemon::Options& opts)
 int main(int argc, char** argv)
 {
     daemon::Options opts;
-    try {
-        opts = daemon::parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    } catch (const daemon::UsageError& e) {
-        std::cerr << "ibsmd: " << e.what() << "\n" << daemon::usage();
-        return 64;
-    }
-    if (opts.help) {
-        std::cout << daemon::usage();
-        return 0;
+    {
+        auto app = daemon::make_cli(opts);
+        if (auto exit_code = cli::parse(*app, argc, argv)) return *exit_code;
     }
     auto logger = spdlog::stderr_color_mt("ibsmd");
     spdlog::set_default_logger(logger);
@@ -340,9 +343,9 @@ int main(int argc, char** argv)
         return run_sm(opts);
     } catch (const config::ConfigError& e) {
         spdlog::error("{}", e.what());
-        return 78; // EX_CONFIG
+        return cli::exit_config;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
-        return 1;
+        return cli::exit_failure;
     }
 }
