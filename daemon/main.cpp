@@ -16,6 +16,7 @@
 #include "daemon/port_programmer.h"
 #include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
+#include "daemon/startup_checks.h"
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
@@ -139,7 +140,13 @@ std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, 
     if (console) {
         logger = spdlog::stderr_color_mt("ibsmd-sm");
     } else {
-        file_sink = std::make_shared<daemon::LogFileSink>(cfg.log.file);
+        try {
+            file_sink = std::make_shared<daemon::LogFileSink>(cfg.log.file);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
+                                     "): fix log.file or its directory's permissions, or run with --foreground to "
+                                     "log to the console");
+        }
         logger = std::make_shared<spdlog::logger>("ibsmd-sm", file_sink);
         logger->flush_on(spdlog::level::info);
     }
@@ -180,6 +187,7 @@ int run_sm(const daemon::Options& opts)
 {
     config::Config cfg = effective_config(opts);
     auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
+    daemon::check_state_dir(cfg.state_dir);
     auto log_file = setup_logging(opts, cfg);
 
     // sm.port_guid excludes sm.ca/sm.port (the config checks that).
@@ -320,6 +328,15 @@ int run_sm(const daemon::Options& opts)
     return exit_code;
 }
 
+// The one line a failed start ends with; shown even under --log-level off.
+void fatal(const std::string& what)
+{
+    if (spdlog::default_logger()->should_log(spdlog::level::err))
+        spdlog::error("{}", what);
+    else
+        std::cerr << "ibsmd: " << what << '\n';
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -342,10 +359,10 @@ int main(int argc, char** argv)
         }
         return run_sm(opts);
     } catch (const config::ConfigError& e) {
-        spdlog::error("{}", e.what());
+        fatal(e.what());
         return cli::exit_config;
     } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
+        fatal(e.what());
         return cli::exit_failure;
     }
 }

@@ -47,7 +47,7 @@ void IbsmCli::add(CLI::App& parent, const CommandSpec& spec, std::vector<std::st
     node->run = spec.run ? spec.run : run;
     CLI::App* sub = parent.add_subcommand(spec.name, spec.summary);
     node->app = sub;
-    if (!spec.description.empty()) sub->footer(spec.description);
+    sub->footer(spec.description); // also when empty: CLI11 would inherit the parent's
     for (const auto& o : spec.options) {
         CLI::Option* opt = o.takes_value() ? sub->add_option("--" + o.name, o.help)->type_name(o.value_name)
                                            : sub->add_flag("--" + o.name)->description(o.help);

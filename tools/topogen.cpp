@@ -61,7 +61,7 @@ std::vector<CommandSpec> kinds()
     return {
         kind("pgft", "parallel-ports generalized fat-tree PGFT(h; m; w; p) (seed 003)",
              "Level 0 = hosts; switch ports: down ports first, then up ports.\n"
-             "e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)\n",
+             "  e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)\n",
              {m, w, opt("p", "P1,..,Ph", "parallel links per level (default all 1)"),
               opt("levels", "H", "number of levels, checked against --m/--w/--p"),
               opt("dual-port", "", "hosts with two ports")}),
@@ -98,7 +98,7 @@ std::vector<CommandSpec> kinds()
              {opt("dimension", "D", "dimension, 1..16"), hosts}),
         kind("random", "random cabling between switches (connected; seeded)",
              "N switches of P ports, K hosts each, the other ports cabled at random between switches\n"
-             "(connected; seeded, default seed 1). e.g. --switches 64 --hosts-per-switch 12 --ports 24\n",
+             "(connected; seeded, default seed 1).\n  e.g. --switches 64 --hosts-per-switch 12 --ports 24\n",
              {opt("switches", "N", "switches"), hosts, opt("ports", "P", "ports per switch")}),
     };
 }
