@@ -67,11 +67,16 @@ std::string config_page(std::string_view sample_text, std::string_view sample_na
     for (; i < lines.size() && is_comment(lines[i]); ++i)
         if (i > 0) description += comment_text(lines[i]) + "\n";
 
+    const auto schema = config::schema_keys();
+    const std::set<std::string> schema_set(schema.begin(), schema.end());
     std::string section;
-    std::string pending; // comment lines not yet attached
+    std::string pending;  // comment lines not yet attached
+    std::string examples; // entries of commented-out keys ("# port_guid: 0x...")
     auto flush_note = [&] {
         if (!pending.empty()) body += ".PP\n" + paragraphs(pending);
+        body += examples;
         pending.clear();
+        examples.clear();
     };
     for (; i < lines.size(); ++i) {
         const std::string& line = lines[i];
@@ -81,11 +86,18 @@ std::string config_page(std::string_view sample_text, std::string_view sample_na
         }
         if (is_comment(line)) {
             std::string text = comment_text(line);
-            pending += text + "\n";
-            // A commented-out example documents its key.
+            // A commented-out key of the schema: documented as not set by default.
             auto [k, v] = key_value(text);
-            if (!k.empty() && k.find('.') == std::string::npos && text.rfind(' ', 0) != 0)
-                documented.insert(section.empty() || line[0] != ' ' ? k : section + "." + k);
+            std::string dotted = section.empty() || line[0] != ' ' ? k : section + "." + k;
+            if (!k.empty() && text.rfind(' ', 0) != 0 && schema_set.count(dotted)) {
+                documented.insert(dotted);
+                std::string note;
+                if (auto hash = text.find(" #"); hash != std::string::npos) note = trim(comment_text(text.substr(hash)));
+                examples += ".TP\n\\fB" + escape(dotted) + "\\fR (not set by default; e.g. " + escape(v) + ")\n" +
+                            (note.empty() ? std::string() : escape(note) + "\n");
+                continue;
+            }
+            pending += text + "\n";
             continue;
         }
         auto [key, value] = key_value(line);
@@ -99,13 +111,15 @@ std::string config_page(std::string_view sample_text, std::string_view sample_na
         }
         std::string dotted = section.empty() ? key : section + "." + key;
         documented.insert(dotted);
+        body += examples;
+        examples.clear();
         body += ".TP\n\\fB" + escape(dotted) + "\\fR (default: " + escape(value) + ")\n" + paragraphs(pending);
         pending.clear();
     }
     flush_note();
 
     std::string missing;
-    for (const auto& k : config::schema_keys())
+    for (const auto& k : schema)
         if (!documented.count(k)) missing += (missing.empty() ? "" : ", ") + k;
     if (!missing.empty())
         throw SampleError(std::string(sample_name) + " does not document key(s) " + missing +
