@@ -100,8 +100,13 @@ struct SmConfig {
 
 struct LogConfig {
     LogLevel level = LogLevel::info;
-    // Used when ibsmd is not in the foreground.
-    std::string file = "/var/log/ibsmd.log";
+    // Used when ibsmd is not in the foreground. In /var/log/ibsmd/, the
+    // directory the systemd unit's LogsDirectory= makes writable.
+    std::string file = "/var/log/ibsmd/ibsmd.log";
+    // Cap of the log file in MiB (0: none): when a line would take it past
+    // the cap, the file becomes FILE.1 (replacing an older one) and a new
+    // file starts, so the log takes at most twice the cap.
+    unsigned max_size_mb = 256;
 
     bool operator==(const LogConfig&) const = default;
 };

@@ -59,6 +59,8 @@ std::string describe(const Config& c)
     out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "level" << YAML::Value << std::string(to_string(c.log.level));
     out << YAML::Key << "file" << YAML::Value << c.log.file;
+    out << YAML::Key << "max_size_mb" << YAML::Value << c.log.max_size_mb;
+    if (c.log.max_size_mb == 0) out << YAML::Comment("no cap");
     out << YAML::EndMap;
 
     out << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap;

@@ -40,7 +40,7 @@ constexpr std::array<std::string_view, 10> sm_keys{
     "priority",         "port_guid", "ca",     "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
     "polling_interval_s", "polling_retries", "sm_key",
 };
-constexpr std::array<std::string_view, 2> log_keys{"level", "file"};
+constexpr std::array<std::string_view, 3> log_keys{"level", "file", "max_size_mb"};
 constexpr std::array<std::string_view, 4> sweep_keys{
     "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
 };
@@ -205,6 +205,7 @@ void read_log(const Reader& r, const Entry& at, LogConfig& c)
         c.level = *level;
     }
     if (auto* e = s.find("file")) c.file = r.text(*e, "a path");
+    if (auto* e = s.find("max_size_mb")) c.max_size_mb = small(r.integer(*e, limits::log_max_size_mb));
 }
 
 // The debounce window may not exceed its cap. The key given later (or the

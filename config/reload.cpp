@@ -54,6 +54,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"state_dir", quote(c.state_dir)},
         {"log.level", std::string(to_string(c.log.level))},
         {"log.file", quote(c.log.file)},
+        {"log.max_size_mb", std::to_string(c.log.max_size_mb)},
         {"sweep.interval_s", std::to_string(c.sweep.interval.count())},
         {"sweep.retry_interval_s", std::to_string(c.sweep.retry_interval.count())},
         {"sweep.debounce_ms", std::to_string(c.sweep.debounce.count())},

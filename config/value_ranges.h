@@ -29,6 +29,7 @@ inline constexpr Range sweep_interval_s{0, 86400};       // light sweep period; 
 inline constexpr Range sweep_retry_interval_s{1, 86400}; // retry delay while not up; 0 would spin
 inline constexpr Range sweep_debounce_ms{0, 10000};      // 0: route at the first event
 inline constexpr Range sweep_debounce_max_ms{0, 60000};  // and at least sweep.debounce_ms (checked in parse.cpp)
+inline constexpr Range log_max_size_mb{0, 1048576};      // 0: no cap; at most 1 TiB
 } // namespace limits
 
 } // namespace ibsm::config

@@ -97,6 +97,9 @@ struct SweepOutcome {
     // Not up only because some Sets stayed unconfirmed (discovery complete,
     // routing done): resume() can finish the job without a heavy sweep.
     bool partial = false;
+    // The work included a configuration reload (SIGHUP); set by the
+    // scheduler, so sd_notify's READY=1 follows the reload's own sweep.
+    bool reload = false;
     std::uint64_t generation = 0; // of the snapshot published, 0 when none
     std::vector<PhaseStats> phases;
     double seconds = 0;

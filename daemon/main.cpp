@@ -10,10 +10,13 @@
 #include "daemon/bringup.h"
 #include "daemon/dump_writer.h"
 #include "daemon/events.h"
+#include "daemon/config_path.h"
 #include "daemon/log_file_sink.h"
+#include "daemon/log_setup.h"
 #include "daemon/discovery.h"
 #include "daemon/options.h"
 #include "daemon/port_programmer.h"
+#include "daemon/service_notifier.h"
 #include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
 #include "daemon/startup_checks.h"
@@ -31,7 +34,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -131,36 +133,24 @@ daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_
 }
 
 // The service logs to a file that SIGUSR1 reopens; --once and --foreground
-// log to the console.
+// log to the console (daemon/log_setup.h; journald's format under systemd).
 std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
 {
-    const bool console = opts.once || opts.foreground;
-    std::shared_ptr<spdlog::logger> logger;
-    std::shared_ptr<daemon::LogFileSink> file_sink;
-    if (console) {
-        logger = spdlog::stderr_color_mt("ibsmd-sm");
-    } else {
-        try {
-            file_sink = std::make_shared<daemon::LogFileSink>(cfg.log.file);
-        } catch (const std::exception& e) {
-            throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
-                                     "): fix log.file or its directory's permissions, or run with --foreground to "
-                                     "log to the console");
-        }
-        logger = std::make_shared<spdlog::logger>("ibsmd-sm", file_sink);
-        logger->flush_on(spdlog::level::info);
+    try {
+        return daemon::setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
+                                 "): fix log.file or its directory's permissions, or run with --foreground to "
+                                 "log to the console");
     }
-    spdlog::set_default_logger(logger);
-    spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
-    spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-    return file_sink;
 }
 
-// The file (or the defaults) with the command line on top.
+// The file (--config, else the installed default when it exists, else the
+// defaults) with the command line on top.
 config::Config effective_config(const daemon::Options& opts)
 {
-    auto path = daemon::config_path(opts);
-    config::Config cfg = path ? config::load_config_file(*path) : config::Config{};
+    auto file = daemon::config_file_to_read(opts, daemon::default_config_file());
+    config::Config cfg = file ? config::load_config_file(file->string()) : config::Config{};
     cfg = config::apply_overrides(std::move(cfg), opts.overrides);
     if (opts.lmc) cfg.routing.lmc = *opts.lmc;
     return cfg;
@@ -199,6 +189,10 @@ int run_sm(const daemon::Options& opts)
     spdlog::info("ibsmd: SM on {} port {} (port GUID {}), engines {}, LMC {}, state dir {}", attrs.ca_name,
                  attrs.port_num, attrs.port_guid.str(), fmt::join(cfg.routing.engines, ","), cfg.routing.lmc,
                  cfg.state_dir);
+    {
+        auto file = daemon::config_file_to_read(opts, daemon::default_config_file());
+        spdlog::info("configuration: {}", file ? file->string() : std::string("built-in defaults"));
+    }
 
     // Queues and sources first, then the modules that read them.
     boost::asio::io_context io;
@@ -224,6 +218,12 @@ int run_sm(const daemon::Options& opts)
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
     });
+    // systemd (Type=notify): READY, STATUS, RELOADING, WATCHDOG, STOPPING.
+    daemon::ServiceNotifier notifier(io.get_executor());
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        notifier.on_outcome(o, snap);
+    });
+    notifier.start();
 
     // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
     // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
@@ -266,6 +266,7 @@ int run_sm(const daemon::Options& opts)
             if (ec) return;
             if (sig == SIGHUP) {
                 spdlog::info("SIGHUP: reloading the configuration");
+                notifier.reloading();
                 reload();
                 events.push(daemon::ReloadEvent{});
             } else if (sig == SIGUSR1) {
@@ -278,6 +279,7 @@ int run_sm(const daemon::Options& opts)
             } else {
                 spdlog::info("signal {} received: stopping", sig);
                 stopping = true;
+                notifier.stopping();
                 scheduler.stop();
                 transport.stop(); // a sweep in progress ends at once
                 return;
@@ -300,11 +302,13 @@ int run_sm(const daemon::Options& opts)
                 co_await scheduler.run();
                 election.stop();
             }
+            notifier.stopping();
             signals.cancel();
             transport.stop();
         },
         [&](std::exception_ptr e) {
             failure = e;
+            notifier.stopping();
             election.stop();
             signals.cancel();
             transport.stop();
@@ -346,10 +350,11 @@ int main(int argc, char** argv)
         auto app = daemon::make_cli(opts);
         if (auto exit_code = cli::parse(*app, argc, argv)) return *exit_code;
     }
-    auto logger = spdlog::stderr_color_mt("ibsmd");
-    spdlog::set_default_logger(logger);
-    spdlog::set_level(spdlog::level::from_str(opts.log_level));
-    spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+    {
+        config::LogConfig startup;
+        startup.level = config::parse_log_level(opts.log_level).value_or(config::LogLevel::info);
+        daemon::setup_logging("ibsmd", /*console=*/true, startup);
+    }
 
     try {
         if (opts.discover_only) return run_discovery(opts);

@@ -2,11 +2,11 @@
 
 #include "config/engines.h"
 #include "config/value_ranges.h"
+#include "daemon/install_paths.h"
 
 #include <CLI/CLI.hpp>
 
 #include <charconv>
-#include <filesystem>
 
 namespace ibsm::daemon {
 namespace {
@@ -79,9 +79,17 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
     disc->excludes(print);
 
     const std::string conf = "Configuration (override the file; not with --discover-only)";
-    auto* config = app->add_option_function<std::string>("--config", [&o](const std::string& v) { o.config_file = v; },
-                                   std::string("YAML configuration file; SIGHUP re-reads it. Default: ") +
-                                       default_config_file + " when it exists; 'none': built-in defaults only")
+    auto* config = app->add_option_function<std::string>(
+                         "--config",
+                         [&o](const std::string& v) {
+                             o.no_config = v == "none";
+                             if (o.no_config)
+                                 o.config_file.reset();
+                             else
+                                 o.config_file = v;
+                         },
+                         "YAML configuration file; SIGHUP re-reads it. Default: " IBSMD_DEFAULT_CONFIG
+                         " when it exists; 'none': built-in defaults only")
                        ->type_name("FILE")
                        ->group(conf);
     auto* state = app->add_option_function<std::string>(
@@ -180,17 +188,6 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
 
     app->footer(cli::exit_status_text(exit_statuses()));
     return app;
-}
-
-std::optional<std::string> config_path(const Options& o)
-{
-    if (o.config_file) {
-        if (*o.config_file == "none") return std::nullopt;
-        return o.config_file;
-    }
-    std::error_code ec;
-    if (std::filesystem::exists(default_config_file, ec)) return std::string(default_config_file);
-    return std::nullopt;
 }
 
 Options parse_options(const std::vector<std::string>& args)

@@ -21,17 +21,15 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Read when no --config is given and the file exists; `--config none` reads
-// no file at all (built-in defaults and flags only).
-inline constexpr const char* default_config_file = "/etc/ibsmd/ibsmd.yaml";
-
 struct Options {
     bool discover_only = false;
     bool once = false;       // configure the subnet, exit
     bool foreground = false; // configure, keep running, log to the console
     bool print_config = false;
-    // As given: a path, or "none"; unset: default_config_file if it exists.
+    // --config FILE; unset: the installed default if it exists
+    // (daemon/config_path.h).
     std::optional<std::string> config_file;
+    bool no_config = false; // --config none: built-in defaults, even when the default file exists
     // Flags that override the configuration file (bring-up modes).
     config::Overrides overrides;
     std::optional<unsigned> lmc;
@@ -51,10 +49,6 @@ std::shared_ptr<CLI::App> make_cli(Options& into);
 
 // Exit statuses of ibsmd, for --help and the man page.
 const std::vector<cli::ExitStatus>& exit_statuses();
-
-// The configuration file to read: --config (unless "none"), else
-// default_config_file when it exists, else none.
-std::optional<std::string> config_path(const Options& options);
 
 // For tests: throws UsageError with CLI11's message for a bad command line.
 Options parse_options(const std::vector<std::string>& args);

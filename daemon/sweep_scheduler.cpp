@@ -109,6 +109,7 @@ void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
                    },
                    [&](const ReloadEvent&) {
                        work.heavy = true;
+                       work.reload = true;
                        work.heavy_reason = "configuration reloaded (SIGHUP)";
                    },
                    [&](const RetryEvent&) {
@@ -191,6 +192,7 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
         spdlog::info("sweep interrupted by the shutdown");
         co_return o;
     }
+    o.reload = work.reload;
     report(o, work);
     co_return o;
 }

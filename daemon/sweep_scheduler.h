@@ -70,6 +70,7 @@ struct Work {
     std::set<Guid> ports;     // CA port GUIDs: re-read that port
     std::set<Guid> describe;  // node GUIDs: re-read NodeDescription
     bool shutdown = false;
+    bool reload = false;      // a ReloadEvent was absorbed
     unsigned events = 0;
     bool empty() const { return !heavy && !resume && switches.empty() && ports.empty() && describe.empty(); }
 };

@@ -7,6 +7,7 @@
 // usage: gen_docs SAMPLE_YAML IBSMD_8 IBSM_1 IBSMD_YAML_5 IBSMD_BASH IBSM_BASH
 #include "config/config.h"
 #include "config/engines.h"
+#include "daemon/config_path.h"
 #include "daemon/options.h"
 #include "man/completion.h"
 #include "man/config_page.h"
@@ -53,7 +54,12 @@ man::Choices choices()
     return c;
 }
 
-const char* ibsmd_extra = R"(.SH SIGNALS
+// FILES names this build's paths: the installed default configuration
+// (daemon/config_path.h) and the default state directory.
+std::string ibsmd_extra()
+{
+    const std::string state = config::Config{}.state_dir;
+    return std::string(R"(.SH SIGNALS
 .TP
 .B SIGHUP
 re-read the configuration file and run a heavy sweep; a file with errors, or a change to a key that
@@ -66,14 +72,14 @@ reopen the log file (for logrotate).
 stop, mid-sweep included.
 .SH FILES
 .TP
-.I /etc/ibsmd/ibsmd.yaml
+.I )") + daemon::default_config_file() + R"(
 the configuration, read when present and no \fB\-\-config\fR is given; see \fBibsmd.yaml\fR(5).
 .TP
-.I /var/lib/ibsmd/guid2lid
+.I )" + state + R"(/guid2lid
 the LID of every port, kept across restarts (OpenSM's format); a corrupt file is moved aside as
 \fIguid2lid.corrupt\-<time>\fR and the LIDs the ports carry are kept.
 .TP
-.IR /var/lib/ibsmd/lfts.dump ", " topology.net ", " summary.txt ", " sl.txt
+.IR )" + state + R"(/lfts.dump ", " topology.net ", " summary.txt ", " sl.txt
 dumps written after each sweep that configured the fabric (the \fBdump\fR section of the configuration).
 .SH ERRORS
 Every start-up failure ends with one log line that names what is wrong and what to do, and the exit
@@ -86,6 +92,7 @@ a subnet not up) are logged and retried at the next sweep; only the start-up end
 .BR ibnetdiscover (8),
 .BR dump_fts (8)
 )";
+}
 
 const char* ibsm_extra = R"(.SH SEE ALSO
 .BR ibsmd (8),
@@ -116,7 +123,7 @@ int main(int argc, char** argv)
         d.synopsis = "\\fBibsmd\\fR [\\fB\\-\\-once\\fR | \\fB\\-\\-foreground\\fR | \\fB\\-\\-discover\\-only\\fR | "
                      "\\fB\\-\\-print\\-config\\fR] [\\fIoptions\\fR]";
         d.exit_statuses = daemon::exit_statuses();
-        d.extra_sections = ibsmd_extra;
+        d.extra_sections = ibsmd_extra();
         write(argv[2], man::program_page(*ibsmd, d));
 
         man::PageInfo t;

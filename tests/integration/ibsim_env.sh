@@ -29,12 +29,16 @@ ibsim_stop() {
 ibsim_cleanup() {
     local rc=$?
     ibsim_stop
+    # $rc is the test's status only when this is the EXIT trap itself; a
+    # wrapping trap has run commands of its own by now.
     if [ $rc -ne 0 ] && [ -f "$WORK/ibsim.log" ]; then
         echo "--- ibsim log (last 20 lines) ---" >&2
         tail -n 20 "$WORK/ibsim.log" >&2 || true
     fi
     [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
-    exit $rc
+    # No `exit $rc`: tests wrap this in traps of their own that run other
+    # commands first (kill ... || true), so $rc may be 0 for a failed test;
+    # an EXIT trap that does not call exit keeps the script's own status.
 }
 trap ibsim_cleanup EXIT
 

@@ -82,6 +82,8 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
           "t.yaml:2: key 'routing.lmc': expected an integer in 0..7, got a list");
     CHECK(parse_error("routing:\n  lmc: \"3\"\n") ==
           "t.yaml:2: key 'routing.lmc': expected an integer in 0..7, got the quoted string \"3\" (write it without quotes)");
+    CHECK(parse_error("log:\n  max_size_mb: 1048577\n") ==
+          "t.yaml:2: key 'log.max_size_mb': expected an integer in 0..1048576, got '1048577'");
     CHECK(parse_error("routing:\n  max_vls: 0\n") ==
           "t.yaml:2: key 'routing.max_vls': expected an integer in 1..15, got '0'");
     CHECK(parse_error("routing:\n  switch_sl2vl: sometimes\n") ==

@@ -38,7 +38,8 @@ TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[co
     CHECK(c.sm.polling_retries == 4);
     CHECK(c.state_dir == "/var/lib/ibsmd");
     CHECK(c.log.level == LogLevel::info);
-    CHECK(c.log.file == "/var/log/ibsmd.log");
+    CHECK(c.log.file == "/var/log/ibsmd/ibsmd.log");
+    CHECK(c.log.max_size_mb == 256);
     CHECK(c.sweep.interval == 10s);
     CHECK(c.sweep.retry_interval == 10s);
     CHECK(c.sweep.debounce == 20ms);

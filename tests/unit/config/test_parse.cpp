@@ -30,7 +30,8 @@ TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]"
     CHECK(c.sm.packet_life_time == 18);
     CHECK(c.state_dir == "/var/lib/ibsmd");
     CHECK(c.log.level == LogLevel::info);
-    CHECK(c.log.file == "/var/log/ibsmd.log");
+    CHECK(c.log.file == "/var/log/ibsmd/ibsmd.log");
+    CHECK(c.log.max_size_mb == 256);
     CHECK(c.sweep.interval == 10s);
     CHECK(c.sweep.retry_interval == 10s);
     CHECK(c.sweep.debounce == 20ms);
@@ -76,6 +77,7 @@ TEST_CASE("every key is parsed", "[config][parse]")
     CHECK(c.state_dir == "/tmp/ibsmd state");
     CHECK(c.log.level == LogLevel::debug);
     CHECK(c.log.file == "/tmp/ibsmd.log");
+    CHECK(c.log.max_size_mb == 0);
     CHECK(c.sweep.interval == 0s);
     CHECK(c.sweep.retry_interval == 30s);
     CHECK(c.sweep.debounce == 200ms);

@@ -410,7 +410,9 @@ TEST_CASE("command line: --x=v and --x v, flags that do not apply to the mode ar
 TEST_CASE("command line: --config none reads no file, a named file is read as given", "[options]")
 {
     auto none = daemon::parse_options({"--config", "none"});
-    CHECK_FALSE(daemon::config_path(none));
-    auto named = daemon::parse_options({"--config", "/some/where.yaml"});
-    CHECK(daemon::config_path(named) == "/some/where.yaml");
+    CHECK(none.no_config);
+    CHECK_FALSE(none.config_file);
+    auto named = daemon::parse_options({"--config=/some/where.yaml"});
+    CHECK_FALSE(named.no_config);
+    CHECK(named.config_file == "/some/where.yaml");
 }
