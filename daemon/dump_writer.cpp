@@ -64,6 +64,58 @@ void DumpWriter::publish(SnapshotPtr snap)
     boost::asio::post(pool_, [this, snap = std::move(snap), which = which_] { write(snap, which); });
 }
 
+void DumpWriter::publish_status(StatusFiles files)
+{
+    const auto seq = ++newest_status_;
+    boost::asio::post(pool_, [this, seq, files = std::move(files), which = which_] {
+        if (seq == newest_status_) write_status(files, which);
+    });
+}
+
+void DumpWriter::write_status(const StatusFiles& files, config::DumpConfig which)
+{
+    try {
+        write_file_atomically(dir_ / "state.json", files.state_json);
+        write_file_atomically(dir_ / "metrics.prom", files.metrics);
+        if (status_failing_) spdlog::info("status files written to {} again", dir_.string());
+        status_failing_ = false;
+    } catch (const std::exception& e) {
+        // Once per failing stretch: the status is rewritten every few seconds.
+        if (!status_failing_)
+            spdlog::error("status files not written ({}); the SM keeps running. Make {} writable", e.what(),
+                          dir_.string());
+        status_failing_ = true;
+    }
+    summary_tail_ = files.summary_tail;
+    unsigned ignored = 0;
+    write_summary(which, ignored);
+}
+
+void DumpWriter::write_summary(config::DumpConfig which, unsigned& files)
+{
+    if (!which.summary || summary_.empty()) return;
+    const std::string text = summary_tail_.empty() ? summary_ : summary_ + "\n" + summary_tail_;
+    Fingerprint sf;
+    sf.add(text);
+    auto& last = fingerprints_["summary.txt"];
+    if (last == sf.value()) {
+        ++unchanged_;
+        return;
+    }
+    try {
+        write_file_atomically(dir_ / "summary.txt", text);
+        last = sf.value();
+        ++written_;
+        ++files;
+    } catch (const std::exception& e) {
+        ++failed_;
+        last = 0;
+        spdlog::error("dump summary.txt not written ({}); the SM keeps running. Make {} writable or turn the file off "
+                      "(dump.summary in the configuration)",
+                      e.what(), dir_.string());
+    }
+}
+
 void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
 {
     if (snap->generation < newest_) return; // a newer generation is queued
@@ -121,9 +173,8 @@ void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
     tf.add(s.engine);
     one("topology.net", which.topology, tf.value(),
         [&](std::ostream& out) { write_topology_net(out, s.found, s.lids.lids, s.engine); });
-    Fingerprint sf;
-    sf.add(s.summary);
-    one("summary.txt", which.summary && !s.summary.empty(), sf.value(), [&](std::ostream& out) { out << s.summary; });
+    if (!s.summary.empty()) summary_ = s.summary;
+    write_summary(which, files);
     if (files)
         spdlog::info("generation {}: wrote {} dump file(s) to {} in {:.3f} s", s.generation, files, dir_.string(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

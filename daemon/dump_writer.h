@@ -17,6 +17,11 @@
 // so a burst of re-routes writes the last one only. Each enabled file is
 // fingerprinted from its inputs (tables, LIDs, fabric) and rewritten
 // (atomically: temp, fsync, rename) when the fingerprint differs.
+//
+// The daemon's status (status_reporter.h) goes through the same thread:
+// state.json and metrics.prom are replaced on every publish_status() (the
+// temp-and-rename is node_exporter's textfile convention), and summary.txt
+// is the snapshot's summary followed by the status' activity text.
 #pragma once
 
 #include "config/config.h"
@@ -32,6 +37,13 @@
 
 namespace ibsm::daemon {
 
+// The status files' contents, formatted on the loop (status.h).
+struct StatusFiles {
+    std::string state_json;   // state.json
+    std::string metrics;      // metrics.prom
+    std::string summary_tail; // appended to summary.txt
+};
+
 class DumpWriter {
 public:
     DumpWriter(std::filesystem::path dir, config::DumpConfig which) : dir_(std::move(dir)), which_(which) {}
@@ -41,6 +53,10 @@ public:
     void set_config(config::DumpConfig which) { which_ = which; }
     // Loop thread: writes `snap`'s files in the background.
     void publish(SnapshotPtr snap);
+    // Loop thread: writes state.json and metrics.prom, and summary.txt again
+    // with the new tail, in the background; an older job not yet started is
+    // skipped.
+    void publish_status(StatusFiles files);
     // Waits for the jobs handed over so far (shutdown, tests).
     void drain() { pool_.join(); }
 
@@ -51,12 +67,18 @@ public:
 
 private:
     void write(const SnapshotPtr& snap, config::DumpConfig which);
+    void write_status(const StatusFiles& files, config::DumpConfig which);
+    // summary.txt from the last snapshot's summary and the status tail.
+    void write_summary(config::DumpConfig which, unsigned& files);
 
     std::filesystem::path dir_;
     config::DumpConfig which_;
     std::atomic<std::uint64_t> newest_{0};
     std::atomic<std::uint64_t> written_{0}, unchanged_{0}, failed_{0};
+    std::atomic<std::uint64_t> newest_status_{0};
     std::map<std::string, std::uint64_t> fingerprints_; // writer thread only
+    std::string summary_, summary_tail_;                // writer thread only
+    bool status_failing_ = false;                       // writer thread only
     boost::asio::thread_pool pool_{1};
 };
 

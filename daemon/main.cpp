@@ -20,6 +20,7 @@
 #include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
 #include "daemon/startup_checks.h"
+#include "daemon/status_reporter.h"
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
@@ -224,6 +225,11 @@ int run_sm(const daemon::Options& opts)
         notifier.on_outcome(o, snap);
     });
     notifier.start();
+    // state.json, metrics.prom and summary.txt's tail (ibsm status), after the dumps.
+    daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, attrs.port_guid.str());
+    scheduler.on_event([&](const daemon::Event& e) { status.on_event(e); });
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) { status.on_outcome(o, snap); });
+    status.start();
 
     // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
     // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
@@ -303,6 +309,7 @@ int run_sm(const daemon::Options& opts)
                 election.stop();
             }
             notifier.stopping();
+            status.stop();
             signals.cancel();
             transport.stop();
         },
@@ -310,11 +317,13 @@ int run_sm(const daemon::Options& opts)
             failure = e;
             notifier.stopping();
             election.stop();
+            status.stop();
             signals.cancel();
             transport.stop();
             io.stop();
         });
     io.run();
+    status.publish_stopped();
     dumps.drain();
     if (failure) std::rethrow_exception(failure);
     // What reached the SM unasked over its life: each kind was logged once

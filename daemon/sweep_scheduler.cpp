@@ -319,6 +319,7 @@ boost::asio::awaitable<void> SweepScheduler::run()
                 continue;
             }
         } else {
+            if (event_observer_) event_observer_(*ev);
             absorb(*ev, bringup_.snapshot().get(), w);
         }
         if (w.shutdown) break;
@@ -328,6 +329,7 @@ boost::asio::awaitable<void> SweepScheduler::run()
             const auto until = std::min(Clock::now() + settings_.debounce, first + settings_.debounce_max);
             auto more = co_await events_.pop_until(until);
             if (!more) break;
+            if (event_observer_) event_observer_(*more);
             absorb(*more, bringup_.snapshot().get(), w);
             if (w.shutdown) break;
         }

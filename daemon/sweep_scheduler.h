@@ -107,6 +107,8 @@ public:
     // Called after every piece of work with its outcome and the snapshot
     // then current (dumps, SMInfo state, summaries).
     void on_outcome(OutcomeObserver f) { observers_.push_back(std::move(f)); }
+    // Called on the loop for every event taken from the queue (status).
+    void on_event(std::function<void(const Event&)> f) { event_observer_ = std::move(f); }
     // Called on the loop for a ReloadEvent before the heavy sweep it causes.
     void on_reload(std::function<void()> f) { reload_ = std::move(f); }
 
@@ -141,6 +143,7 @@ private:
     SchedulerSettings settings_;
     std::vector<OutcomeObserver> observers_;
     std::function<void()> reload_;
+    std::function<void(const Event&)> event_observer_;
     SchedulerStats stats_;
     bool busy_ = false;
     bool up_ = false;

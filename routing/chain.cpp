@@ -59,6 +59,7 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
     ChainOutcome out;
     VerifyOptions gate;
     gate.max_vls = options.max_vls;
+    gate.progress = options.progress;
     std::optional<std::size_t> least_bad; // index into out.verdicts of the kept tables
     bool kept_fallback = false;
 
@@ -66,7 +67,17 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
     // records the refusal and keeps the tables if they are the least bad.
     auto try_engine = [&](const std::string& name, bool fallback) {
         auto engine = registry.create(name);
-        Result r = attempt(*engine, fabric, lids, options);
+        // The engine's own progress (if it reports any) shows as this stage.
+        const std::string stage = "route (" + name + ")";
+        std::optional<analysis::StageProgress> progress(std::in_place, options.progress, stage, 1);
+        Options engine_options = options;
+        if (options.progress)
+            engine_options.progress = [&](std::string_view, std::size_t done, std::size_t total) {
+                options.progress(stage, done, total);
+            };
+        Result r = attempt(*engine, fabric, lids, engine_options);
+        progress->tick();
+        progress.reset();
         if (auto* refusal = std::get_if<Refusal>(&r)) {
             if (refusal->engine.empty()) refusal->engine = name;
             out.refusals.push_back(std::move(*refusal));

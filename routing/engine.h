@@ -4,6 +4,7 @@
 #pragma once
 
 #include "lidassign/lid_map.h"
+#include "routing/analysis/progress.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
@@ -28,6 +29,12 @@ struct Options {
     Guid sm_port_guid;
     std::uint8_t max_vls = 8;
     Balancing balancing = Balancing::global;
+    // Told each stage of the chain ("route (ftree)", "verify (ftree)") and
+    // how far it is, for a caller that shows progress (`ibsm route`);
+    // routing itself does no I/O. Empty: nothing is reported. An engine may
+    // report its own work through it (analysis::StageProgress, any stage
+    // name: the chain shows it as "route (<engine>)"); minhop does, per switch.
+    analysis::ProgressFn progress;
 };
 
 // Why an engine will not route this fabric, e.g. engine "ftree",

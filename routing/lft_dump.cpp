@@ -198,8 +198,14 @@ std::vector<SwitchLftDump> parse_dump_fts(std::istream& in, std::string_view sou
             std::string_view rest = line.substr(14);
             const auto dash = rest.find('-'), close = rest.find(']');
             std::uint16_t first = 0, last = 0;
+            // dump_fts writes the range in hex ("[0x0-0x13]"), OpenSM's
+            // opensm-lfts.dump in decimal ("[0-19]").
+            d.opensm = !starts_with(rest, "0x");
+            auto bound = [&](std::string_view t, std::uint16_t& v) {
+                return d.opensm ? parse_number(t, v, 10) : parse_hex(t, v);
+            };
             if (dash == std::string_view::npos || close == std::string_view::npos || dash > close ||
-                !parse_hex(rest.substr(0, dash), first) || !parse_hex(rest.substr(dash + 1, close - dash - 1), last))
+                !bound(rest.substr(0, dash), first) || !bound(rest.substr(dash + 1, close - dash - 1), last))
                 p.fail(line_no, "bad LID range in switch header");
             if (first > last || last > Lid::max_unicast) p.fail(line_no, "LID range out of order or beyond 0xBFFF");
             rest.remove_prefix(close + 1);
@@ -226,12 +232,15 @@ std::vector<SwitchLftDump> parse_dump_fts(std::istream& in, std::string_view sou
             if (!starts_with(rest, "(") || rest.size() < 3 || rest.substr(rest.size() - 2) != "):")
                 p.fail(line_no, "expected \"(description):\" at the end of the switch header");
             d.description = std::string(rest.substr(1, rest.size() - 3));
+            // OpenSM quotes it: ('leaf-1').
+            if (d.opensm && d.description.size() >= 2 && d.description.front() == '\'' && d.description.back() == '\'')
+                d.description = d.description.substr(1, d.description.size() - 2);
             d.first = Lid(first);
             d.last = Lid(last);
             d.lft.port.assign(static_cast<std::size_t>(last) + 1, no_route);
             out.push_back(std::move(d));
             cur = &out.back();
-            state = State::titles1;
+            state = cur->opensm ? State::entries : State::titles1; // OpenSM has no title lines
             continue;
         }
 
@@ -262,7 +271,7 @@ std::vector<SwitchLftDump> parse_dump_fts(std::istream& in, std::string_view sou
                 p.fail(line_no, "bad output port in entry for LID " + std::to_string(lid));
             if (sp2 != std::string_view::npos) {
                 auto info = trim(rest.substr(sp2));
-                if (!info.empty() && !starts_with(info, ": ("))
+                if (!info.empty() && !starts_with(info, cur->opensm ? "# " : ": ("))
                     p.fail(line_no, "unexpected text after the output port: '" + std::string(info) + "'");
             }
             if (lid < cur->first.value() || lid > cur->last.value())
@@ -274,13 +283,17 @@ std::vector<SwitchLftDump> parse_dump_fts(std::istream& in, std::string_view sou
             continue;
         }
 
-        // "N valid lids dumped " / "N lids dumped "
+        // "N valid lids dumped " / "N lids dumped "; OpenSM's N is the
+        // header's top LID, not the number of entries it listed.
         const auto t = trim(line);
         const auto sp = t.find(' ');
         std::size_t n = 0;
         if (sp != std::string_view::npos && parse_number(t.substr(0, sp), n, 10) &&
             (t.substr(sp) == " valid lids dumped" || t.substr(sp) == " lids dumped")) {
-            if (n != cur->listed)
+            if (cur->opensm && n != cur->last.value())
+                p.fail(line_no, "count line says " + std::to_string(n) + " LIDs but the header of switch " +
+                                    cur->guid.str() + " ends at " + std::to_string(cur->last.value()));
+            if (!cur->opensm && n != cur->listed)
                 p.fail(line_no, "count line says " + std::to_string(n) + " LIDs but " + std::to_string(cur->listed) +
                                     " entries were listed for switch " + cur->guid.str());
             state = State::outside;

@@ -15,6 +15,14 @@
 // Only entries whose port exists on the switch are listed (`-a` lists all,
 // unroutable ones as 255). A live dump names the switch by its DR path
 // ("DR path slid 0; dlid 0; 0,3"); offline we name it by LID ("Lid 1").
+//
+// OpenSM's own opensm-lfts.dump (written to its dump_files_dir at log level
+// 0x40, osm_dump.c) is read too, told apart per switch by its decimal range:
+//   Unicast lids [0-14] of switch Lid 2 guid 0x0002c90201000000 ('leaf-1'):
+//   0x0001 001 # Channel Adapter portguid 0x0002c90300000001: 'host-0000'
+//   14 lids dumped
+// no title lines, "# " before the destination, and the count line gives the
+// top LID of the range, not the number of entries.
 // Pure: std::ostream / std::istream only.
 #pragma once
 
@@ -53,6 +61,7 @@ struct SwitchLftDump {
     Lft lft;                     // size last+1; unlisted entries no_route
     std::size_t listed = 0;      // entry lines read
     std::size_t line = 0;        // line number of the header
+    bool opensm = false;         // OpenSM's opensm-lfts.dump format
 };
 
 // Error with "source:line: what" in what().
@@ -61,7 +70,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Parses unicast dump_fts output (with or without -a / -n). Blank lines and
+// Parses unicast dump_fts output (with or without -a / -n), or OpenSM's
+// opensm-lfts.dump (format detected per switch). Blank lines and
 // diagnostics starting with "ibwarn:" are skipped; anything else that is not
 // dump_fts text, entries outside the header range, duplicate LIDs and a
 // count line that disagrees with the entries are errors. `source` names the

@@ -267,7 +267,7 @@ private:
 
 } // namespace
 
-Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options&) const
+Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options) const
 {
     std::vector<std::int64_t> index;
     const Graph g = build_graph(fabric, index);
@@ -286,9 +286,13 @@ Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids
     // Switches are independent; give each thread a strided share.
     const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
     const std::size_t used = S < 64 ? 1 : std::min(threads, S);
+    analysis::StageProgress progress(options.progress, "route", S);
     auto work = [&](std::size_t first) {
         SwitchRouter router(g, dests, order, max_count);
-        for (std::size_t s = first; s < S; s += used) router.route(s, lfts[s]);
+        for (std::size_t s = first; s < S; s += used) {
+            router.route(s, lfts[s]);
+            progress.tick();
+        }
     };
     if (used == 1) {
         work(0);

@@ -132,6 +132,8 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     // every LFT per block instead of one miss per switch and LID).
     const std::uint32_t lid_end = net.lid_table_size();
     const std::size_t blocks = (lid_end + a::LftBlock::width - 1) / a::LftBlock::width;
+    const std::string stage = "verify (" + tables.engine + ")";
+    a::StageProgress progress(options.progress, stage, blocks);
     a::parallel_for(blocks, workers, [&](std::size_t b, unsigned w) {
         Worker& k = *ws[w];
         const auto first = static_cast<std::uint32_t>(b * a::LftBlock::width);
@@ -143,6 +145,7 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             k.conn.add(k.tree);
             k.cdg.add(k.tree);
         }
+        progress.tick();
     });
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);

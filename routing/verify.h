@@ -35,12 +35,14 @@
 
 #include <cstdint>
 #include <string>
+#include "routing/analysis/progress.h"
 
 namespace ibsm::routing {
 
 struct VerifyOptions {
     std::uint8_t max_vls = 8; // data VLs the ports offer (Options::max_vls)
     unsigned threads = 0;     // 0 = hardware concurrency
+    analysis::ProgressFn progress; // stage "verify (<engine>)", per block of LIDs
 };
 
 struct PairCounts {

@@ -6,6 +6,7 @@
 // command-line work.
 #include "cli/app.h"
 #include "tools/args.h"
+#include "tools/progress.h"
 #include "tools/subcommands.h"
 
 #include "routing/analysis/analyze.h"
@@ -13,10 +14,12 @@
 #include "routing/sl_file.h"
 #include "topology/netfile_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,7 +30,8 @@ namespace {
 constexpr const char* analyze_description = R"(Scores unicast forwarding tables. DIR is an `ibsm route` output directory
 (DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt when it exists); otherwise
 give a topology in ibnetdiscover format (a live fabric's `ibnetdiscover`
-output) and the matching `dump_fts` output. LIDs are taken from the topology
+output) and the matching `dump_fts` output, or OpenSM's opensm-lfts.dump
+(written at log level 0x40 to its dump_files_dir; the format is detected). LIDs are taken from the topology
 file as ibnetdiscover shows them. Without an SL file every pair uses SL 0.
 Exit status 2 with --fail-on-problem when there are problems.
 )";
@@ -58,6 +62,8 @@ int analyze_main(const Args& args)
             throw UsageError("give either a route directory or --topology and --lfts, not both");
         net_path = args.positional()[0] + "/topology.net";
         lft_path = args.positional()[0] + "/lfts.dump";
+        if (!std::filesystem::exists(lft_path) && std::filesystem::exists(args.positional()[0] + "/opensm-lfts.dump"))
+            lft_path = args.positional()[0] + "/opensm-lfts.dump";
         if (sl_path.empty() && std::filesystem::exists(args.positional()[0] + "/sl.txt"))
             sl_path = args.positional()[0] + "/sl.txt";
     } else if (args.positional().empty()) {
@@ -81,24 +87,33 @@ int analyze_main(const Args& args)
 
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
-    topology::Fabric fabric = topology::load_net_file(net_path);
-    std::ifstream lft_in(lft_path);
-    if (!lft_in) throw std::runtime_error(lft_path + ": cannot open");
+    // Stage and percentage on stderr when it is a terminal (tools/progress.h).
+    ProgressLine progress("ibsm analyze");
+    topology::Fabric fabric = [&] {
+        ProgressFileStream in(net_path, progress, "read topology");
+        return topology::read_net(in, net_path);
+    }();
+    ProgressFileStream lft_in(lft_path, progress, "read LFTs");
     auto dumps = routing::parse_dump_fts(lft_in, lft_path);
-    routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path);
+    const bool opensm = !dumps.empty() && std::all_of(dumps.begin(), dumps.end(), [](const auto& d) { return d.opensm; });
+    routing::RoutingTables tables = routing::tables_from_dump(dumps, fabric, lft_path, opensm ? "opensm-lfts" : "dump_fts");
     if (!sl_path.empty()) {
-        std::ifstream sl_in(sl_path);
-        if (!sl_in) throw std::runtime_error(sl_path + ": cannot open");
+        ProgressFileStream sl_in(sl_path, progress, "read SLs");
         auto sls = routing::read_sl_file(sl_in, sl_path, fabric);
         tables.sl = std::move(sls.sl);
         tables.vls_used = sls.vls;
     }
     double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::cerr << "ibsm analyze: " << fabric.switch_count() << " switches, " << fabric.ca_count() << " CAs, "
-              << tables.lfts.size() << " forwarding tables"
-              << (sl_path.empty() ? std::string() : ", SLs of " + std::to_string(tables.sl.sources().size()) +
-                                                        " sources over " + std::to_string(tables.vls_used) + " VLs")
-              << " read in " << load_s << " s\n";
+    std::ostringstream loaded;
+    loaded << "ibsm analyze: " << fabric.switch_count() << " switches, " << fabric.ca_count() << " CAs, "
+           << tables.lfts.size() << " forwarding tables"
+           << (sl_path.empty() ? std::string() : ", SLs of " + std::to_string(tables.sl.sources().size()) +
+                                                     " sources over " + std::to_string(tables.vls_used) + " VLs")
+           << " read in " << load_s << " s";
+    progress.message(loaded.str());
+    opt.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
+        progress.update(stage, done, total);
+    };
 
     routing::analysis::Report report;
     try {
@@ -109,6 +124,7 @@ int analyze_main(const Args& args)
         if (!order_path.empty() && what.rfind("line ", 0) == 0) throw std::runtime_error(order_path + ": " + what);
         throw;
     }
+    progress.stop();
     report.seconds.insert(report.seconds.begin(), {"load", load_s});
     double total = 0;
     for (const auto& [stage, s] : report.seconds) total += s;
@@ -137,7 +153,7 @@ const CommandSpec& analyze_command()
         analyze_description,
         {
             {"topology", "NETFILE", "topology in ibnetdiscover format (instead of DIR)"},
-            {"lfts", "DUMPFILE", "the matching dump_fts output (instead of DIR)"},
+            {"lfts", "DUMPFILE", "the matching dump_fts output, or OpenSM's opensm-lfts.dump (instead of DIR)"},
             {"sl", "FILE",
              "SL of every (source port, destination LID) pair, as `ibsm route` and ibsmd's state dump write it "
              "(sl.txt); the credit-loop check then runs per VL (SL = VL)"},

@@ -20,8 +20,10 @@ const std::vector<cli::ExitStatus>& exit_statuses()
         {cli::exit_ok, "success; topodiff: the files describe the same fabric"},
         {cli::exit_failure, "failure: a file cannot be read or written, route: no engine produced tables"},
         {cli::exit_partial, "partial: route wrote tables that failed verification (DEGRADED); analyze "
-                            "--fail-on-problem found unreachable pairs or loops; topodiff found differences"},
+                            "--fail-on-problem found unreachable pairs or loops; topodiff found differences; "
+                            "status: the subnet is up but degraded"},
         {cli::exit_usage, "bad command line"},
+        {cli::exit_config, "status --config: the configuration file cannot be read or is not valid"},
     };
     return table;
 }
@@ -32,7 +34,8 @@ IbsmCli::IbsmCli()
 {
     cli::setup(*app_, "ibsm");
     app_->require_subcommand(1);
-    for (const CommandSpec* spec : {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command()})
+    for (const CommandSpec* spec :
+         {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }

@@ -2,6 +2,7 @@
 // uses. main only parses (tools/ibsm_cli.h), dispatches to a subcommand and
 // turns exceptions into the exit statuses of cli/app.h: 64 for usage errors,
 // 1 for everything else.
+#include "config/config.h"
 #include "tools/ibsm_cli.h"
 
 #include <algorithm>
@@ -25,6 +26,9 @@ int main(int argc, char** argv)
     } catch (const tools::UsageError& e) {
         std::cerr << name << ": " << e.what() << " (see: " << name << " --help)\n";
         return cli::exit_usage;
+    } catch (const config::ConfigError& e) {
+        std::cerr << name << ": " << e.what() << '\n';
+        return cli::exit_config;
     } catch (const std::exception& e) {
         std::cerr << name << ": " << e.what() << '\n';
         return cli::exit_failure;

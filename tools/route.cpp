@@ -10,6 +10,7 @@
 // engine's tables passed the gate and the least bad were written anyway,
 // 64 usage. Defaults are ibsmd's: the same engine chain, LMC and VLs.
 #include "tools/args.h"
+#include "tools/progress.h"
 #include "tools/subcommands.h"
 
 #include "cli/app.h"
@@ -72,9 +73,12 @@ double seconds_since(Clock::time_point t0)
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-void progress(const std::string& what, Clock::time_point t0)
+// A timing line above the progress line (tools/progress.h).
+void progress(ProgressLine& line, const std::string& what, Clock::time_point t0)
 {
-    std::cerr << "ibsm route: " << what << " (" << std::fixed << std::setprecision(3) << seconds_since(t0) << " s)\n";
+    std::ostringstream text;
+    text << "ibsm route: " << what << " (" << std::fixed << std::setprecision(3) << seconds_since(t0) << " s)";
+    line.message(text.str());
 }
 
 std::ifstream open_input(const std::string& path, const std::string& what)
@@ -144,8 +148,13 @@ int route_main(const Args& args)
     }
 
     const auto t0 = Clock::now();
-    auto fabric = topology::load_net_file(net);
-    progress("read " + net + ": " + std::to_string(fabric.switch_count()) + " switches, " +
+    // Stage and percentage on stderr when it is a terminal.
+    ProgressLine line("ibsm route");
+    auto fabric = [&] {
+        ProgressFileStream in(net, line, "read topology");
+        return topology::read_net(in, net);
+    }();
+    progress(line, "read " + net + ": " + std::to_string(fabric.switch_count()) + " switches, " +
                  std::to_string(fabric.node_count() - fabric.switch_count()) + " CAs/routers, " +
                  std::to_string(fabric.link_count()) + " links",
              t0);
@@ -167,37 +176,46 @@ int route_main(const Args& args)
     lidassign::BaseLidOptions lid_options;
     lid_options.lmc = options.lmc;
     auto t1 = Clock::now();
+    line.update("assign LIDs");
     auto assigned = lidassign::assign_base_lids(fabric, previous, lid_options);
-    for (const auto& note : assigned.notes) std::cerr << "ibsm route: note: " << note.text << '\n';
+    for (const auto& note : assigned.notes) line.message("ibsm route: note: " + note.text);
     lidassign::apply_lids(assigned.lids, fabric);
-    progress("assigned LIDs to " + std::to_string(assigned.lids.port_count()) + " ports, top LID " +
+    progress(line, "assigned LIDs to " + std::to_string(assigned.lids.port_count()) + " ports, top LID " +
                  std::to_string(assigned.lids.top().value()),
              t1);
 
     auto t2 = Clock::now();
-    std::cerr << "ibsm route: routing with " << args.value("engine").value_or(default_engines())
-              << (chain.no_fallback ? " (no fallback)" : "") << " ...\n";
+    line.message("ibsm route: routing with " + args.value("engine").value_or(default_engines()) +
+                 (chain.no_fallback ? " (no fallback)" : "") + " ...");
+    options.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
+        line.update(stage, done, total);
+    };
     auto outcome = routing::run_chain(registry, chain, fabric, assigned.lids, options);
     const double route_s = seconds_since(t2);
-    progress(outcome.tables ? "routed by " + outcome.engine() : std::string("no engine routed the fabric"), t2);
+    progress(line, outcome.tables ? "routed by " + outcome.engine() : std::string("no engine routed the fabric"), t2);
 
-    for (const auto& r : outcome.refusals) std::cout << "refused: " << r.engine << ": " << r.reason << '\n';
+    // The report goes to stdout once the progress line is gone.
+    std::ostringstream report;
+    for (const auto& r : outcome.refusals) report << "refused: " << r.engine << ": " << r.reason << '\n';
     if (!outcome.tables) {
-        std::cout << "engine: none" << (chain.no_fallback ? " (no fallback)" : "") << '\n';
+        report << "engine: none" << (chain.no_fallback ? " (no fallback)" : "") << '\n';
+        line.stop();
+        std::cout << report.str();
         return 1;
     }
-    std::cout << "engine: " << outcome.engine() << (outcome.fell_back ? " (fallback)" : "") << '\n';
+    report << "engine: " << outcome.engine() << (outcome.fell_back ? " (fallback)" : "") << '\n';
     if (outcome.degraded) {
-        std::cout << "DEGRADED: no engine's tables passed verification; writing the least bad, " << outcome.degraded_reason
-                  << '\n';
+        report << "DEGRADED: no engine's tables passed verification; writing the least bad, " << outcome.degraded_reason
+               << '\n';
     } else if (const auto* v = outcome.verdict()) {
-        std::cout << "verified: every CA pair, CA->switch and switch->CA pair delivered"
-                  << (v->switch_pairs_checked ? ", every switch pair too" : "") << "; no credit loop in "
-                  << (v->switch_pairs_checked ? "CA and switch" : "CA") << " traffic on "
-                  << int(std::max<std::uint8_t>(outcome.tables->vls_used, 1)) << " VL(s)\n";
+        report << "verified: every CA pair, CA->switch and switch->CA pair delivered"
+               << (v->switch_pairs_checked ? ", every switch pair too" : "") << "; no credit loop in "
+               << (v->switch_pairs_checked ? "CA and switch" : "CA") << " traffic on "
+               << int(std::max<std::uint8_t>(outcome.tables->vls_used, 1)) << " VL(s)\n";
     }
 
     auto t3 = Clock::now();
+    line.update("write files");
     std::filesystem::create_directories(out_dir);
     topology::WriteOptions wo;
     wo.comments.push_back("routed by ibsm route, engine " + outcome.engine() + ", LMC " + std::to_string(options.lmc));
@@ -210,16 +228,18 @@ int route_main(const Args& args)
     std::filesystem::remove(out_dir / "sl.txt");
     if (several_sls)
         write_file(out_dir / "sl.txt", [&](std::ostream& o) { routing::write_sl_file(o, fabric, *outcome.tables); });
-    progress("wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid" +
+    line.stop();
+    progress(line, "wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid" +
                  (several_sls ? ", sl.txt" : ""),
              t3);
-    std::cout << "lids: " << assigned.lids.port_count() << " ports, top " << assigned.lids.top().value() << ", LMC "
-              << int(options.lmc) << '\n'
-              << "switches: " << outcome.tables->lfts.size() << '\n'
-              << "vls: " << int(outcome.tables->vls_used) << " used, " << int(outcome.tables->layers_needed)
-              << " needed\n"
-              << "route time: " << std::fixed << std::setprecision(3) << route_s << " s\n"
-              << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
+    report << "lids: " << assigned.lids.port_count() << " ports, top " << assigned.lids.top().value() << ", LMC "
+           << int(options.lmc) << '\n'
+           << "switches: " << outcome.tables->lfts.size() << '\n'
+           << "vls: " << int(outcome.tables->vls_used) << " used, " << int(outcome.tables->layers_needed)
+           << " needed\n"
+           << "route time: " << std::fixed << std::setprecision(3) << route_s << " s\n"
+           << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
+    std::cout << report.str();
     return outcome.degraded ? cli::exit_partial : cli::exit_ok;
 }
 

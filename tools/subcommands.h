@@ -13,5 +13,6 @@ const CommandSpec& topogen_command();
 const CommandSpec& route_command();
 const CommandSpec& topodiff_command();
 const CommandSpec& analyze_command();
+const CommandSpec& status_command();
 
 } // namespace ibsm::tools

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace ibsm::routing::analysis {
@@ -102,6 +103,8 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
         t0 = t;
     };
 
+    std::optional<StageProgress> prepare;
+    prepare.emplace(options.progress, "prepare", 1);
     const Network net(fabric, tables);
     std::vector<std::int32_t> order =
         options.order_lines.empty() ? net.hosts_by_name() : resolve_host_order(net, options.order_lines);
@@ -113,6 +116,8 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     rep.lids = lid_report(net, tables);
     const ShortestPaths sp(net, options.threads);
     const SlLookup sls(net, tables);
+    prepare->tick();
+    prepare.reset();
     lap("prepare");
 
     // One pass over every destination LID.
@@ -134,6 +139,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
                                                                          options.max_examples),
                                                      CdgBuilder(net, sls), EdgeForwardingCounter(net)}));
     PathTable paths(net);
+    StageProgress trace(options.progress, "trace", dests.size());
     parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
         Worker& k = *ws[w];
         trace_destination(net, dests[i], k.tree);
@@ -141,6 +147,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
         k.cdg.add(k.tree);
         k.efi.add(k.tree);
         paths.add(k.tree);
+        trace.tick();
     });
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);
@@ -149,6 +156,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     }
     lap("trace");
 
+    StageProgress credit(options.progress, "credit_loops", 1);
     Connectivity conn = ws[0]->conn.result();
     for (std::size_t c = 0; c < pair_class_count; ++c) {
         const PairStats& s = conn.classes[c];
@@ -176,15 +184,18 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     rep.efi_all = load_report(net, efi.all);
     rep.efi_switch_links = load_report(net, efi.switch_links);
     ws.clear();
+    credit.tick();
     lap("credit_loops");
 
     const FlowEvaluator eval(net, paths);
     if (options.run_ebb) {
-        rep.ebb = effective_bisection_bandwidth(eval, net.hosts_by_name(), options.ebb, options.threads);
+        StageProgress ebb(options.progress, "ebb", options.ebb.bisections);
+        rep.ebb = effective_bisection_bandwidth(eval, net.hosts_by_name(), options.ebb, options.threads, &ebb);
         lap("ebb");
     }
     if (options.run_shifts) {
-        rep.shifts = shift_permutations(eval, order, options.threads);
+        StageProgress shifts(options.progress, "shifts", order.size() > 1 ? order.size() - 1 : 0);
+        rep.shifts = shift_permutations(eval, order, options.threads, &shifts);
         lap("shifts");
     }
     return rep;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "routing/analysis/ebb.h"
+#include "routing/analysis/progress.h"
 #include "routing/analysis/report.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
@@ -31,6 +32,9 @@ struct Options {
     bool switch_traffic = true;
     unsigned threads = 0; // 0 = hardware concurrency
     std::size_t max_examples = 5;
+    // Called as the stages advance (progress.h); from worker threads, never
+    // concurrently. Empty: no reporting.
+    ProgressFn progress;
 };
 
 // Throws std::invalid_argument for inconsistent input (duplicate LIDs, bad

@@ -41,7 +41,7 @@ std::vector<Flow> random_bisection(std::mt19937& rng, const std::vector<std::int
 }
 
 EbbResult effective_bisection_bandwidth(const FlowEvaluator& eval, const std::vector<std::int32_t>& hosts,
-                                        const EbbOptions& options, unsigned threads)
+                                        const EbbOptions& options, unsigned threads, StageProgress* progress)
 {
     EbbResult r;
     r.bisections = options.bisections;
@@ -68,6 +68,7 @@ EbbResult effective_bisection_bandwidth(const FlowEvaluator& eval, const std::ve
             FlowOutcome o = eval.evaluate(patterns[k], scratch[w]);
             fraction[first + k] = o.bandwidth_sum / static_cast<double>(patterns[k].size());
             unroutable[first + k] = o.unroutable;
+            if (progress) progress->tick();
         });
     }
     double sum = 0;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "routing/analysis/congestion.h"
+#include "routing/analysis/progress.h"
 
 #include <cstdint>
 #include <random>
@@ -53,6 +54,7 @@ void shuffle_hosts(std::mt19937& rng, std::vector<std::int32_t>& v);
 std::vector<Flow> random_bisection(std::mt19937& rng, const std::vector<std::int32_t>& hosts, bool bidirectional);
 
 EbbResult effective_bisection_bandwidth(const FlowEvaluator& eval, const std::vector<std::int32_t>& hosts,
-                                        const EbbOptions& options, unsigned threads);
+                                        const EbbOptions& options, unsigned threads,
+                                        StageProgress* progress = nullptr);
 
 } // namespace ibsm::routing::analysis

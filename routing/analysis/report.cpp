@@ -1,193 +1,61 @@
 #include "routing/analysis/report.h"
 
-#include <charconv>
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
 namespace ibsm::routing::analysis {
 
 namespace {
 
-// Minimal JSON emitter: objects/arrays with automatic commas, pretty-printed.
-class Json {
-public:
-    std::string take() { return std::move(out_); }
+using Json = nlohmann::ordered_json;
 
-    Json& open(char c)
-    {
-        out_ += c;
-        first_ = true;
-        ++depth_;
-        return *this;
-    }
-    Json& close(char c)
-    {
-        --depth_;
-        if (!first_) newline();
-        out_ += c;
-        first_ = false;
-        return *this;
-    }
-    Json& key(const char* k)
-    {
-        sep();
-        str_raw(k);
-        out_ += ": ";
-        pending_value_ = true;
-        return *this;
-    }
-    Json& obj(const char* k) { return key(k).open('{'); }
-    Json& arr(const char* k) { return key(k).open('['); }
-    Json& obj() { return item().open('{'); }
-    Json& item()
-    {
-        sep();
-        pending_value_ = true;
-        return *this;
-    }
-    Json& s(const std::string& v)
-    {
-        value_start();
-        str_raw(v);
-        return *this;
-    }
-    Json& b(bool v)
-    {
-        value_start();
-        out_ += v ? "true" : "false";
-        return *this;
-    }
-    Json& u(std::uint64_t v)
-    {
-        value_start();
-        out_ += std::to_string(v);
-        return *this;
-    }
-    Json& d(double v)
-    {
-        value_start();
-        char buf[32];
-        auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-        out_.append(buf, ec == std::errc() ? p : buf);
-        return *this;
-    }
-    Json& null()
-    {
-        value_start();
-        out_ += "null";
-        return *this;
-    }
-
-private:
-    void newline()
-    {
-        out_ += '\n';
-        out_.append(static_cast<std::size_t>(depth_) * 2, ' ');
-    }
-    void sep()
-    {
-        if (!first_) out_ += ',';
-        newline();
-        first_ = false;
-    }
-    void value_start()
-    {
-        if (!pending_value_) sep();
-        pending_value_ = false;
-        first_ = false;
-    }
-    void str_raw(const std::string& v)
-    {
-        out_ += '"';
-        for (char c : v) {
-            switch (c) {
-            case '"': out_ += "\\\""; break;
-            case '\\': out_ += "\\\\"; break;
-            case '\n': out_ += "\\n"; break;
-            case '\t': out_ += "\\t"; break;
-            case '\r': out_ += "\\r"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                    out_ += buf;
-                } else {
-                    out_ += c;
-                }
-            }
-        }
-        out_ += '"';
-    }
-
-    std::string out_;
-    bool first_ = true;
-    bool pending_value_ = false;
-    int depth_ = 0;
-};
-
-void json_port(Json& j, const char* k, const NamedPort& p)
+Json json_port(const NamedPort& p)
 {
-    j.obj(k);
-    j.key("name").s(p.name);
-    j.key("guid").s(p.guid.str());
-    j.key("port").u(p.port);
-    j.close('}');
+    return Json{{"name", p.name}, {"guid", p.guid.str()}, {"port", p.port}};
 }
 
-void json_link(Json& j, const NamedLink& l)
+Json json_link(const NamedLink& l)
 {
-    j.obj();
-    json_port(j, "from", l.from);
-    json_port(j, "to", l.to);
-    j.close('}');
+    return Json{{"from", json_port(l.from)}, {"to", json_port(l.to)}};
 }
 
-void json_pairs(Json& j, const char* k, const std::vector<NamedPair>& pairs)
+Json json_pairs(const std::vector<NamedPair>& pairs)
 {
-    j.arr(k);
-    for (const NamedPair& p : pairs) {
-        j.obj();
-        j.key("source").s(p.source);
-        j.key("source_guid").s(p.source_guid.str());
-        j.key("dlid").u(p.dlid);
-        j.key("destination").s(p.destination);
-        j.close('}');
-    }
-    j.close(']');
+    Json a = Json::array();
+    for (const NamedPair& p : pairs)
+        a.push_back(Json{{"source", p.source},
+                         {"source_guid", p.source_guid.str()},
+                         {"dlid", p.dlid},
+                         {"destination", p.destination}});
+    return a;
 }
 
-void json_credit(Json& j, const char* k, const CreditReport& c)
+Json json_credit(const CreditReport& c)
 {
-    j.obj(k);
-    j.key("computed").b(c.computed);
+    Json j{{"computed", c.computed}};
     if (c.computed) {
-        j.key("has_loop").b(c.has_loop());
-        j.arr("vls");
+        j["has_loop"] = c.has_loop();
+        Json vls = Json::array();
         for (const VlCreditReport& v : c.vls) {
-            j.obj();
-            j.key("vl").u(v.vl);
-            j.key("dependencies").u(v.dependencies);
-            j.key("has_loop").b(!v.cycle.empty());
-            j.arr("cycle");
-            for (const NamedLink& l : v.cycle) json_link(j, l);
-            j.close(']');
-            j.close('}');
+            Json cycle = Json::array();
+            for (const NamedLink& l : v.cycle) cycle.push_back(json_link(l));
+            vls.push_back(Json{{"vl", v.vl},
+                               {"dependencies", v.dependencies},
+                               {"has_loop", !v.cycle.empty()},
+                               {"cycle", std::move(cycle)}});
         }
-        j.close(']');
+        j["vls"] = std::move(vls);
     }
-    j.close('}');
+    return j;
 }
 
-void json_load(Json& j, const char* k, const LoadReport& l)
+Json json_load(const LoadReport& l)
 {
-    j.obj(k);
-    j.key("channels").u(l.channels);
-    j.key("max").u(l.max);
-    j.key("mean").d(l.mean);
-    if (l.max_link)
-        j.key("max_link").s(link_label(*l.max_link));
-    else
-        j.key("max_link").null();
-    j.close('}');
+    return Json{{"channels", l.channels},
+                {"max", l.max},
+                {"mean", l.mean},
+                {"max_link", l.max_link ? Json(link_label(*l.max_link)) : Json(nullptr)}};
 }
 
 std::string fmt(const char* f, double v)
@@ -228,97 +96,68 @@ std::string link_label(const NamedLink& l)
 std::string to_json(const Report& r)
 {
     Json j;
-    j.open('{');
-    j.key("engine").s(r.engine);
-    j.obj("fabric");
-    j.key("switches").u(r.switches);
-    j.key("hosts").u(r.hosts);
-    j.key("links").u(r.links);
-    j.close('}');
+    j["engine"] = r.engine;
+    j["fabric"] = Json{{"switches", r.switches}, {"hosts", r.hosts}, {"links", r.links}};
+    j["lids"] = Json{{"ca_ports", r.lids.ca_ports},
+                     {"switches", r.lids.switches_with_lid},
+                     {"lids", r.lids.lids},
+                     {"min", r.lids.min_lid},
+                     {"max", r.lids.max_lid},
+                     {"linear_fdb_top", r.lids.linear_fdb_top},
+                     {"lmc", r.lids.lmcs},
+                     {"switches_without_lft", r.lids.switches_without_lft}};
 
-    j.obj("lids");
-    j.key("ca_ports").u(r.lids.ca_ports);
-    j.key("switches").u(r.lids.switches_with_lid);
-    j.key("lids").u(r.lids.lids);
-    j.key("min").u(r.lids.min_lid);
-    j.key("max").u(r.lids.max_lid);
-    j.key("linear_fdb_top").u(r.lids.linear_fdb_top);
-    j.arr("lmc");
-    for (unsigned l : r.lids.lmcs) j.item().u(l);
-    j.close(']');
-    j.key("switches_without_lft").u(r.lids.switches_without_lft);
-    j.close('}');
+    Json pairs = Json::object();
+    for (const ClassReport& c : r.classes)
+        pairs[to_string(c.cls)] =
+            Json{{"counted", c.counted},
+                 {"pairs", c.pairs},
+                 {"delivered", c.delivered},
+                 {"unreachable", c.unreachable},
+                 {"loops", c.loops},
+                 {"hops", Json{{"mean", c.hops_mean}, {"max", c.hops_max}, {"shortest_mean", c.shortest_mean}}},
+                 {"stretch", Json{{"mean", c.stretch_mean}, {"max", c.stretch_max}, {"nonminimal_pairs", c.nonminimal}}},
+                 {"unreachable_examples", json_pairs(c.unreachable_examples)},
+                 {"loop_examples", json_pairs(c.loop_examples)}};
+    j["pairs"] = std::move(pairs);
 
-    j.obj("pairs");
-    for (const ClassReport& c : r.classes) {
-        j.obj(to_string(c.cls));
-        j.key("counted").b(c.counted);
-        j.key("pairs").u(c.pairs);
-        j.key("delivered").u(c.delivered);
-        j.key("unreachable").u(c.unreachable);
-        j.key("loops").u(c.loops);
-        j.obj("hops");
-        j.key("mean").d(c.hops_mean);
-        j.key("max").u(c.hops_max);
-        j.key("shortest_mean").d(c.shortest_mean);
-        j.close('}');
-        j.obj("stretch");
-        j.key("mean").d(c.stretch_mean);
-        j.key("max").d(c.stretch_max);
-        j.key("nonminimal_pairs").u(c.nonminimal);
-        j.close('}');
-        json_pairs(j, "unreachable_examples", c.unreachable_examples);
-        json_pairs(j, "loop_examples", c.loop_examples);
-        j.close('}');
-    }
-    j.close('}');
-
-    j.obj("credit_loops");
-    json_credit(j, "ca_traffic", r.credit_ca_only);
-    json_credit(j, "all_traffic", r.credit_all);
-    j.close('}');
-
-    j.obj("edge_forwarding");
-    j.key("routes").u(r.efi_routes);
-    json_load(j, "all_links", r.efi_all);
-    json_load(j, "switch_links", r.efi_switch_links);
-    j.close('}');
+    j["credit_loops"] = Json{{"ca_traffic", json_credit(r.credit_ca_only)}, {"all_traffic", json_credit(r.credit_all)}};
+    j["edge_forwarding"] = Json{
+        {"routes", r.efi_routes}, {"all_links", json_load(r.efi_all)}, {"switch_links", json_load(r.efi_switch_links)}};
 
     if (r.ebb) {
         const EbbResult& e = *r.ebb;
-        j.obj("ebb");
-        j.key("value").d(e.ebb);
-        j.key("min").d(e.min);
-        j.key("max").d(e.max);
-        j.key("bisections").u(e.bisections);
-        j.key("seed").u(e.seed);
-        j.key("pattern").s(e.bidirectional ? "bidirectional" : "unidirectional");
-        j.key("hosts").u(e.hosts);
-        j.key("flows_per_pattern").u(e.flows_per_pattern);
-        j.key("unroutable_flows").u(e.unroutable_flows);
-        j.close('}');
+        j["ebb"] = Json{{"value", e.ebb},
+                        {"min", e.min},
+                        {"max", e.max},
+                        {"bisections", e.bisections},
+                        {"seed", e.seed},
+                        {"pattern", e.bidirectional ? "bidirectional" : "unidirectional"},
+                        {"hosts", e.hosts},
+                        {"flows_per_pattern", e.flows_per_pattern},
+                        {"unroutable_flows", e.unroutable_flows}};
     } else {
-        j.key("ebb").null();
+        j["ebb"] = nullptr;
     }
     if (r.shifts) {
         const ShiftResult& s = *r.shifts;
-        j.obj("shifts");
-        j.key("average").d(s.average);
-        j.key("min").d(s.minimum);
-        j.key("worst_shift").u(s.worst_shift);
-        j.key("hosts").u(s.hosts);
-        j.key("order").s(r.host_order);
-        j.key("unroutable_flows").u(s.unroutable_flows);
-        j.close('}');
+        j["shifts"] = Json{{"average", s.average},
+                           {"min", s.minimum},
+                           {"worst_shift", s.worst_shift},
+                           {"hosts", s.hosts},
+                           {"order", r.host_order},
+                           {"unroutable_flows", s.unroutable_flows}};
     } else {
-        j.key("shifts").null();
+        j["shifts"] = nullptr;
     }
 
-    j.obj("seconds");
-    for (const auto& [stage, sec] : r.seconds) j.key(stage.c_str()).d(sec);
-    j.close('}');
-    j.close('}');
-    return j.take() + "\n";
+    Json seconds = Json::object();
+    for (const auto& [stage, sec] : r.seconds) seconds[stage] = sec;
+    j["seconds"] = std::move(seconds);
+    // Node descriptions are bytes from the fabric (or a file), not
+    // necessarily UTF-8: invalid sequences become U+FFFD instead of making
+    // the whole document invalid JSON (or throwing).
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string to_text(const Report& r)

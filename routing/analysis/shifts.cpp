@@ -4,7 +4,8 @@
 
 namespace ibsm::routing::analysis {
 
-ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std::int32_t>& order, unsigned threads)
+ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std::int32_t>& order, unsigned threads,
+                               StageProgress* progress)
 {
     ShiftResult r;
     const std::size_t n = order.size();
@@ -22,6 +23,7 @@ ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std:
         FlowOutcome o = eval.evaluate(f, scratch[w]);
         r.fraction[k] = o.bandwidth_sum / static_cast<double>(n);
         unroutable[k] = o.unroutable;
+        if (progress) progress->tick();
     });
     double sum = 0;
     r.minimum = r.fraction[0];

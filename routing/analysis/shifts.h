@@ -14,6 +14,7 @@
 #pragma once
 
 #include "routing/analysis/congestion.h"
+#include "routing/analysis/progress.h"
 
 #include <cstdint>
 #include <vector>
@@ -29,6 +30,7 @@ struct ShiftResult {
     std::uint64_t unroutable_flows = 0;
 };
 
-ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std::int32_t>& order, unsigned threads);
+ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std::int32_t>& order, unsigned threads,
+                               StageProgress* progress = nullptr);
 
 } // namespace ibsm::routing::analysis

@@ -11,6 +11,9 @@
 #     a channel dependency cycle -> a credit loop is reported and printed.
 #  3. The analyzer agrees with the brute-force model (analyze_crosscheck.py)
 #     on the ring's tables.
+#  4. OpenSM's own opensm-lfts.dump of the 648-host tree (-D 0x40 writes it
+#     to --dump_files_dir) gives the same report as its tables read back
+#     with dump_fts (issue 13: the format is detected).
 #
 # usage: opensm_analyze.sh IBSM_BINARY
 # Fails (does not skip) when ibsim, umad2sim, opensm or infiniband-diags are
@@ -33,7 +36,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # fabric and tables back.
 run_opensm() {
     local engine=$1 tag=$2
-    sim timeout 300 opensm -o -R "$engine" -f "$WORK/opensm-$tag.log" --dump_files_dir "$OSM_TMP_DIR" \
+    sim timeout 300 opensm -o -R "$engine" -D 0x43 -f "$WORK/opensm-$tag.log" --dump_files_dir "$OSM_TMP_DIR" \
         > "$WORK/opensm-$tag.out" 2>&1 || { tail -n 30 "$WORK/opensm-$tag.log" >&2 || true; fail "opensm -R $engine exited with an error"; }
     grep -q "SUBNET UP" "$WORK/opensm-$tag.log" || { tail -n 30 "$WORK/opensm-$tag.log" >&2; fail "opensm -R $engine did not bring the subnet up"; }
     grep -q "$engine tables configured on all switches" "$WORK/opensm-$tag.log" ||
@@ -48,6 +51,19 @@ ibsim_start "$WORK/tree648.net" $(ibsim_limits "$WORK/tree648.net")
 run_opensm ftree ftree648
 "$IBSM" analyze --topology "$WORK/ftree648.net" --lfts "$WORK/ftree648.dump" --json --bisections 200 \
     --out "$WORK/ftree648.json" 2> "$WORK/ftree648.analyze.err" || { cat "$WORK/ftree648.analyze.err" >&2; fail "ibsm analyze failed on OpenSM ftree tables"; }
+[ -s "$OSM_TMP_DIR/opensm-lfts.dump" ] || fail "OpenSM wrote no opensm-lfts.dump to $OSM_TMP_DIR"
+cp "$OSM_TMP_DIR/opensm-lfts.dump" "$WORK/ftree648.opensm-lfts.dump"
+"$IBSM" analyze --topology "$WORK/ftree648.net" --lfts "$WORK/ftree648.opensm-lfts.dump" --json --bisections 200 \
+    --out "$WORK/ftree648.osm.json" 2> "$WORK/ftree648.osm.err" || { cat "$WORK/ftree648.osm.err" >&2; fail "ibsm analyze failed on opensm-lfts.dump"; }
+python3 - "$WORK/ftree648.json" "$WORK/ftree648.osm.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert b["engine"] == "opensm-lfts", b["engine"]
+diff = [k for k in a if k not in ("engine", "seconds") and a[k] != b[k]]
+if diff:
+    sys.exit(f"FAIL: opensm-lfts.dump and dump_fts disagree on {diff}")
+print("opensm-lfts.dump: same report as dump_fts read back (pairs, credit loops, EBB, shifts)")
+EOF
 ibsim_stop
 rm -f "$WORK/console"
 

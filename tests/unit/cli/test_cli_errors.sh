@@ -126,14 +126,20 @@ expect 64 "^ibsm topodiff: expected exactly two" "$IBSM" topodiff a.net
 expect 64 "^ibsm analyze: .*--bogus" "$IBSM" analyze --bogus
 expect 64 "^ibsm analyze: give either a route directory or --topology" "$IBSM" analyze "$WORK" --topology x
 
+expect 64 "^ibsm status: give --state-dir or --config, not both" "$IBSM" status --state-dir "$WORK" --config x.yaml
+
+echo "--- ibsm: configuration errors (78)"
+expect 78 "^ibsm status: .*missing.yaml: cannot open" "$IBSM" status --config "$WORK/missing.yaml"
+
 echo "--- ibsm: run-time failures (1)"
+expect 1 "^ibsm status: .*state.json: cannot read" "$IBSM" status --state-dir "$WORK/no-state"
 expect 1 "^ibsm route: .*x.net.*cannot open" "$IBSM" route --topology "$WORK/x.net" --out "$WORK/r"
 expect 1 "^ibsm topodiff: .*x.net" "$IBSM" topodiff "$WORK/x.net" "$WORK/y.net"
 
 echo "--- ibsm: help and version (0), -h on every (sub)command"
 expect_ok "$IBSM" --version
 expect_ok "$IBSM" help
-for cmd in "" route topodiff analyze topogen "topogen pgft" "topogen random"; do
+for cmd in "" route topodiff analyze status topogen "topogen pgft" "topogen random"; do
     # shellcheck disable=SC2086
     expect_ok "$IBSM" $cmd -h
     # shellcheck disable=SC2086

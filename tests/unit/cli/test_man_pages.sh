@@ -49,14 +49,14 @@ check_help() {
 }
 check_help ibsmd.8 "$IBSMD"
 check_help ibsm.1 "$IBSM"
-for cmd in route topodiff analyze topogen; do check_help ibsm.1 "$IBSM" "$cmd"; done
+for cmd in route topodiff analyze topogen status; do check_help ibsm.1 "$IBSM" "$cmd"; done
 kinds=$("$IBSM" topogen --help | sed -n '/^Subcommands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
 [ "$(echo "$kinds" | wc -w)" -ge 5 ] || fail "ibsm topogen --help lists kinds: $kinds"
 for k in $kinds; do
     check_help ibsm.1 "$IBSM" topogen "$k"
     grep -qE "ibsm topogen $k " "$WORK/ibsm.1.txt" || fail "ibsm.1 has no section for topogen $k"
 done
-for cmd in route topodiff analyze topogen; do
+for cmd in route topodiff analyze topogen status; do
     grep -qE "^ +ibsm $cmd " "$WORK/ibsm.1.txt" || fail "ibsm.1 has no section for $cmd"
 done
 echo "$checked flag occurrences from --help found in the pages"

@@ -1,0 +1,115 @@
+// The running daemon's state as plain data, and the three forms it takes in
+// the state directory: state.json (read back by `ibsm status`), metrics.prom
+// (Prometheus text exposition format, for node_exporter's textfile
+// collector) and the text `ibsm status` prints and summary.txt ends with.
+//
+// Why: an operator should not read logs to learn whether the subnet is up,
+// which generation is programmed, or how many SMPs timed out. The daemon
+// collects this on its loop (status_reporter.h) and hands it to the dump
+// writer; `ibsm status` parses the same JSON, so both sides share one
+// definition of every field here. Pure: strings in, strings out, no I/O.
+//
+// Data structures: DaemonStatus is a flat record (identity, subnet state,
+// last sweep with its phases, cumulative counters, traps by number, phase
+// totals, the last events, newest last). Times are Unix seconds (wall
+// clock) so another process can read them.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct StatusPhase {
+    std::string name;
+    double seconds = 0;
+    std::uint64_t smps = 0;
+    std::string detail;
+};
+
+struct StatusPhaseTotal {
+    std::string name;
+    double seconds = 0; // summed over every sweep that ran the phase
+    std::uint64_t runs = 0;
+};
+
+struct StatusTrap {
+    std::uint16_t number = 0;
+    std::uint64_t received = 0;
+    std::uint64_t repeats = 0; // folded into a pending event
+};
+
+struct StatusEvent {
+    double time = 0; // Unix seconds
+    std::string text;
+};
+
+struct StatusCounters {
+    // SweepScheduler (SchedulerStats)
+    std::uint64_t heavy_sweeps = 0, reroutes = 0, reroutes_unchanged = 0, light_sweeps = 0, resumes = 0,
+                  sweep_failures = 0, events = 0;
+    // Transport (mad::TransportCounters); retries = resends (each waits a backoff)
+    std::uint64_t smps_sent = 0, smp_requests = 0, smp_timeouts = 0, smp_drops = 0, smp_retries = 0,
+                  smp_failed = 0, mads_unsolicited = 0, mads_malformed = 0, mads_unmatched = 0;
+    // TrapReceiver
+    std::uint64_t traps = 0;
+};
+
+struct DaemonStatus {
+    // Identity of the process that wrote it.
+    long pid = 0;
+    double started = 0; // Unix seconds
+    double updated = 0;
+    std::string sm_port_guid; // "0x..."
+    // "starting" (no sweep finished yet), "up", "degraded", "down",
+    // "standby" (another SM is master) or "stopped" (the daemon exited).
+    std::string state = "starting";
+    std::string reason; // why not up / why degraded / who is master
+    std::uint64_t generation = 0;
+    std::string engine;
+    std::uint32_t sm_lid = 0;
+    std::uint64_t nodes = 0, switches = 0, cas = 0, links = 0;
+    std::uint64_t lid_ports = 0; // ports holding a LID
+    std::uint32_t top_lid = 0;
+    unsigned lmc = 0;
+
+    struct LastSweep {
+        std::string kind; // "heavy sweep", "re-route", "resume"; empty: none yet
+        std::string outcome; // "up", "degraded", "down", "standby", "unchanged", "failed"
+        double finished = 0; // Unix seconds
+        double seconds = 0;
+        std::uint64_t smps = 0;
+        std::uint64_t lft_blocks_sent = 0;
+        std::vector<StatusPhase> phases;
+    } last_sweep;
+
+    StatusCounters counters;
+    std::vector<StatusTrap> traps;              // by number, ascending
+    std::vector<StatusPhaseTotal> phase_totals; // in first-seen order
+    std::vector<StatusEvent> events;            // newest last
+};
+
+class StatusFormatError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// state.json: every field above, one object (format_version 1).
+std::string to_state_json(const DaemonStatus& s);
+// The inverse; throws StatusFormatError naming the problem for text that is
+// not JSON, another format version, or a field of the wrong type.
+DaemonStatus status_from_json(std::string_view text);
+
+// metrics.prom: HELP/TYPE lines and samples, counters named *_total.
+std::string to_prometheus(const DaemonStatus& s);
+
+// What `ibsm status` prints. `now` (Unix seconds) gives ages; `running`
+// says whether the writing process is still alive.
+std::string to_status_text(const DaemonStatus& s, double now, bool running);
+// The part summary.txt gains: counters, traps and the last events.
+std::string status_activity_text(const DaemonStatus& s);
+
+} // namespace ibsm::daemon
