@@ -52,6 +52,11 @@ Config apply_overrides(Config config, const Overrides& o)
         config.sm.port = PortNum(static_cast<std::uint8_t>(checked("--port", *o.port, limits::sm_port)));
         config.sm.port_guid.reset();
     }
+    if (o.port_guid) {
+        config.sm.port_guid = *o.port_guid;
+        config.sm.ca.reset();
+        config.sm.port.reset();
+    }
     if (o.smp_window) config.smp.window = checked("--smp-window", *o.smp_window, limits::smp_window);
     if (o.smp_timeout_ms)
         config.smp.timeout =

@@ -17,6 +17,7 @@ struct Overrides {
     std::optional<std::string> log_level;            // --log-level L
     std::optional<std::string> ca;                   // --ca NAME
     std::optional<unsigned> port;                    // --port N
+    std::optional<Guid> port_guid;                   // --port-guid GUID
     std::optional<unsigned> smp_window;              // --smp-window N
     std::optional<unsigned> smp_timeout_ms;          // --smp-timeout-ms N
     std::optional<unsigned> smp_retries;             // --smp-retries N
@@ -24,7 +25,7 @@ struct Overrides {
 
 // Flags win over the file. --engine replaces routing.engines (routing.no_fallback
 // still applies); --ca or --port selects the port by CA/number, so they clear
-// sm.port_guid. Throws ConfigError "command line: --flag: what" for bad values.
+// sm.port_guid; --port-guid selects it by GUID and clears sm.ca and sm.port. Throws ConfigError "command line: --flag: what" for bad values.
 Config apply_overrides(Config config, const Overrides& overrides);
 
 } // namespace ibsm::config

@@ -356,6 +356,16 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         snapshot_ = std::move(snap);
     };
 
+    // An SM whose own port has no link reaches nothing: say so (the
+    // scheduler logs it), instead of a "subnet" of one port that no packet
+    // can leave (a switch's port 0 has no link by nature).
+    if (!f.node(found.sm_port.node).is_switch() && !f.remote(found.sm_port)) {
+        o.reason = "the SM's own port has no link (PortState DOWN): check its cable and the switch port at its "
+                   "other end, or run the SM on another port (--port-guid, --ca/--port)";
+        publish(std::nullopt, nullptr);
+        co_return o;
+    }
+
     // LIDs
     PhaseClock c2(transport_);
     auto assigned = assign_lids(found, o);

@@ -19,6 +19,7 @@
 #include "daemon/service_notifier.h"
 #include "daemon/sm_election.h"
 #include "daemon/sm_info_responder.h"
+#include "daemon/startup_checks.h"
 #include "daemon/status_reporter.h"
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
@@ -36,7 +37,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -49,7 +52,9 @@ using namespace ibsm;
 
 int run_discovery(const daemon::Options& opts)
 {
-    mad::UmadPort port(opts.ca_name, opts.port_num, /*claim_sm=*/false);
+    auto [ca_name, port_num] = opts.overrides.port_guid ? mad::find_local_port(*opts.overrides.port_guid)
+                                                        : std::pair<std::string, int>(opts.ca_name, opts.port_num);
+    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/false);
     const auto& attrs = port.attributes();
     spdlog::info("using {} port {} (port GUID {}){}", attrs.ca_name, attrs.port_num, attrs.port_guid.str(),
                  port.pollable_by_reactor() ? "" : ", simulator descriptor: polled");
@@ -85,7 +90,9 @@ int run_discovery(const daemon::Options& opts)
 std::vector<Guid> read_root_guid_file(const std::string& path)
 {
     std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read routing.root_guid_file '" + path + "'");
+    if (!in)
+        throw config::ConfigError("routing.root_guid_file '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
     return routing::parse_root_guids(in, path);
 }
 
@@ -130,7 +137,13 @@ daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_
 // log to the console (daemon/log_setup.h; journald's format under systemd).
 std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
 {
-    return daemon::setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
+    try {
+        return daemon::setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
+                                 "): fix log.file or its directory's permissions, or run with --foreground to "
+                                 "log to the console");
+    }
 }
 
 // The file (--config, else the installed default when it exists, else the
@@ -164,8 +177,9 @@ daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
 int run_sm(const daemon::Options& opts)
 {
     config::Config cfg = effective_config(opts);
+    auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
+    daemon::check_state_dir(cfg.state_dir);
     auto log_file = setup_logging(opts, cfg);
-    auto settings = bringup_settings(cfg);
 
     // sm.port_guid excludes sm.ca/sm.port (the config checks that).
     auto [ca_name, port_num] = cfg.sm.port_guid ? mad::find_local_port(*cfg.sm.port_guid)
@@ -222,8 +236,10 @@ int run_sm(const daemon::Options& opts)
     // sweep follows either way (as OpenSM's SIGHUP does).
     auto reload = [&]() {
         config::Config next;
+        daemon::BringupSettings next_settings;
         try {
             next = effective_config(opts);
+            next_settings = bringup_settings(next); // reads routing.root_guid_file
         } catch (const std::exception& e) {
             spdlog::error("reload refused, keeping the running configuration: {}", e.what());
             return;
@@ -239,7 +255,7 @@ int run_sm(const daemon::Options& opts)
         }
         cfg = next;
         spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
-        bringup.reconfigure(bringup_settings(cfg));
+        bringup.reconfigure(next_settings);
         scheduler.set_settings(scheduler_settings(cfg));
         dumps.set_config(cfg.dump);
         election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
@@ -325,20 +341,23 @@ int run_sm(const daemon::Options& opts)
     return exit_code;
 }
 
+// The one line a failed start ends with; shown even under --log-level off.
+void fatal(const std::string& what)
+{
+    if (spdlog::default_logger()->should_log(spdlog::level::err))
+        spdlog::error("{}", what);
+    else
+        std::cerr << "ibsmd: " << what << '\n';
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     daemon::Options opts;
-    try {
-        opts = daemon::parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    } catch (const daemon::UsageError& e) {
-        std::cerr << "ibsmd: " << e.what() << "\n" << daemon::usage();
-        return 64;
-    }
-    if (opts.help) {
-        std::cout << daemon::usage();
-        return 0;
+    {
+        auto app = daemon::make_cli(opts);
+        if (auto exit_code = cli::parse(*app, argc, argv)) return *exit_code;
     }
     {
         config::LogConfig startup;
@@ -354,10 +373,10 @@ int main(int argc, char** argv)
         }
         return run_sm(opts);
     } catch (const config::ConfigError& e) {
-        spdlog::error("{}", e.what());
-        return 78; // EX_CONFIG
+        fatal(e.what());
+        return cli::exit_config;
     } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return 1;
+        fatal(e.what());
+        return cli::exit_failure;
     }
 }

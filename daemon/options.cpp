@@ -1,96 +1,204 @@
 #include "daemon/options.h"
 
-#include "config/config.h"
+#include "config/engines.h"
+#include "config/value_ranges.h"
 #include "daemon/install_paths.h"
+
+#include <CLI/CLI.hpp>
 
 #include <charconv>
 
 namespace ibsm::daemon {
 namespace {
 
-unsigned parse_unsigned(const std::string& flag, const std::string& value, unsigned min, unsigned max)
+constexpr const char* description =
+    "ibsmd: InfiniBand subnet manager. It discovers the fabric, assigns LIDs (kept across restarts in\n"
+    "STATE_DIR/guid2lid), routes it with a chain of engines whose tables must pass a verification gate,\n"
+    "programs the switches and activates the ports, then stays master: traps and light sweeps re-route,\n"
+    "SIGHUP re-reads the configuration and re-sweeps, SIGUSR1 reopens the log file, SIGTERM/SIGINT stop.\n"
+    "Without a mode flag ibsmd runs as the service, logging to log.file of the configuration.\n"
+    "Against ibsim, run with LD_PRELOAD=<path of libumad2sim.so> and IBSIM_SOCKNAME set.";
+
+CLI::Validator range(config::Range r)
 {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc{} || p != value.data() + value.size() || v < min || v > max)
-        throw UsageError(flag + ": expected a number in " + std::to_string(min) + ".." + std::to_string(max) +
-                         ", got '" + value + "'");
-    return v;
+    // No description: the help text states the range in words.
+    return CLI::Range(r.lo, r.hi).description("");
+}
+
+// A port GUID as ibstat prints it: hex, with or without 0x.
+std::optional<Guid> parse_guid(std::string_view text)
+{
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
+    if (text.empty() || ec != std::errc{} || p != text.data() + text.size() || v == 0) return std::nullopt;
+    return Guid(v);
 }
 
 } // namespace
 
-const char* usage()
+const std::vector<cli::ExitStatus>& exit_statuses()
 {
-    return "usage: ibsmd [--once | --foreground | --discover-only] [options]\n"
-           "  --once                 bring the subnet up (discover, LIDs, route, program, activate), exit:\n"
-           "                         0 when it is up, 2 when up on a routing that failed verification\n"
-           "                         (degraded), 1 with the reason when not up\n"
-           "  --foreground           the same, then stay master (console log): traps and light sweeps re-route,\n"
-           "                         SIGHUP reloads and re-sweeps, SIGTERM/SIGINT stop\n"
-           "  (no mode)              as --foreground, logging to the configured log file (SIGUSR1 reopens it;\n"
-           "                         under systemd the journal gets the same lines)\n"
-           "  --discover-only        run one heavy sweep, print what was found, exit\n"
-           "  --config FILE|none     YAML configuration; SIGHUP re-reads it. Default: " IBSMD_DEFAULT_CONFIG "\n"
-           "                         when it exists, else the built-in defaults (also: none)\n"
-           "  --print-config         print the effective configuration (file + flags) as YAML, exit\n"
-           "  --state-dir DIR        guid2lid and dumps (overrides state_dir)\n"
-           "  --engine E[,E2...]     routing engine chain (overrides routing.engines)\n"
-           "  --lmc N                LID mask control 0..7 (overrides routing.lmc)\n"
-           "  --dump-dir DIR         write DIR/topology.net (ibnetdiscover format) after the sweep\n"
-           "  --ca NAME              CA to run on (default: first one found)\n"
-           "  --port N               port of that CA (default: first usable)\n"
-           "  --smp-window N         SMPs kept outstanding (default 16)\n"
-           "  --smp-timeout-ms N     per-SMP timeout (default 100)\n"
-           "  --smp-retries N        retries after a timeout (default 3)\n"
-           "  --log-level L          trace|debug|info|warn|error|critical|off (default info)\n"
-           "  -h, --help             this text\n"
-           "Against ibsim, run with LD_PRELOAD=<path of libumad2sim.so> and IBSIM_SOCKNAME set.\n";
+    static const std::vector<cli::ExitStatus> table{
+        {cli::exit_ok, "--once: the subnet is up on verified tables; --discover-only: every node answered; "
+                       "the service: stopped by SIGTERM/SIGINT"},
+        {cli::exit_failure, "run-time failure: no umad device or port, the port GUID not found, the state "
+                            "directory not writable, the subnet not up (--once); the log line says why"},
+        {cli::exit_partial, "partial: --once brought the subnet up on tables that failed verification "
+                            "(DEGRADED); --discover-only did not reach every node"},
+        {cli::exit_usage, "bad command line (unknown flag, bad value, a flag that does not apply to the mode)"},
+        {cli::exit_config, "bad configuration: the file cannot be read, bad YAML, unknown key, value out of "
+                           "range, routing.root_guid_file unreadable"},
+    };
+    return table;
+}
+
+std::shared_ptr<CLI::App> make_cli(Options& o)
+{
+    auto app = std::make_shared<CLI::App>(description);
+    cli::setup(*app, "ibsmd");
+
+    const std::string modes = "Modes (at most one; none: run as the service)";
+    auto* once = app->add_flag("--once", o.once,
+                               "bring the subnet up (discover, LIDs, route, program, activate) and exit with 0 "
+                               "when it is up, 2 when up on tables that failed verification, 1 when not up")
+                     ->group(modes);
+    auto* fg = app->add_flag("--foreground", o.foreground,
+                             "as the service, but logging to the console; traps and light sweeps re-route, "
+                             "SIGHUP reloads")
+                   ->group(modes);
+    auto* disc = app->add_flag("--discover-only", o.discover_only,
+                               "run one heavy sweep, print what was found and exit (configures nothing; reads "
+                               "no configuration file)")
+                     ->group(modes);
+    auto* print = app->add_flag("--print-config", o.print_config,
+                                "print the effective configuration (file + flags) as YAML and exit")
+                      ->group(modes);
+    once->excludes(fg)->excludes(disc)->excludes(print);
+    fg->excludes(disc)->excludes(print);
+    disc->excludes(print);
+
+    const std::string conf = "Configuration (override the file; not with --discover-only)";
+    auto* config = app->add_option_function<std::string>(
+                         "--config",
+                         [&o](const std::string& v) {
+                             o.no_config = v == "none";
+                             if (o.no_config)
+                                 o.config_file.reset();
+                             else
+                                 o.config_file = v;
+                         },
+                         "YAML configuration file; SIGHUP re-reads it. Default: " IBSMD_DEFAULT_CONFIG
+                         " when it exists; 'none': built-in defaults only")
+                       ->type_name("FILE")
+                       ->group(conf);
+    auto* state = app->add_option_function<std::string>(
+                         "--state-dir", [&o](const std::string& v) { o.overrides.state_dir = v; },
+                         "directory of guid2lid and the dump files (state_dir)")
+                      ->type_name("DIR")
+                      ->group(conf);
+    auto* engine = app->add_option_function<std::string>(
+                          "--engine", [&o](const std::string& v) { o.overrides.engines = std::vector<std::string>{v}; },
+                          "routing engine chain, tried in order (routing.engines); known: " +
+                              config::known_engines_text())
+                       ->type_name("E[,E2...]")
+                       ->check(
+                           [](const std::string& v) -> std::string {
+                               auto names = config::split_engine_list(v);
+                               auto problem = config::check_engine_chain(names);
+                               return problem ? problem->message : std::string();
+                           },
+                           "")
+                       ->group(conf);
+    auto* lmc = app->add_option_function<unsigned>("--lmc", [&o](unsigned v) { o.lmc = v; }, "LID mask control, 0..7 (routing.lmc)")
+                    ->type_name("N")
+                    ->check(range(config::limits::lmc))
+                    ->group(conf);
+    for (auto* opt : {config, state, engine, lmc}) opt->excludes(disc);
+
+    const std::string port = "Port of the SM (sm.port_guid, sm.ca, sm.port)";
+    auto* guid = app->add_option_function<std::string>(
+                        "--port-guid", [&o](const std::string& v) { o.overrides.port_guid = parse_guid(v); },
+                        "local port to run on, by port GUID (as ibstat prints it); for ibsmd@<guid>.service")
+                     ->type_name("GUID")
+                     ->check([](const std::string& v) -> std::string {
+                         return parse_guid(v) ? std::string() : "expected a non-zero hex port GUID, got '" + v + "'";
+                     })
+                     ->group(port);
+    auto* ca = app->add_option_function<std::string>(
+                      "--ca", [&o](const std::string& v) { o.overrides.ca = o.ca_name = v; },
+                      "CA to run on (default: the first one with a usable port)")
+                   ->type_name("NAME")
+                   ->group(port);
+    auto* portnum = app->add_option_function<unsigned>(
+                           "--port",
+                           [&o](unsigned v) {
+                               o.port_num = static_cast<int>(v);
+                               o.overrides.port = v;
+                           },
+                           "port of that CA, 1..254 (default: the first usable)")
+                        ->type_name("N")
+                        ->check(range(config::limits::sm_port))
+                        ->group(port);
+    guid->excludes(ca)->excludes(portnum);
+
+    const std::string smp = "SMP transport (smp.*)";
+    app->add_option_function<unsigned>(
+           "--smp-window", [&o](unsigned v) { o.overrides.smp_window = o.window = v; },
+           "SMPs kept outstanding, 1..4096 (default 16)")
+        ->type_name("N")
+        ->check(range(config::limits::smp_window))
+        ->group(smp);
+    app->add_option_function<unsigned>(
+           "--smp-timeout-ms",
+           [&o](unsigned v) {
+               o.overrides.smp_timeout_ms = v;
+               o.timeout = std::chrono::milliseconds(v);
+           },
+           "per-SMP response timeout, 1..60000 ms (default 100)")
+        ->type_name("N")
+        ->check(range(config::limits::smp_timeout_ms))
+        ->group(smp);
+    app->add_option_function<unsigned>(
+           "--smp-retries", [&o](unsigned v) { o.overrides.smp_retries = o.retries = v; },
+           "resends after a timeout, 0..100 (default 3)")
+        ->type_name("N")
+        ->check(range(config::limits::smp_retries))
+        ->group(smp);
+
+    const std::string out = "Output";
+    app->add_option_function<std::string>(
+           "--log-level", [&o](const std::string& v) { o.overrides.log_level = o.log_level = v; },
+           "log level (log.level): " + config::known_log_levels_text() + " (default info)")
+        ->type_name("LEVEL")
+        ->check(
+            [](const std::string& v) -> std::string {
+                return config::parse_log_level(v) ? std::string()
+                                                  : "unknown level '" + v + "' (known: " +
+                                                        config::known_log_levels_text() + ")";
+            },
+            "")
+        ->group(out);
+    app->add_option_function<std::string>("--dump-dir", [&o](const std::string& v) { o.dump_dir = v; },
+                    "with --discover-only: write DIR/topology.net (ibnetdiscover format); the SM itself writes "
+                    "its dumps into the state directory")
+        ->type_name("DIR")
+        ->needs(disc)
+        ->group(out);
+
+    app->footer(cli::exit_status_text(exit_statuses()));
+    return app;
 }
 
 Options parse_options(const std::vector<std::string>& args)
 {
     Options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) throw UsageError(a + ": missing value");
-            return args[++i];
-        };
-        if (a == "-h" || a == "--help") o.help = true;
-        else if (a == "--discover-only") o.discover_only = true;
-        else if (a == "--once") o.once = true;
-        else if (a == "--foreground") o.foreground = true;
-        else if (a == "--config") {
-            o.config_file = value();
-            o.no_config = *o.config_file == "none";
-            if (o.no_config) o.config_file.reset();
-        }
-        else if (a == "--print-config") o.print_config = true;
-        else if (a == "--state-dir") o.overrides.state_dir = value();
-        else if (a == "--engine") o.overrides.engines = std::vector<std::string>{value()};
-        else if (a == "--lmc") o.lmc = parse_unsigned(a, value(), 0, 7);
-        else if (a == "--dump-dir") o.dump_dir = value();
-        else if (a == "--ca") o.overrides.ca = o.ca_name = value();
-        else if (a == "--port") {
-            o.port_num = static_cast<int>(parse_unsigned(a, value(), 1, 254));
-            o.overrides.port = static_cast<unsigned>(o.port_num);
-        } else if (a == "--smp-window") o.overrides.smp_window = o.window = parse_unsigned(a, value(), 1, 4096);
-        else if (a == "--smp-timeout-ms") {
-            o.overrides.smp_timeout_ms = parse_unsigned(a, value(), 1, 60000);
-            o.timeout = std::chrono::milliseconds(*o.overrides.smp_timeout_ms);
-        } else if (a == "--smp-retries") o.overrides.smp_retries = o.retries = parse_unsigned(a, value(), 0, 100);
-        else if (a == "--log-level") {
-            o.log_level = value();
-            if (!config::parse_log_level(o.log_level))
-                throw UsageError("--log-level: unknown level '" + o.log_level + "' (known: " +
-                                 config::known_log_levels_text() + ")");
-            o.overrides.log_level = o.log_level;
-        } else
-            throw UsageError("unknown option '" + a + "'");
+    auto app = make_cli(o);
+    try {
+        o.help = cli::parse_or_throw(*app, args);
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(e.what());
     }
-    if (int(o.once) + int(o.foreground) + int(o.discover_only) > 1)
-        throw UsageError("--once, --foreground and --discover-only exclude each other");
     return o;
 }
 

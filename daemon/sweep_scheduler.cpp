@@ -227,8 +227,11 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
                      o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps,
                      o.seconds > 0 ? o.smps / o.seconds : 0.0, o.lft_blocks_sent);
     } else {
-        spdlog::error("subnet NOT up: {} (next attempt in {:.1f} s{})", o.reason, retry_delay().count() / 1000.0,
-                      resume_next() ? ", resuming the failed part" : "");
+        if (once_ && !resume_next()) // --once: no next attempt
+            spdlog::error("subnet NOT up: {}", o.reason);
+        else
+            spdlog::error("subnet NOT up: {} (next attempt in {:.1f} s{})", o.reason, retry_delay().count() / 1000.0,
+                          resume_next() ? ", resuming the failed part" : "");
     }
     auto snap = bringup_.snapshot();
     for (const auto& f : observers_) {
@@ -254,6 +257,7 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
     // port still coming up, a simulator slow to answer its first client) is
     // tried again a few times before --once gives up; a sweep that ran and
     // found the subnet not up is the answer.
+    once_ = true;
     SweepOutcome o;
     for (unsigned attempt = 0; attempt < 3; ++attempt) {
         const auto failures = stats_.failures;

@@ -149,6 +149,7 @@ private:
     bool up_ = false;
     bool standby_ = false;
     bool stopping_ = false;
+    bool once_ = false; // run_once(): a failed sweep has no "next attempt" to announce
     unsigned partial_in_row_ = 0; // partial outcomes in a row
 };
 

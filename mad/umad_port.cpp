@@ -63,7 +63,8 @@ std::pair<std::string, int> find_local_port(Guid guid)
             seen += (seen.empty() ? "" : ", ") + std::string(names[i]) + " port " + std::to_string(p) + " " + g.str();
         }
     }
-    throw UmadError("no local port has GUID " + guid.str() + " (local ports: " + (seen.empty() ? "none" : seen) + ")");
+    throw UmadError("no local port has GUID " + guid.str() + " (local ports: " + (seen.empty() ? "none" : seen) +
+                    "): give one of these GUIDs (--port-guid, sm.port_guid), as `ibstat -p` lists them");
 }
 
 UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
@@ -73,7 +74,10 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
     const char* ca = ca_name.empty() ? nullptr : ca_name.c_str();
     umad_port_t port{};
     if (umad_get_port(ca, port_num, &port) < 0)
-        throw UmadError("cannot find port " + std::to_string(port_num) + " on " + (ca ? ca_name : "any CA"));
+        throw UmadError((port_num ? "no port " + std::to_string(port_num) : std::string("no usable InfiniBand port")) +
+                        " on " + (ca ? "CA " + ca_name : "any CA") +
+                        ": check that ib_umad is loaded and `ibstat` lists the port, or select another one "
+                        "(--ca/--port, --port-guid)");
     attrs_.ca_name = port.ca_name;
     attrs_.port_num = port.portnum;
     attrs_.port_guid = Guid(be64toh(port.port_guid));
@@ -86,7 +90,8 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
     port_id_ = umad_open_port(attrs_.ca_name.c_str(), attrs_.port_num);
     if (port_id_ < 0)
         throw UmadError("umad_open_port(" + attrs_.ca_name + ", " + std::to_string(attrs_.port_num) +
-                        ") failed: " + std::strerror(-port_id_));
+                        ") failed: " + std::strerror(-port_id_) +
+                        " (the SM needs read/write access to /dev/infiniband/umad*: run it as root)");
     fd_ = umad_get_fd(port_id_);
     pollable_ = is_kernel_umad_fd(fd_);
     if (pollable_) {
@@ -116,7 +121,7 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
         if (issm_fd_ < 0) {
             umad_close_port(port_id_);
             throw UmadError(std::string("cannot open the issm device (IsSM capability) for ") + attrs_.ca_name +
-                            ": " + std::strerror(errno));
+                            ": " + std::strerror(errno) + " (run the SM as root; is another SM holding it?)");
         }
     }
 

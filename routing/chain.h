@@ -48,7 +48,7 @@ struct ChainOutcome {
     // True when `tables` failed the gate (no engine's passed): the daemon
     // programs them (better than no routes) but says "SUBNET UP (degraded:
     // <degraded_reason>)" in its log and summary, and `ibsmd --once` exits
-    // non-zero; `ibsm route` prints "DEGRADED: ..." and exits 3.
+    // non-zero; `ibsm route` prints "DEGRADED: ..." and exits 2 (cli/app.h).
     bool degraded = false;
     // When degraded: "<engine>: <its verdict's reason>", e.g. "minhop: credit
     // loop on VL 0 in CA traffic: sw1[2] → sw2[3] → sw1[2]"; the counts are in

@@ -4,6 +4,7 @@
 // credit loops, edge-forwarding index, effective bisection bandwidth, shift
 // permutations, hops and stretch). This file only does the file and
 // command-line work.
+#include "cli/app.h"
 #include "tools/args.h"
 #include "tools/progress.h"
 #include "tools/subcommands.h"
@@ -26,37 +27,13 @@ namespace ibsm::tools {
 
 namespace {
 
-constexpr const char* analyze_help = R"(usage: ibsm analyze DIR [options]
-       ibsm analyze --topology NETFILE --lfts DUMPFILE [options]
-
-Scores unicast forwarding tables. DIR is an `ibsm route` output directory
+constexpr const char* analyze_description = R"(Scores unicast forwarding tables. DIR is an `ibsm route` output directory
 (DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt when it exists); otherwise
 give a topology in ibnetdiscover format (a live fabric's `ibnetdiscover`
 output) and the matching `dump_fts` output, or OpenSM's opensm-lfts.dump
 (written at log level 0x40 to its dump_files_dir; the format is detected). LIDs are taken from the topology
 file as ibnetdiscover shows them. Without an SL file every pair uses SL 0.
-
-options:
-  --sl FILE              SL of every (source port, destination LID) pair, as
-                         `ibsm route` and ibsmd's state dump write it (sl.txt);
-                         the credit-loop check then runs per VL (SL = VL)
-  --json                 print the report as JSON instead of text
-  --out FILE             write the report to FILE instead of stdout
-  --bisections N         random bisect patterns for the effective bisection
-                         bandwidth (default 1000; 0 skips it)
-  --seed S               std::mt19937 seed for the patterns (default 5489)
-  --bidirectional        bisect pairs send both ways (default: the first host
-                         of each pair sends to the second, as in P-SSSP IV-A)
-  --order FILE           host order for shift permutations: one host per line
-                         (node description, node/port GUID, or LID);
-                         default: hosts in name order
-  --no-shifts            skip the shift permutations
-  --no-switch-traffic    leave switch-originated traffic out (switch->* pairs
-                         and the second channel dependency graph)
-  --threads N            worker threads (default: all cores)
-  --examples N           example pairs listed per problem class (default 5)
-  --fail-on-problem      exit 3 when there are unreachable CA pairs,
-                         forwarding loops or credit loops
+Exit status 2 with --fail-on-problem when there are problems.
 )";
 
 std::vector<std::string> read_lines(const std::string& path)
@@ -76,31 +53,8 @@ bool has_problem(const routing::analysis::Report& r)
     return r.of(PairClass::ca_to_ca).unreachable || r.credit_ca_only.has_loop() || r.credit_all.has_loop();
 }
 
-} // namespace
-
-int analyze_main(const std::vector<std::string>& argv)
+int analyze_main(const Args& args)
 {
-    Args args(argv,
-              {{"topology", true},
-               {"lfts", true},
-               {"sl", true},
-               {"json", false},
-               {"out", true},
-               {"bisections", true},
-               {"seed", true},
-               {"bidirectional", false},
-               {"order", true},
-               {"no-shifts", false},
-               {"no-switch-traffic", false},
-               {"threads", true},
-               {"examples", true},
-               {"fail-on-problem", false},
-               {"help", false}},
-              true);
-    if (args.has("help")) {
-        std::cout << analyze_help;
-        return 0;
-    }
     std::string net_path, lft_path;
     std::string sl_path = args.value("sl").value_or("");
     if (args.positional().size() == 1) {
@@ -186,7 +140,48 @@ int analyze_main(const std::vector<std::string>& argv)
         std::cout << text;
     }
     std::cerr << "ibsm analyze: done in " << total << " s\n";
-    return args.has("fail-on-problem") && has_problem(report) ? 3 : 0;
+    return args.has("fail-on-problem") && has_problem(report) ? cli::exit_partial : cli::exit_ok;
+}
+
+} // namespace
+
+const CommandSpec& analyze_command()
+{
+    static const CommandSpec spec{
+        "analyze",
+        "score forwarding tables: reachability, credit loops, EBB, shifts, hops",
+        analyze_description,
+        {
+            {"topology", "NETFILE", "topology in ibnetdiscover format (instead of DIR)"},
+            {"lfts", "DUMPFILE", "the matching dump_fts output, or OpenSM's opensm-lfts.dump (instead of DIR)"},
+            {"sl", "FILE",
+             "SL of every (source port, destination LID) pair, as `ibsm route` and ibsmd's state dump write it "
+             "(sl.txt); the credit-loop check then runs per VL (SL = VL)"},
+            {"json", "", "print the report as JSON instead of text"},
+            {"out", "FILE", "write the report to FILE instead of stdout"},
+            {"bisections", "N",
+             "random bisect patterns for the effective bisection bandwidth (default 1000; 0 skips it)"},
+            {"seed", "S", "std::mt19937 seed for the patterns (default 5489)"},
+            {"bidirectional", "",
+             "bisect pairs send both ways (default: the first host of each pair sends to the second, as in "
+             "P-SSSP IV-A)"},
+            {"order", "FILE",
+             "host order for shift permutations: one host per line (node description, node/port GUID, or LID); "
+             "default: hosts in name order"},
+            {"no-shifts", "", "skip the shift permutations"},
+            {"no-switch-traffic", "",
+             "leave switch-originated traffic out (switch->* pairs and the second channel dependency graph)"},
+            {"threads", "N", "worker threads (default: all cores)"},
+            {"examples", "N", "example pairs listed per problem class (default 5)"},
+            {"fail-on-problem", "",
+             "exit 2 when there are unreachable CA pairs, forwarding loops or credit loops"},
+        },
+        "DIR",
+        "an `ibsm route` output directory (or give --topology and --lfts)",
+        {},
+        analyze_main,
+    };
+    return spec;
 }
 
 } // namespace ibsm::tools

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 namespace ibsm::tools {
 
@@ -23,31 +24,10 @@ std::uint64_t parse_number(std::string_view text, std::string_view what, std::ui
     return v;
 }
 
-Args::Args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs, bool allow_positional)
+Args::Args(std::vector<std::string> command, Given given, std::vector<std::string> positional,
+           std::vector<std::string> argv)
+    : command_(std::move(command)), given_(std::move(given)), positional_(std::move(positional)), argv_(std::move(argv))
 {
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
-        if (a.size() < 3 || a.rfind("--", 0) != 0) {
-            if (!allow_positional) throw UsageError("unexpected argument '" + a + "'");
-            positional_.push_back(a);
-            continue;
-        }
-        std::string name = a.substr(2);
-        std::optional<std::string> val;
-        if (auto eq = name.find('='); eq != std::string::npos) {
-            val = name.substr(eq + 1);
-            name.resize(eq);
-        }
-        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
-        if (spec == specs.end()) throw UsageError("unknown option --" + name);
-        if (spec->takes_value && !val) {
-            if (i + 1 >= argv.size()) throw UsageError("option --" + name + " needs a value");
-            val = argv[++i];
-        }
-        if (!spec->takes_value && val) throw UsageError("option --" + name + " takes no value");
-        if (has(name)) throw UsageError("option --" + name + " given twice");
-        given_.emplace_back(std::move(name), std::move(val));
-    }
 }
 
 bool Args::has(std::string_view name) const

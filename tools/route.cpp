@@ -5,12 +5,16 @@
 // (dump_fts text), guid2lid (OpenSM's LID cache) and, when the engine uses
 // more than one SL (dfsssp), sl.txt (routing/sl_file.h). The report (engine
 // used, refusals, the verification gate's verdict) goes to stdout; progress
-// and timings to stderr. Exit status: 0 verified tables written, 1 no
-// engine produced tables (or an error), 2 usage, 3 degraded: no engine's
-// tables passed the gate and the least bad were written anyway.
+// and timings to stderr. Exit status (cli/app.h): 0 verified tables
+// written, 1 no engine produced tables (or an error), 2 degraded: no
+// engine's tables passed the gate and the least bad were written anyway,
+// 64 usage. Defaults are ibsmd's: the same engine chain, LMC and VLs.
 #include "tools/args.h"
 #include "tools/progress.h"
 #include "tools/subcommands.h"
+
+#include "cli/app.h"
+#include "config/config.h"
 
 #include "lidassign/base_lids.h"
 #include "lidassign/guid2lid.h"
@@ -35,9 +39,7 @@ namespace ibsm::tools {
 
 namespace {
 
-constexpr const char* help_text = R"(usage: ibsm route --topology NET --out DIR [options]
-
-Assigns LIDs, routes the fabric with a chain of engines and writes
+constexpr const char* description = R"(Assigns LIDs, routes the fabric with a chain of engines and writes
   DIR/topology.net   the fabric as ibnetdiscover prints it, with the LIDs
   DIR/lfts.dump      the forwarding tables as dump_fts prints them
   DIR/guid2lid       OpenSM's LID cache format (port GUID, first and last LID)
@@ -50,27 +52,21 @@ reported on stdout. Every engine's tables are checked (every CA<->CA,
 CA->switch and switch->CA pair delivered, switch pairs too for engines that
 promise them, no credit loop per VL); tables that fail count as a refusal.
 If none pass, the least bad are written, "DEGRADED: ..." is printed and the
-exit status is 3 (0: verified, 1: no tables, 2: usage error).
-
-options:
-  --topology NET        ibnetdiscover / ibsim net file (required)
-  --out DIR             output directory, created if missing (required)
-  --engine E[,E2...]    engines to try in order (default: minhop); unless
-                        --no-fallback, minhop is tried last if all refuse
-  --no-fallback         do not fall back to minhop
-  --lmc N               LID mask control, 0..7 (default 0)
-  --max-vls N           data VLs the engines may use, 1..15 (default 8)
-  --roots FILE          root switch node GUIDs for tree engines and updn,
-                        one per line
-  --balancing B         global (default) or local: how updn spreads routes
-                        over equal-hop paths (SSSP channel loads, or the
-                        least used port at each switch as OpenSM does)
-  --guid2lid FILE       previous LID assignment to honour (OpenSM format)
-  --sm-port GUID        port GUID of the SM's port (default: the first port
-                        of the first node in the file, where ibsim puts the SM)
+exit status is 2 (0: verified, 1: no tables, 64: usage error).
+The defaults (engine chain, LMC, VLs) are ibsmd's (config/config.h).
 )";
 
+
+
 using Clock = std::chrono::steady_clock;
+
+// ibsmd's default chain (routing.engines), so both route alike.
+std::string default_engines()
+{
+    std::string list;
+    for (const auto& e : config::RoutingConfig{}.engines) list += (list.empty() ? "" : ",") + e;
+    return list;
+}
 
 double seconds_since(Clock::time_point t0)
 {
@@ -118,31 +114,14 @@ template <typename Write> void write_file(const std::filesystem::path& path, Wri
     if (!out) throw std::runtime_error("error writing '" + path.string() + "'");
 }
 
-} // namespace
-
-int route_main(const std::vector<std::string>& argv)
+int route_main(const Args& args)
 {
-    Args args(argv, {{"topology", true},
-                     {"out", true},
-                     {"engine", true},
-                     {"no-fallback", false},
-                     {"lmc", true},
-                     {"max-vls", true},
-                     {"roots", true},
-                     {"balancing", true},
-                     {"guid2lid", true},
-                     {"sm-port", true},
-                     {"help", false}});
-    if (args.has("help")) {
-        std::cout << help_text;
-        return 0;
-    }
     const std::string net = args.required("topology");
     const std::filesystem::path out_dir = args.required("out");
 
     routing::ChainSpec chain;
     try {
-        chain.engines = routing::split_engine_list(args.value("engine").value_or("minhop"));
+        chain.engines = routing::split_engine_list(args.value("engine").value_or(default_engines()));
     } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--engine: ") + e.what());
     }
@@ -155,8 +134,9 @@ int route_main(const std::vector<std::string>& argv)
     }
 
     routing::Options options;
-    options.lmc = static_cast<std::uint8_t>(args.number("lmc", 0, 0, 7));
-    options.max_vls = static_cast<std::uint8_t>(args.number("max-vls", 8, 1, 15));
+    const config::RoutingConfig defaults;
+    options.lmc = static_cast<std::uint8_t>(args.number("lmc", defaults.lmc, 0, 7));
+    options.max_vls = static_cast<std::uint8_t>(args.number("max-vls", defaults.max_vls, 1, 15));
     if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
     if (auto b = args.value("balancing")) {
         if (*b == "global")
@@ -205,7 +185,7 @@ int route_main(const std::vector<std::string>& argv)
              t1);
 
     auto t2 = Clock::now();
-    line.message("ibsm route: routing with " + args.value("engine").value_or("minhop") +
+    line.message("ibsm route: routing with " + args.value("engine").value_or(default_engines()) +
                  (chain.no_fallback ? " (no fallback)" : "") + " ...");
     options.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
         line.update(stage, done, total);
@@ -260,7 +240,41 @@ int route_main(const std::vector<std::string>& argv)
            << "route time: " << std::fixed << std::setprecision(3) << route_s << " s\n"
            << "time: " << std::fixed << std::setprecision(3) << seconds_since(t0) << " s\n";
     std::cout << report.str();
-    return outcome.degraded ? 3 : 0;
+    return outcome.degraded ? cli::exit_partial : cli::exit_ok;
+}
+
+} // namespace
+
+const CommandSpec& route_command()
+{
+    static const CommandSpec spec{
+        "route",
+        "assign LIDs and route a net file with an engine chain; write LFTs as dump_fts text",
+        description,
+        {
+            {"topology", "NET", "ibnetdiscover / ibsim net file", true},
+            {"out", "DIR", "output directory, created if missing", true},
+            {"engine", "E[,E2...]",
+             "engines to try in order (default: " + default_engines() +
+                 ", as ibsmd); unless --no-fallback, minhop is tried last if all refuse"},
+            {"no-fallback", "", "do not fall back to minhop"},
+            {"lmc", "N", "LID mask control, 0..7 (default 0)"},
+            {"max-vls", "N", "data VLs the engines may use, 1..15 (default 8)"},
+            {"roots", "FILE", "root switch node GUIDs for tree engines and updn, one per line"},
+            {"balancing", "B",
+             "global (default) or local: how updn spreads routes over equal-hop paths (SSSP channel loads, or "
+             "the least used port at each switch as OpenSM does)"},
+            {"guid2lid", "FILE", "previous LID assignment to honour (OpenSM format)"},
+            {"sm-port", "GUID",
+             "port GUID of the SM's port (default: the first port of the first node in the file, where ibsim "
+             "puts the SM)"},
+        },
+        {},
+        {},
+        {},
+        route_main,
+    };
+    return spec;
 }
 
 } // namespace ibsm::tools

@@ -3,6 +3,7 @@
 // instead of its logs. This file only finds and reads the file and checks
 // that the process that wrote it is still alive; the formats are
 // daemon/status.h's.
+#include "cli/app.h"
 #include "tools/args.h"
 #include "tools/subcommands.h"
 
@@ -20,23 +21,15 @@ namespace ibsm::tools {
 
 namespace {
 
-constexpr const char* status_help = R"(usage: ibsm status [--state-dir DIR | --config FILE] [--json]
-
-Prints the state of the running ibsmd from DIR/state.json: subnet up or
+constexpr const char* status_description = R"(Prints the state of the running ibsmd from DIR/state.json: subnet up or
 degraded, generation, routing engine, LIDs, the last sweep and its phases,
 counters (sweeps, SMPs, traps) and the last events. The daemon rewrites the
 file after every sweep and every few seconds while counters change; beside it
 are metrics.prom (Prometheus text format) and summary.txt.
-
-options:
-  --state-dir DIR   the daemon's state directory (default: the configuration's
-                    state_dir, /var/lib/ibsmd unless FILE says otherwise)
-  --config FILE     read state_dir from the daemon's configuration file
-  --json            print state.json as the daemon wrote it
-
-exit status: 0 the daemon runs and the subnet is up (or it stands by for
+Exit status: 0 the daemon runs and the subnet is up (or it stands by for
 another master SM); 2 it runs and the subnet is up but degraded; 1 no
-state file, the daemon is not running, or the subnet is not up.
+state file, the daemon is not running, or the subnet is not up; 78 the
+configuration file cannot be read.
 )";
 
 // The writer is alive and is an ibsmd (a pid can be reused).
@@ -48,15 +41,8 @@ bool daemon_running(long pid)
     return comm && std::getline(comm, name) && name == "ibsmd";
 }
 
-} // namespace
-
-int status_main(const std::vector<std::string>& argv)
+int status_main(const Args& args)
 {
-    Args args(argv, {{"state-dir", true}, {"config", true}, {"json", false}, {"help", false}});
-    if (args.has("help")) {
-        std::cout << status_help;
-        return 0;
-    }
     if (args.has("state-dir") && args.has("config")) throw UsageError("give --state-dir or --config, not both");
     std::string dir = config::Config{}.state_dir;
     if (auto d = args.value("state-dir"))
@@ -87,7 +73,30 @@ int status_main(const std::vector<std::string>& argv)
     }
     if (!running) return 1;
     if (s.state == "up" || s.state == "standby") return 0;
-    return s.state == "degraded" ? 2 : 1;
+    return s.state == "degraded" ? cli::exit_partial : cli::exit_failure;
+}
+
+} // namespace
+
+const CommandSpec& status_command()
+{
+    static const CommandSpec spec{
+        "status",
+        "state of the running ibsmd from its state directory (state.json)",
+        status_description,
+        {
+            {"state-dir", "DIR",
+             "the daemon's state directory (default: the configuration's state_dir, " + config::Config{}.state_dir +
+                 " unless FILE says otherwise)"},
+            {"config", "FILE", "read state_dir from the daemon's configuration file (not with --state-dir)"},
+            {"json", "", "print state.json as the daemon wrote it"},
+        },
+        {},
+        {},
+        {},
+        status_main,
+    };
+    return spec;
 }
 
 } // namespace ibsm::tools

@@ -1,18 +1,18 @@
-// Entry points of the ibsm subcommands, one source file each. A subcommand
-// gets the arguments after its name, returns the exit status, and throws
-// UsageError (tools/args.h) for a bad command line. To add one, declare it
-// here and add a row to the table in ibsm_main.cpp.
+// The ibsm subcommands, one source file each. A subcommand declares its
+// options and help (CommandSpec, tools/args.h), gets them parsed as Args,
+// returns the exit status, and throws UsageError for a bad combination
+// that the declaration cannot express. To add one, declare it here and add
+// it to the list in ibsm_cli.cpp.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "tools/args.h"
 
 namespace ibsm::tools {
 
-int topogen_main(const std::vector<std::string>& args);
-int analyze_main(const std::vector<std::string>& args);
-int route_main(const std::vector<std::string>& args);
-int topodiff_main(const std::vector<std::string>& args);
-int status_main(const std::vector<std::string>& args);
+const CommandSpec& topogen_command();
+const CommandSpec& route_command();
+const CommandSpec& topodiff_command();
+const CommandSpec& analyze_command();
+const CommandSpec& status_command();
 
 } // namespace ibsm::tools

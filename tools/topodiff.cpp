@@ -1,5 +1,7 @@
 // `ibsm topodiff A.net B.net`: do two topology files describe the same
-// fabric? Exit 0 when equal, 1 with one line per difference otherwise.
+// fabric? Exit 0 when equal, 2 (partial, cli/app.h) with one line per
+// difference otherwise; 1 stays for a file that cannot be read.
+#include "cli/app.h"
 #include "tools/args.h"
 #include "tools/subcommands.h"
 #include "topology/compare.h"
@@ -9,14 +11,10 @@
 
 namespace ibsm::tools {
 
-int topodiff_main(const std::vector<std::string>& argv)
+namespace {
+
+int topodiff_main(const Args& args)
 {
-    Args args(argv, {{"help", false}, {"ignore-descriptions", false}}, /*allow_positional=*/true);
-    if (args.has("help")) {
-        std::cout << "usage: ibsm topodiff [--ignore-descriptions] A.net B.net\n"
-                     "Compares nodes (GUID, type, port count, description) and links (GUID and port of both ends).\n";
-        return 0;
-    }
     const auto& files = args.positional();
     if (files.size() != 2) throw UsageError("expected exactly two topology files");
     auto a = topology::load_net_file(files[0]);
@@ -26,7 +24,25 @@ int topodiff_main(const std::vector<std::string>& argv)
               << "B: " << files[1] << ": " << d.nodes_b << " nodes, " << d.links_b << " links\n";
     for (const auto& line : d.differences) std::cout << line << '\n';
     std::cout << (d.equal() ? "equal\n" : std::to_string(d.differences.size()) + " difference(s)\n");
-    return d.equal() ? 0 : 1;
+    return d.equal() ? cli::exit_ok : cli::exit_partial;
+}
+
+} // namespace
+
+const CommandSpec& topodiff_command()
+{
+    static const CommandSpec spec{
+        "topodiff",
+        "compare two topology files: nodes, port counts and links by GUID",
+        "Compares nodes (GUID, type, port count, description) and links (GUID and port of both ends).\n"
+        "Exit status 0 when equal, 2 when they differ.\n",
+        {{"ignore-descriptions", "", "do not compare node descriptions"}},
+        "A.net B.net",
+        "the two topology files (ibnetdiscover / ibsim net format)",
+        {},
+        topodiff_main,
+    };
+    return spec;
 }
 
 } // namespace ibsm::tools

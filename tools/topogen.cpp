@@ -27,97 +27,86 @@ namespace {
 
 using topology::Fabric;
 
-constexpr const char* help_text = R"(usage: ibsm topogen <kind> [kind options] [common options]
-
-kinds:
-  pgft   --m M1,..,Mh --w W1,..,Wh [--p P1,..,Ph] [--levels H] [--dual-port]
-         Parallel-ports generalized fat-tree PGFT(h; m; w; p) (seed 003).
-         Level 0 = hosts; switch ports: down ports first, then up ports.
-         e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)
-  kary   --k K --n N [--dual-port]
-         k-ary n-tree (k^n hosts, n*k^(n-1) switches).
-  ranger [--cores C] [--nems N] [--hosts-per-nem K] [--uplinks-per-core U]
-         [--core-m M1,..,Mh --core-w W1,..,Wh [--core-p P1,..,Ph]]
-         Multi-core fat-tree like TACC Ranger: C cores, each a PGFT of switches
-         without hosts (its leaves have M1 free ports), and N edge switches
-         (NEMs) of K hosts with U uplinks to distinct leaves of every core;
-         groups of M1 NEMs share the same U leaves of each core.
-         Defaults: Ranger, 2 cores of PGFT(3;12,12,24;1,12,12;1,1,1), 328 NEMs,
-         12 hosts, 6 uplinks per core (3936 hosts, 1768 switches).
-  chain  [--trees N] [--spines S] [--leaves L] [--ports P] [--hosts-per-leaf H]
-         [--cables C]
-         N two-level trees (S spines, L leaves of P-port switches, H host
-         ports per leaf) in a row; neighbouring trees joined by C leaf-to-leaf
-         cables that take host ports (leaves picked by --seed).
-         Defaults: 3 x (12 spines, 24 leaves, 24 ports, 12 hosts), 30 cables:
-         the 744-host "Deimos-like" fabric of seed 001.
-  ring   --switches N --hosts-per-switch K
-  torus  --x X --y Y --hosts-per-switch K
-  mesh   --x X --y Y --hosts-per-switch K
-  torus3d --x X --y Y --z Z --hosts-per-switch K
-         3-D torus (6 switch ports per switch).
-  hypercube --dimension D --hosts-per-switch K
-         2^D switches, switch i cabled to i xor 2^b for every bit b.
-  random --switches N --hosts-per-switch K --ports P [--seed S]
-         N switches of P ports, K hosts each, the other ports cabled at
-         random between switches (connected; seeded, default seed 1).
-         e.g. --switches 64 --hosts-per-switch 12 --ports 24
-  scattered --switches N --machines M [--degree D] [--seed S]
-         Seed 002's random irregular fabric: N switches, exactly N*D/2
-         random switch-to-switch cables (average degree D, default 8;
-         connected), M machines each on a uniformly drawn switch.
-         e.g. --switches 64 --machines 512
-
-common options:
-  --out FILE                  write the net file here (default: stdout)
-  --hosts-missing N           remove N hosts chosen at random (seeded)
-  --hosts-missing-per-leaf K  remove the last K hosts of every leaf
-  --remove-switches M         remove M host-less switches (seeded)
-  --remove-links N            remove N switch-to-switch links (seeded)
-  --seed S                    seed for the random choices (default 1)
-  --allow-disconnect          let removals split the fabric
-  --sm-host NAME|GUID         CA written first (ibsim attaches the SM there);
-                              default: the first CA with a cable
+constexpr const char* description = R"(Writes the fabric as an ibsim / ibnetdiscover net file with a CA (the SM host)
+first. Every kind takes the common options; `ibsm topogen <kind> --help` lists
+them with the kind's own.
 )";
 
-constexpr const char* kinds_text = "pgft, kary, ranger, chain, ring, torus, mesh, torus3d, hypercube, random, scattered";
+OptionSpec opt(std::string name, std::string value_name, std::string help)
+{
+    return {std::move(name), std::move(value_name), std::move(help)};
+}
 
 const std::vector<OptionSpec> common_options = {
-    {"out", true},           {"hosts-missing", true}, {"hosts-missing-per-leaf", true},
-    {"remove-switches", true}, {"remove-links", true}, {"seed", true},
-    {"allow-disconnect", false}, {"sm-host", true},   {"help", false},
+    opt("out", "FILE", "write the net file here (default: stdout)"),
+    opt("hosts-missing", "N", "remove N hosts chosen at random (seeded)"),
+    opt("hosts-missing-per-leaf", "K", "remove the last K hosts of every leaf"),
+    opt("remove-switches", "M", "remove M host-less switches (seeded)"),
+    opt("remove-links", "N", "remove N switch-to-switch links (seeded)"),
+    opt("seed", "S", "seed for the random choices (default 1)"),
+    opt("allow-disconnect", "", "let removals split the fabric"),
+    opt("sm-host", "NAME|GUID", "CA written first (ibsim attaches the SM there); default: the first CA with a cable"),
 };
 
-std::vector<OptionSpec> options_for(const std::string& kind)
+CommandSpec kind(std::string name, std::string summary, std::string text, std::vector<OptionSpec> options)
 {
-    std::vector<OptionSpec> specs = common_options;
-    std::vector<OptionSpec> extra;
-    if (kind == "pgft")
-        extra = {{"levels", true}, {"m", true}, {"w", true}, {"p", true}, {"dual-port", false}};
-    else if (kind == "kary")
-        extra = {{"k", true}, {"n", true}, {"dual-port", false}};
-    else if (kind == "ranger")
-        extra = {{"cores", true},  {"nems", true},   {"hosts-per-nem", true}, {"uplinks-per-core", true},
-                 {"core-m", true}, {"core-w", true}, {"core-p", true}};
-    else if (kind == "chain")
-        extra = {{"trees", true},  {"spines", true},         {"leaves", true},
-                 {"ports", true},  {"hosts-per-leaf", true}, {"cables", true}};
-    else if (kind == "ring")
-        extra = {{"switches", true}, {"hosts-per-switch", true}};
-    else if (kind == "torus" || kind == "mesh")
-        extra = {{"x", true}, {"y", true}, {"hosts-per-switch", true}};
-    else if (kind == "torus3d")
-        extra = {{"x", true}, {"y", true}, {"z", true}, {"hosts-per-switch", true}};
-    else if (kind == "hypercube")
-        extra = {{"dimension", true}, {"hosts-per-switch", true}};
-    else if (kind == "random")
-        extra = {{"switches", true}, {"hosts-per-switch", true}, {"ports", true}};
-    else if (kind == "scattered")
-        extra = {{"switches", true}, {"machines", true}, {"degree", true}};
-    else
-        throw UsageError("unknown fabric kind '" + kind + "' (" + kinds_text + ")");
-    specs.insert(specs.end(), extra.begin(), extra.end());
-    return specs;
+    options.insert(options.end(), common_options.begin(), common_options.end());
+    return {std::move(name), std::move(summary), std::move(text), std::move(options), {}, {}, {}, nullptr};
+}
+
+std::vector<CommandSpec> kinds()
+{
+    const auto m = opt("m", "M1,..,Mh", "down-link counts per level, e.g. 12,12,24");
+    const auto w = opt("w", "W1,..,Wh", "up-link counts per level, e.g. 1,12,12");
+    const auto hosts = opt("hosts-per-switch", "K", "hosts on every switch");
+    return {
+        kind("pgft", "parallel-ports generalized fat-tree PGFT(h; m; w; p) (seed 003)",
+             "Level 0 = hosts; switch ports: down ports first, then up ports.\n"
+             "  e.g. --m 12,12,24 --w 1,12,12 --p 1,1,1   (3456 hosts, 720 switches)\n",
+             {m, w, opt("p", "P1,..,Ph", "parallel links per level (default all 1)"),
+              opt("levels", "H", "number of levels, checked against --m/--w/--p"),
+              opt("dual-port", "", "hosts with two ports")}),
+        kind("kary", "k-ary n-tree (k^n hosts, n*k^(n-1) switches)", "",
+             {opt("k", "K", "switch half-radix, 1..127"), opt("n", "N", "levels, 1..16"),
+              opt("dual-port", "", "hosts with two ports")}),
+        kind("ranger", "multi-core fat-tree like TACC Ranger",
+             "C cores, each a PGFT of switches without hosts (its leaves have M1 free ports), and N edge switches\n"
+             "(NEMs) of K hosts with U uplinks to distinct leaves of every core; groups of M1 NEMs share the same\n"
+             "U leaves of each core. Defaults: Ranger, 2 cores of PGFT(3;12,12,24;1,12,12;1,1,1), 328 NEMs, 12\n"
+             "hosts, 6 uplinks per core (3936 hosts, 1768 switches).\n",
+             {opt("cores", "C", "cores (default 2)"), opt("nems", "N", "edge switches (default 328)"),
+              opt("hosts-per-nem", "K", "hosts per NEM (default 12)"),
+              opt("uplinks-per-core", "U", "uplinks of each NEM to each core (default 6)"),
+              opt("core-m", "M1,..,Mh", "core shape: down-link counts per level"),
+              opt("core-w", "W1,..,Wh", "core shape: up-link counts per level"),
+              opt("core-p", "P1,..,Ph", "core shape: parallel links per level")}),
+        kind("chain", "N two-level trees in a row, neighbours joined leaf to leaf",
+             "N two-level trees (S spines, L leaves of P-port switches, H host ports per leaf) in a row;\n"
+             "neighbouring trees joined by C leaf-to-leaf cables that take host ports (leaves picked by --seed).\n"
+             "Defaults: 3 x (12 spines, 24 leaves, 24 ports, 12 hosts), 30 cables: the 744-host \"Deimos-like\"\n"
+             "fabric of seed 001.\n",
+             {opt("trees", "N", "trees (default 3)"), opt("spines", "S", "spines per tree (default 12)"),
+              opt("leaves", "L", "leaves per tree (default 24)"), opt("ports", "P", "switch ports (default 24)"),
+              opt("hosts-per-leaf", "H", "host ports per leaf (default 12)"),
+              opt("cables", "C", "cables between neighbouring trees (default 30)")}),
+        kind("ring", "ring of switches", "", {opt("switches", "N", "switches"), hosts}),
+        kind("torus", "2-D torus", "", {opt("x", "X", "switches along x"), opt("y", "Y", "switches along y"), hosts}),
+        kind("mesh", "2-D mesh", "", {opt("x", "X", "switches along x"), opt("y", "Y", "switches along y"), hosts}),
+        kind("torus3d", "3-D torus (6 switch ports per switch)", "",
+             {opt("x", "X", "switches along x"), opt("y", "Y", "switches along y"),
+              opt("z", "Z", "switches along z"), hosts}),
+        kind("hypercube", "2^D switches, switch i cabled to i xor 2^b for every bit b", "",
+             {opt("dimension", "D", "dimension, 1..16"), hosts}),
+        kind("random", "random cabling between switches (connected; seeded)",
+             "N switches of P ports, K hosts each, the other ports cabled at random between switches\n"
+             "(connected; seeded, default seed 1).\n  e.g. --switches 64 --hosts-per-switch 12 --ports 24\n",
+             {opt("switches", "N", "switches"), hosts, opt("ports", "P", "ports per switch")}),
+        kind("scattered", "seed 002's random irregular fabric",
+             "N switches, exactly N*D/2 random switch-to-switch cables (average degree D, default 8; connected),\n"
+             "M machines each on a uniformly drawn switch.\n  e.g. --switches 64 --machines 512\n",
+             {opt("switches", "N", "switches"), opt("machines", "M", "machines (hosts)"),
+              opt("degree", "D", "average switch-to-switch degree (default 8)")}),
+    };
 }
 
 std::string join(const std::vector<unsigned>& v)
@@ -269,21 +258,9 @@ std::optional<topology::NodeId> find_sm_host(const Fabric& f, const std::string&
     return std::nullopt;
 }
 
-} // namespace
-
-int topogen_main(const std::vector<std::string>& argv)
+int topogen_main(const Args& args)
 {
-    if (argv.empty()) throw UsageError(std::string("missing fabric kind (") + kinds_text + ")");
-    if (argv[0] == "--help" || argv[0] == "-h") {
-        std::cout << help_text;
-        return 0;
-    }
-    const std::string kind = argv[0];
-    Args args(std::vector<std::string>(argv.begin() + 1, argv.end()), options_for(kind));
-    if (args.has("help")) {
-        std::cout << help_text;
-        return 0;
-    }
+    const std::string kind = args.command().back();
     const std::uint64_t seed = args.number("seed", 1, 0, UINT64_MAX);
     const auto hosts_missing = args.number("hosts-missing", 0, 0, UINT32_MAX);
     const auto per_leaf = args.number("hosts-missing-per-leaf", 0, 0, 254);
@@ -336,8 +313,8 @@ int topogen_main(const std::vector<std::string>& argv)
     if (!removed.hosts.empty() || !removed.switches.empty() || !removed.links.empty()) summary << " (seed " << seed << ")";
     summary << "; SM host \"" << fabric.node(*wo.first).description << "\"";
 
-    std::string cmdline = "ibsm topogen";
-    for (const auto& a : argv) cmdline += " " + a;
+    std::string cmdline = "ibsm";
+    for (const auto& a : args.argv()) cmdline += " " + a;
     wo.comments.push_back("command: " + cmdline);
     wo.comments.push_back(summary.str());
     for (Guid g : removed.hosts) wo.comments.push_back("removed host " + describe(original, g));
@@ -356,6 +333,17 @@ int topogen_main(const std::vector<std::string>& argv)
         std::cout << summary.str() << " -> " << *out << '\n';
     }
     return 0;
+}
+
+} // namespace
+
+const CommandSpec& topogen_command()
+{
+    static const CommandSpec spec{
+        "topogen", "generate a fabric (PGFT, k-ary n-tree, ring, torus, ...) as an ibnetdiscover/ibsim net file",
+        description, {}, {}, {}, kinds(), topogen_main,
+    };
+    return spec;
 }
 
 } // namespace ibsm::tools

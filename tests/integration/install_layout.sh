@@ -2,10 +2,10 @@
 # `meson install --destdir` lays out exactly what an operator needs
 # (issue 13, item 2), and a second install keeps an edited configuration.
 #
-# usage: install_layout.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR UNITDIR
+# usage: install_layout.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR UNITDIR MANDIR COMPLETIONSDIR
 # (absolute install paths, as meson.build computed them)
 set -euo pipefail
-BUILD=$(realpath "$1"); PREFIX=$2; SBINDIR=$3; BINDIR=$4; SYSCONFDIR=$5; UNITDIR=$6
+BUILD=$(realpath "$1"); PREFIX=$2; SBINDIR=$3; BINDIR=$4; SYSCONFDIR=$5; UNITDIR=$6; MANDIR=$7; COMPLETIONSDIR=$8
 fail() { echo "FAIL: $*" >&2; exit 1; }
 DEST=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-install.XXXXXX")
 trap 'rm -rf "$DEST"' EXIT
@@ -17,7 +17,12 @@ expected=$(printf '%s\n' \
     "$UNITDIR/ibsmd.service" \
     "$UNITDIR/ibsmd@.service" \
     "$SYSCONFDIR/ibsmd/ibsmd.yaml" \
-    "$SYSCONFDIR/logrotate.d/ibsmd" | sort)
+    "$SYSCONFDIR/logrotate.d/ibsmd" \
+    "$MANDIR/man8/ibsmd.8" \
+    "$MANDIR/man1/ibsm.1" \
+    "$MANDIR/man5/ibsmd.yaml.5" \
+    "$COMPLETIONSDIR/ibsmd" \
+    "$COMPLETIONSDIR/ibsm" | sort)
 actual=$(cd "$DEST" && find . -type f -o -type l | sed 's|^\.||' | sort)
 if [ "$expected" != "$actual" ]; then
     diff <(echo "$expected") <(echo "$actual") >&2 || true

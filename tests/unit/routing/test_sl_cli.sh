@@ -4,7 +4,7 @@
 #  1. reads it from the route directory: no credit loop, exit 0 with
 #     --fail-on-problem;
 #  2. without it (--topology/--lfts) sees every pair on VL 0: credit loop,
-#     exit 3; with --sl the loop is gone again;
+#     exit 2; with --sl the loop is gone again;
 #  3. sssp writes no sl.txt, and re-routing a dfsssp directory with sssp
 #     removes the stale one.
 # usage: test_sl_cli.sh IBSM WORK_DIR
@@ -30,18 +30,18 @@ set +e
     > "$work/a2.txt" 2>/dev/null
 rc=$?
 set -e
-[ $rc -eq 3 ] || fail "analyze without the SL file exited $rc, expected 3 (credit loop on VL 0)"
+[ $rc -eq 2 ] || fail "analyze without the SL file exited $rc, expected 2 (credit loop on VL 0)"
 grep -q "CREDIT LOOP" "$work/a2.txt" || fail "no credit loop reported without the SL file"
 "$ibsm" analyze --topology "$work/df/topology.net" --lfts "$work/df/lfts.dump" --sl "$work/df/sl.txt" \
     --fail-on-problem --bisections 10 > /dev/null 2>&1 || fail "analyze --sl exited $?"
 
 # sssp's one-VL routes on a ring have a credit loop: the verification gate
 # refuses them and, with nothing else in the chain, they are written as
-# degraded (exit 3).
+# degraded (exit 2).
 set +e
 "$ibsm" route --topology "$work/ring5.net" --engine sssp --no-fallback --out "$work/df" > /dev/null 2>&1
 rc=$?
 set -e
-[ $rc -eq 3 ] || fail "sssp route on a ring exited $rc, expected 3 (degraded: credit loop)"
+[ $rc -eq 2 ] || fail "sssp route on a ring exited $rc, expected 2 (degraded: credit loop)"
 [ ! -e "$work/df/sl.txt" ] || fail "stale sl.txt left after routing with sssp"
 echo ok

@@ -1,0 +1,17 @@
+// Start-up checks of ibsmd (DESIGN.md, error tier 1): what can be found
+// wrong before the SM touches the fabric is found here and ends the start
+// with one line saying what to do, instead of surfacing mid-sweep as a
+// failed write. Later failures of the same kind (a disk that fills up) are
+// run-time failures: logged, retried, the SM keeps running.
+#pragma once
+
+#include <string>
+
+namespace ibsm::daemon {
+
+// Creates `dir` if missing and proves it writable by creating and removing
+// a file in it. Throws std::runtime_error naming the directory, the reason
+// and the fix.
+void check_state_dir(const std::string& dir);
+
+} // namespace ibsm::daemon
