@@ -6,6 +6,20 @@
 //
 // Heuristics (seed 002 §4): greedy, split-merge/S, split-merge/L, color/S,
 // color/L (the default: fewest LIDs in the paper's Tables 1–2).
+//   greedy         §4.1, Figure 5: configurations opened one by one, each
+//                  taking every remaining path (in source order) that does
+//                  not split with it.
+//   split-merge/S  §4.2, Figure 7: split phase over the switches, fewest
+//   split-merge/L  (/S) or most (/L) paths first; then Figure 5 merges the
+//                  resulting groups. Paths of a group that do not cross the
+//                  switch being split on stay with its largest port class.
+//   color/S        §4.3, Figure 8: colour the split graph one colour at a
+//   color/L        time; each round picks, among the uncoloured paths, the
+//                  one of smallest (/S) or largest (/L) degree in the round's
+//                  reduced graph, drops its neighbours, and repeats.
+// Ties are broken by path index (the order of DestinationPaths::paths).
+// Every heuristic yields a minimal configuration set (Definition 4): any two
+// configurations contain a pair of paths that split.
 //
 // Pure: no I/O. Deterministic: equal input gives equal output.
 #pragma once
@@ -35,7 +49,9 @@ struct DestinationConfigs {
 DestinationConfigs partition_paths(const topology::DestinationPaths& dest, ConfigHeuristic heuristic);
 
 // Every destination of `paths`, in the same order (destinations are
-// independent: computed in parallel when `threads` > 1).
+// independent: computed in parallel when `threads` > 1; the result does not
+// depend on `threads`). Precondition for all functions: paths are loop-free
+// (no switch twice on one path).
 std::vector<DestinationConfigs> partition_all(const topology::PairPaths& paths, ConfigHeuristic heuristic,
                                               unsigned threads = 1);
 

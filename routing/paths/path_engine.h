@@ -1,0 +1,49 @@
+// Per-pair path engines (seed 002 §5.1): instead of LFTs they return one
+// explicit path per (source, destination) pair — topology::PairPaths — and
+// the LID-assignment stage (lidassign/path_configs.h) then decides how many
+// LIDs each destination needs so that LFTs can realise every chosen path.
+//
+// Why a second engine interface: a destination-based engine's result is only
+// realisable with one LID per destination, which forbids exactly the freedom
+// these engines exist for (two sources crossing one switch toward one
+// destination by different ports).
+//
+// What every path engine returns (the contract tests check):
+// - a path for every ordered pair of distinct CA/router ports that are
+//   cabled to a switch and can reach each other, and for every (switch, CA
+//   port) pair: src = PortRef{switch, port 0}, so switches get a DLID for
+//   every CA too;
+// - paths legal under Up*/Down* (no hop up after a hop down: deadlock-free on
+//   one VL, switch-originated traffic included), loop-free, ending at the
+//   switch cabled to the destination with the destination's port as the last
+//   hop's out port;
+// - destinations sorted by port, paths of a destination sorted by source.
+// Equal input gives equal output, whatever the thread count.
+#pragma once
+
+#include "routing/engine.h"
+#include "topology/pair_paths.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ibsm::routing::paths {
+
+using PathResult = std::variant<topology::PairPaths, Refusal>;
+
+class PathEngine {
+public:
+    virtual ~PathEngine() = default;
+    virtual std::string name() const = 0;
+    virtual PathResult compute(const topology::Fabric& fabric, const Options& options) const = 0;
+};
+
+// "pathsel" or "shortest-widest" with their default parameters; nullptr for
+// another name. `threads` > 1 spreads the independent parts over threads.
+std::unique_ptr<PathEngine> make_path_engine(std::string_view name, unsigned threads = 1);
+std::vector<std::string> path_engine_names();
+
+} // namespace ibsm::routing::paths
