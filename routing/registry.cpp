@@ -5,6 +5,7 @@
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
+#include "routing/paths/path_stage.h"
 #include "routing/updn.h"
 #include "routing/sssp.h"
 
@@ -48,6 +49,11 @@ Registry default_registry()
     r.add("updn", [] { return std::make_unique<UpdnEngine>(); });
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
+    // Per-pair path routing + the LID-assignment stage (seed 002).
+    r.add("updn-paths", [] {
+        return std::make_unique<paths::PathStageEngine>(
+            std::make_unique<paths::TablesPathEngine>("updn-paths", std::make_unique<UpdnEngine>()));
+    });
     return r;
 }
 

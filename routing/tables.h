@@ -61,6 +61,9 @@ struct RoutingTables {
     // lidassign/path_lids.h: per-port LMC from the configurations): program
     // and persist these instead of the LIDs the engine was given.
     std::shared_ptr<const lidassign::LidMap> lids;
+    // What that LID assignment reports for the log: ports whose block moved
+    // (and why), and the LID count ("LIDs: 412 (CA 396, ...)").
+    std::vector<std::string> lid_notes;
 };
 
 } // namespace ibsm::routing

@@ -6,9 +6,11 @@
 #include "routing/analysis/credit_loops.h"
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
+#include "routing/analysis/pair_routes.h"
 #include "routing/analysis/parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -113,6 +115,9 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         problems.push_back("uses SL " + std::to_string(sl_top) + " but maps only " +
                            std::to_string(std::max<std::uint8_t>(tables.vls_used, 1)) + " VL(s)");
 
+    std::optional<a::PairRoutes> pair_routes;
+    if (tables.pair_dlids) pair_routes.emplace(net, *tables.pair_dlids);
+
     // One pass over every destination LID.
     const a::SlLookup sls(net, tables);
     const unsigned workers = a::worker_count(options.threads);
@@ -141,9 +146,34 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             if (lid == 0 || net.lid_owner(lid) < 0) continue;
             a::trace_destination(net, lid, k.block.ports(i), k.tree);
             k.conn.add(k.tree);
-            k.cdg.add(k.tree);
+            // A path routing's CA destinations: only the pairs' own routes
+            // make dependencies (below); every LID is still traced for
+            // delivery from everywhere.
+            if (!pair_routes || net.endpoint(net.lid_owner(lid)).is_switch) k.cdg.add(k.tree);
         }
     });
+    // Per-pair path routing: every pair of the DLID map on the DLID it uses.
+    std::vector<std::array<std::uint64_t, 4>> pair_bad(workers, {0, 0, 0, 0}); // CA undelivered, looping; switch ...
+    std::vector<std::optional<std::pair<std::int32_t, std::uint32_t>>> pair_example(workers);
+    if (pair_routes) {
+        const a::PairRoutes& pr = *pair_routes;
+        a::parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
+            const std::int32_t src = pr.source(s);
+            if (src < 0) return;
+            const bool from_switch = net.endpoint(src).is_switch;
+            std::vector<std::int32_t> path;
+            for (std::size_t d = 0; d < pr.destination_count(); ++d) {
+                auto dlid = pr.dlids().dlid(s, d);
+                if (!dlid || pr.destination(d) < 0) continue;
+                const a::Reach r = pr.walk(src, dlid->value(), path);
+                if (r != a::Reach::delivered) {
+                    ++pair_bad[w][(from_switch ? 2 : 0) + (r == a::Reach::loop ? 1 : 0)];
+                    if (!pair_example[w]) pair_example[w].emplace(src, dlid->value());
+                }
+                pr.add_turns(path, from_switch, ws[w]->cdg);
+            }
+        });
+    }
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);
         ws[0]->cdg.merge(ws[w]->cdg);
@@ -164,6 +194,29 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         if (s.loops)
             problems.push_back(group_digits(s.loops) + " " + class_label(c) + " pairs in forwarding loops" +
                                example(net, s.loop_examples));
+    }
+
+    if (pair_routes) {
+        std::array<std::uint64_t, 4> bad{0, 0, 0, 0};
+        std::optional<std::pair<std::int32_t, std::uint32_t>> ex;
+        for (unsigned w = 0; w < workers; ++w) {
+            for (std::size_t i = 0; i < 4; ++i) bad[i] += pair_bad[w][i];
+            if (!ex) ex = pair_example[w];
+        }
+        // Counted into the classes too, so the verdict's counts show them.
+        v.ca_to_ca.unreachable += bad[0];
+        v.ca_to_ca.looping += bad[1];
+        v.switch_to_ca.unreachable += bad[2];
+        v.switch_to_ca.looping += bad[3];
+        if (bad[0] + bad[1] + bad[2] + bad[3]) {
+            const std::int32_t owner = net.lid_owner(ex->second);
+            problems.push_back(group_digits(bad[0] + bad[1] + bad[2] + bad[3]) +
+                               " pairs not delivered on the DLID of their path, e.g. " + net.endpoint(ex->first).name +
+                               " → " + (owner >= 0 ? net.endpoint(owner).name : "?") + " (LID " +
+                               std::to_string(ex->second) + ")");
+        }
+        if (pair_routes->missing())
+            problems.push_back(group_digits(pair_routes->missing()) + " pairs of the DLID map name ports without a LID");
     }
 
     const a::CreditLoops ca_loops = ws[0]->cdg.result(a::CdgBuilder::ca_only);

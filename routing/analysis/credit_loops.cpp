@@ -126,6 +126,21 @@ void CdgBuilder::add(const DestinationTree& t)
     }
 }
 
+void CdgBuilder::add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, unsigned vl, bool from_switch)
+{
+    if (vl >= vls_) return;
+    const Word bit = Word{1} << (out_port % 64);
+    if (!from_switch) row(ca_only, vl, sw, in_port)[out_port / 64] |= bit;
+    row(with_switches, vl, sw, in_port)[out_port / 64] |= bit;
+}
+
+void CdgBuilder::mark_used(unsigned vl, bool from_switch)
+{
+    if (vl >= vls_) return;
+    if (!from_switch) used_vls_[vl] = 1;
+    used_vls_[vls_ + vl] = 1;
+}
+
 void CdgBuilder::merge(const CdgBuilder& other)
 {
     for (std::size_t m = 0; m < bits_.size(); ++m) {

@@ -68,6 +68,12 @@ public:
 
     CdgBuilder(const Network& net, const SlLookup& sls);
     void add(const DestinationTree& tree);
+    // One turn of an explicit route (per-pair path routing, pair_routes.h):
+    // traffic arriving at switch `sw` by `in_port` leaves by `out_port` on
+    // `vl`; switch-originated traffic goes only into the graph with switches.
+    void add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, unsigned vl, bool from_switch);
+    // Traffic on `vl` exists (in both graphs, or only with switches).
+    void mark_used(unsigned vl, bool from_switch);
     void merge(const CdgBuilder& other);
     // Finds one cycle per VL for the given mode.
     CreditLoops result(int mode) const;
