@@ -169,6 +169,24 @@ void Bringup::remember_lids(const DiscoveryResult& found, const LidAssignment& l
     }
 }
 
+void Bringup::adopt_engine_lids(const DiscoveryResult& found, LidAssignment& lids, const lidassign::LidMap& assigned)
+{
+    lids.lids = assigned;
+    lids.sm_lid = Lid();
+    if (auto sm = lids.lids.lids_of(found.sm_port)) lids.sm_lid = sm->base;
+    remember_lids(found, lids);
+    // Written by the next sweep's LID phase if not now: the blocks are in
+    // memory (remembered_), and the write is cheap next to a re-route.
+    if (store_dirty_) {
+        try {
+            store_.save(found.fabric, lids.lids, *remembered_);
+            store_dirty_ = false;
+        } catch (const std::exception& e) {
+            spdlog::error("guid2lid not written ({}); the LID blocks stay remembered in memory", e.what());
+        }
+    }
+}
+
 routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssignment& lids) const
 {
     routing::Options options = settings_.route;
@@ -180,6 +198,9 @@ routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssi
         if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
     options.max_vls = static_cast<std::uint8_t>(std::max(1u, cap));
     options.sm_port_guid = found.fabric.port(found.sm_port).guid;
+    // A path engine in the colour-first order keeps the persisted blocks
+    // where they still fit (lidassign/path_lids.h).
+    options.previous_lids = lids.previous;
     // Never throws: it runs beside the guid2lid write in one parallel
     // group, and an exception out of one half would cancel the group while
     // the other half still runs on a worker reading this sweep's values.
@@ -406,6 +427,10 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         spdlog::error("routing DEGRADED: no engine's tables passed verification; programming the least bad, {}. "
                       "Fix the fabric or the engine chain (routing.engines)",
                       chain.degraded_reason);
+    // A path engine in the colour-first order assigned the LIDs itself (per-port
+    // LMC): those are programmed, published and remembered instead.
+    for (const auto& n : chain.tables->lid_notes) spdlog::info("LID note: {}: {}", chain.tables->engine, n);
+    if (chain.tables->lids) adopt_engine_lids(found, lids, *chain.tables->lids);
     auto tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
     o.engine = tables->engine;
     o.phases.push_back(c3.finish("route", "engine " + tables->engine + (chain.fell_back ? " (fallback)" : "") +
