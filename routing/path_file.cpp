@@ -70,6 +70,22 @@ void write_path_file(std::ostream& out, const topology::Fabric& fabric, const Pa
     }
 }
 
+void write_selected_paths(std::ostream& out, const topology::Fabric& fabric, const topology::PairPaths& paths)
+{
+    out << "# ibsm selected paths (engine " << paths.engine
+        << "): <src port GUID> <dst port GUID> <switch GUID>:<out port> ...\n";
+    std::string line;
+    for (const auto& d : paths.destinations) {
+        const std::string dst = fabric.port(d.dst).guid.str();
+        for (const auto& p : d.paths) {
+            line = fabric.port(p.src).guid.str() + ' ' + dst;
+            for (const auto& h : p.hops) line += ' ' + fabric.node(h.sw).guid.str() + ':' + std::to_string(h.out.value());
+            line += '\n';
+            out << line;
+        }
+    }
+}
+
 PathFile read_path_file(std::istream& in, std::string_view source)
 {
     std::size_t line_no = 0;

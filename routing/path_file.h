@@ -32,6 +32,7 @@
 
 #include "routing/pair_dlids.h"
 #include "topology/fabric.h"
+#include "topology/pair_paths.h"
 
 #include <iosfwd>
 #include <stdexcept>
@@ -64,6 +65,13 @@ struct PathFile {
 // Ports without a GUID are left out (nothing to name them by).
 void write_path_file(std::ostream& out, const topology::Fabric& fabric, const PairDlids& dlids,
                      const std::string& engine);
+
+// The paths a path engine selected, one line per pair, for tests and for
+// operators comparing with ibtracert (`ibsm route --selected-paths`):
+//   <src port GUID> <dst port GUID> <switch GUID>:<out port> ...
+// from the source's first switch to the one cabled to the destination (a
+// switch source is named by its node GUID). Write-only.
+void write_selected_paths(std::ostream& out, const topology::Fabric& fabric, const topology::PairPaths& paths);
 
 // Checks syntax, counts, unique GUIDs, blocks (aligned, within 1..0xBFFF,
 // LMC <= 7) and offsets (below 2^LMC).

@@ -50,12 +50,11 @@ Registry default_registry()
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
     // Per-pair path routing + the LID-assignment stage (seed 002).
-    for (const auto& name : paths::path_engine_names())
-        r.add(name, [name] { return std::make_unique<paths::PathStageEngine>(paths::make_path_engine(name, 2)); });
-    r.add("updn-paths", [] {
-        return std::make_unique<paths::PathStageEngine>(
-            std::make_unique<paths::TablesPathEngine>("updn-paths", std::make_unique<UpdnEngine>()));
-    });
+    // Two threads: the machines this runs on and the daemon's compute pool.
+    auto names = paths::path_engine_names();
+    names.push_back("updn-paths");
+    for (const auto& name : names)
+        r.add(name, [name] { return std::make_unique<paths::PathStageEngine>(paths::chain_path_engine(name, 2)); });
     return r;
 }
 

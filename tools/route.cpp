@@ -16,6 +16,7 @@
 #include "routing/chain.h"
 #include "routing/lft_dump.h"
 #include "routing/path_file.h"
+#include "routing/paths/path_stage.h"
 #include "routing/registry.h"
 #include "routing/root_guids.h"
 #include "routing/sl_file.h"
@@ -27,6 +28,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +77,9 @@ options:
   --lid-assignment H    path engines: how each destination's paths are split
                         into configurations (one LID each): color-l (default),
                         color-s, greedy, split-merge-l, split-merge-s
+  --selected-paths      path engines: also write DIR/selected-paths.txt, the
+                        path the engine chose for every pair (switch GUID and
+                        output port per hop), to compare with ibtracert
   --lid-order O         path engines: colour-first (default: each CA port gets
                         the LMC its configurations need; blocks in guid2lid
                         are kept where they still fit) or fixed-lmc (LIDs by
@@ -143,6 +148,7 @@ int route_main(const std::vector<std::string>& argv)
                      {"sm-port", true},
                      {"lid-assignment", true},
                      {"lid-order", true},
+                     {"selected-paths", false},
                      {"help", false}});
     if (args.has("help")) {
         std::cout << help_text;
@@ -243,6 +249,13 @@ int route_main(const std::vector<std::string>& argv)
                   << int(std::max<std::uint8_t>(outcome.tables->vls_used, 1)) << " VL(s)\n";
     }
 
+    // The engine is deterministic: running it again on the same input (before
+    // the LIDs are written onto the fabric) gives the paths it chose.
+    std::optional<topology::PairPaths> chosen;
+    if (args.has("selected-paths"))
+        if (auto pe = routing::paths::chain_path_engine(outcome.engine(), 2))
+            if (auto got = pe->compute(fabric, options); auto* pp = std::get_if<topology::PairPaths>(&got))
+                chosen = std::move(*pp);
     // A path engine in the colour-first order assigned the LIDs itself.
     const lidassign::LidMap& lids = outcome.tables->lids ? *outcome.tables->lids : assigned.lids;
     for (const auto& note : outcome.tables->lid_notes) std::cout << "lid-assignment: " << note << '\n';
@@ -267,6 +280,9 @@ int route_main(const std::vector<std::string>& argv)
     std::filesystem::remove(out_dir / "sl.txt");
     if (several_sls)
         write_file(out_dir / "sl.txt", [&](std::ostream& o) { routing::write_sl_file(o, fabric, *outcome.tables); });
+    std::filesystem::remove(out_dir / "selected-paths.txt");
+    if (chosen)
+        write_file(out_dir / "selected-paths.txt", [&](std::ostream& o) { routing::write_selected_paths(o, fabric, *chosen); });
     progress("wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid" +
                  (several_sls ? ", sl.txt" : "") + (path_file ? ", paths.txt" : ""),
              t3);

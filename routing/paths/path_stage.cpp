@@ -71,6 +71,12 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
     return t;
 }
 
+std::unique_ptr<PathEngine> chain_path_engine(std::string_view name, unsigned threads)
+{
+    if (name == "updn-paths") return std::make_unique<TablesPathEngine>("updn-paths", std::make_unique<UpdnEngine>());
+    return make_path_engine(name, threads);
+}
+
 TablesPathEngine::TablesPathEngine(std::string name, std::unique_ptr<Engine> engine)
     : name_(std::move(name)), engine_(std::move(engine))
 {

@@ -55,4 +55,9 @@ private:
     std::unique_ptr<Engine> engine_;
 };
 
+// The path engine behind a chain engine name: "pathsel", "shortest-widest"
+// (path_engine.h) or "updn-paths"; nullptr for any other name. The
+// registry builds its path stages from these.
+std::unique_ptr<PathEngine> chain_path_engine(std::string_view name, unsigned threads = 1);
+
 } // namespace ibsm::routing::paths
