@@ -15,7 +15,9 @@
 #    own topology.net dump (same fabric, same order, deterministic engine),
 #    and its paths.txt must equal ibsmd's;
 #  - `ibsm analyze --paths` on the live dumps: every pair delivered on its
-#    DLID, no credit loop.
+#    DLID, no credit loop;
+#  - a second `ibsmd --once` keeps every block (guid2lid unchanged, no
+#    "moved to" note) and sends no LFT block.
 #
 # usage: paths_bringup.sh IBSMD IBSM ENGINE -- TOPOGEN ARGS...
 set -euo pipefail
@@ -93,4 +95,12 @@ cp "$WORK/dump_fts.txt" "$WORK/live/lfts.dump"
 "$IBSM" analyze "$WORK/live" --paths "$STATE/paths.txt" --fail-on-problem --bisections 20 > "$WORK/analyze.out" 2>&1 || {
     cat "$WORK/analyze.out" >&2; fail "ibsm analyze --paths found problems"; }
 grep -iE "pairs|paths|credit|load" "$WORK/analyze.out" | head -20
+echo "--- a second ibsmd --once keeps every LID block and sends no LFT block"
+cp "$STATE/guid2lid" "$WORK/guid2lid.first"
+sim "$IBSMD" --once --state-dir "$STATE" --config "$WORK/ibsmd.yaml" --log-level info 2> "$WORK/once2.log" || {
+    tail -n 30 "$WORK/once2.log" >&2; fail "second ibsmd --once exited with $?"; }
+grep -E "phase (lids|route|program)|LID note" "$WORK/once2.log"
+cmp -s "$WORK/guid2lid.first" "$STATE/guid2lid" || { diff "$WORK/guid2lid.first" "$STATE/guid2lid" | head >&2; fail "LID blocks moved"; }
+grep -q "LFT blocks sent: 0 " "$WORK/once2.log" || fail "the second run sent LFT blocks"
+grep -q "moved to" "$WORK/once2.log" && fail "the second run moved a block"
 echo "PASS"
