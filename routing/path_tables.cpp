@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 namespace ibsm::routing {
 
@@ -108,9 +107,9 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
 
     // The pair -> DLID map's frame.
     PairDlids& dl = out.dlids;
-    std::set<PortRef> srcs;
+    std::vector<PortRef> srcs;
     for (const auto& d : paths.destinations) {
-        for (const auto& p : d.paths) srcs.insert(p.src);
+        for (const auto& p : d.paths) srcs.push_back(p.src);
         auto pl = lids.lids_of(d.dst);
         if (!pl) return refuse("destination " + lidassign::describe_port(fabric, d.dst) + " has no LID");
         dl.destinations.push_back(PairDlids::Destination{d.dst, pl->base, pl->lmc});
@@ -118,7 +117,9 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
     if (!std::is_sorted(dl.destinations.begin(), dl.destinations.end(),
                         [](const auto& a, const auto& b) { return a.port < b.port; }))
         return refuse("destinations are not sorted");
-    dl.sources.assign(srcs.begin(), srcs.end());
+    std::sort(srcs.begin(), srcs.end());
+    srcs.erase(std::unique(srcs.begin(), srcs.end()), srcs.end());
+    dl.sources = std::move(srcs);
     dl.offset.assign(dl.sources.size() * dl.destinations.size(), PairDlids::no_path);
 
     // Configuration c of each destination at each switch.
