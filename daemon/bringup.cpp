@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <set>
@@ -54,6 +55,18 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
     const auto& sm = found.fabric.port(found.sm_port);
+    // A path engine in the colour-first order gives each CA port its own LMC.
+    int lmc_lo = s.lid.lmc, lmc_hi = s.lid.lmc;
+    bool first = true;
+    for (const auto& [ref, pl] : lids.lids.entries()) {
+        if (found.fabric.node(ref.node).is_switch()) continue;
+        lmc_lo = first ? pl.lmc : std::min<int>(lmc_lo, pl.lmc);
+        lmc_hi = first ? pl.lmc : std::max<int>(lmc_hi, pl.lmc);
+        first = false;
+    }
+    const std::string lmc_text = lmc_lo == lmc_hi && lmc_lo == s.lid.lmc
+                                     ? std::to_string(s.lid.lmc)
+                                     : "per port " + std::to_string(lmc_lo) + ".." + std::to_string(lmc_hi);
     out << "ibsmd subnet summary (" << when << ")\n"
         << "state:        " << state << "\n"
         << "generation:   " << o.generation << " (" << (o.kind == SweepKind::heavy ? "heavy sweep" : "re-route")
@@ -64,7 +77,7 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
         << "discovery:    " << (found.complete() ? "complete" : "INCOMPLETE") << " (" << found.missing.size()
         << " missing, " << found.duplicates.size() << " duplicate GUIDs)\n"
         << "LIDs:         " << lids.lids.port_count() << " ports, top LID " << lids.lids.top().value() << ", LMC "
-        << static_cast<int>(s.lid.lmc) << "\n"
+        << lmc_text << "\n"
         << "routing:      " << (o.engine.empty() ? "-" : o.engine) << "\n"
         << "LFT blocks sent: " << o.lft_blocks_sent << "\n"
         << "\nphase        seconds       SMPs\n";

@@ -56,10 +56,16 @@ def read_ibnetdiscover(path):
 
 
 def sim(*cmd):
+    """Runs a diag under umad2sim; a query the simulator did not answer in
+    time (a loaded machine) is asked again, up to three times."""
     env = dict(os.environ)
     env['LD_PRELOAD'] = os.environ['SIM_PRELOAD']
     env['ASAN_OPTIONS'] = os.environ.get('SIM_ASAN_OPTIONS', '')
-    r = subprocess.run(list(cmd), cwd=os.environ['WORK'], env=env, capture_output=True, text=True)
+    for attempt in range(3):
+        r = subprocess.run(list(cmd), cwd=os.environ['WORK'], env=env, capture_output=True, text=True)
+        if r.returncode == 0:
+            break
+        print(f"{' '.join(cmd)}: exit {r.returncode} ({r.stderr.strip().splitlines()[-1:] or ''}), attempt {attempt + 1}")
     return r.returncode, r.stdout
 
 
