@@ -121,11 +121,30 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     // One pass over every destination LID.
     const a::SlLookup sls(net, tables);
     const unsigned workers = a::worker_count(options.threads);
+    // Per-pair path routing: the DLID map destination-major (one sequential
+    // scan finds the sources using a LID) and each Network endpoint's
+    // destination index.
+    std::vector<std::uint8_t> by_dest;
+    std::vector<std::int32_t> dest_of(net.endpoints().size(), -1);
+    std::size_t nsrc = 0;
+    if (pair_routes) {
+        const a::PairRoutes& pr = *pair_routes;
+        const PairDlids& dl = pr.dlids();
+        nsrc = dl.sources.size();
+        by_dest.resize(dl.destinations.size() * nsrc);
+        for (std::size_t s = 0; s < nsrc; ++s)
+            for (std::size_t d = 0; d < dl.destinations.size(); ++d) by_dest[d * nsrc + s] = dl.offset_of(s, d);
+        for (std::size_t d = 0; d < pr.destination_count(); ++d)
+            if (pr.destination(d) >= 0) dest_of[static_cast<std::size_t>(pr.destination(d))] = static_cast<std::int32_t>(d);
+    }
     struct Worker {
         a::LftBlock block;
         a::DestinationTree tree;
         a::ConnectivityCounter conn;
         a::CdgBuilder cdg;
+        std::vector<std::uint8_t> ca_users{}, switch_users{};
+        std::array<std::uint64_t, 4> bad{0, 0, 0, 0}; // CA pairs unreachable, looping; switch pairs ...
+        std::optional<std::pair<std::int32_t, std::uint32_t>> example{};
     };
     constexpr std::size_t max_examples = 1;
     std::vector<std::unique_ptr<Worker>> ws;
@@ -146,34 +165,40 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             if (lid == 0 || net.lid_owner(lid) < 0) continue;
             a::trace_destination(net, lid, k.block.ports(i), k.tree);
             k.conn.add(k.tree);
-            // A path routing's CA destinations: only the pairs' own routes
-            // make dependencies (below); every LID is still traced for
-            // delivery from everywhere.
-            if (!pair_routes || net.endpoint(net.lid_owner(lid)).is_switch) k.cdg.add(k.tree);
+            const std::int32_t owner = net.lid_owner(lid);
+            if (!pair_routes || net.endpoint(owner).is_switch) {
+                k.cdg.add(k.tree);
+                continue;
+            }
+            // A path routing's CA destination: every LID is traced for
+            // delivery from everywhere (above), but only the sources whose
+            // pair uses this LID send on it: their routes must be delivered
+            // and only they make dependencies.
+            k.ca_users.assign(net.switch_count(), 0);
+            k.switch_users.assign(net.switch_count(), 0);
+            const std::int32_t d = dest_of[static_cast<std::size_t>(owner)];
+            if (d >= 0) {
+                const auto& block = pair_routes->dlids().destinations[static_cast<std::size_t>(d)];
+                const std::uint32_t o = lid - block.base.value();
+                const std::uint8_t* row = &by_dest[static_cast<std::size_t>(d) * nsrc];
+                for (std::size_t s = 0; s < nsrc && o < (1u << block.lmc); ++s) {
+                    if (row[s] != o) continue;
+                    const std::int32_t src = pair_routes->source(s);
+                    if (src < 0) continue;
+                    const a::Endpoint& e = net.endpoint(src);
+                    const a::Reach r = e.attach_switch < 0 ? a::Reach::unreachable
+                                                           : k.tree.status[static_cast<std::size_t>(e.attach_switch)];
+                    if (r != a::Reach::delivered) {
+                        ++k.bad[(e.is_switch ? 2 : 0) + (r == a::Reach::loop ? 1 : 0)];
+                        if (!k.example) k.example.emplace(src, lid);
+                        continue;
+                    }
+                    (e.is_switch ? k.switch_users : k.ca_users)[static_cast<std::size_t>(e.attach_switch)] = 1;
+                }
+            }
+            k.cdg.add_users(k.tree, k.ca_users, k.switch_users);
         }
     });
-    // Per-pair path routing: every pair of the DLID map on the DLID it uses.
-    std::vector<std::array<std::uint64_t, 4>> pair_bad(workers, {0, 0, 0, 0}); // CA undelivered, looping; switch ...
-    std::vector<std::optional<std::pair<std::int32_t, std::uint32_t>>> pair_example(workers);
-    if (pair_routes) {
-        const a::PairRoutes& pr = *pair_routes;
-        a::parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
-            const std::int32_t src = pr.source(s);
-            if (src < 0) return;
-            const bool from_switch = net.endpoint(src).is_switch;
-            std::vector<std::int32_t> path;
-            for (std::size_t d = 0; d < pr.destination_count(); ++d) {
-                auto dlid = pr.dlids().dlid(s, d);
-                if (!dlid || pr.destination(d) < 0) continue;
-                const a::Reach r = pr.walk(src, dlid->value(), path);
-                if (r != a::Reach::delivered) {
-                    ++pair_bad[w][(from_switch ? 2 : 0) + (r == a::Reach::loop ? 1 : 0)];
-                    if (!pair_example[w]) pair_example[w].emplace(src, dlid->value());
-                }
-                pr.add_turns(path, from_switch, ws[w]->cdg);
-            }
-        });
-    }
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);
         ws[0]->cdg.merge(ws[w]->cdg);
@@ -200,8 +225,8 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         std::array<std::uint64_t, 4> bad{0, 0, 0, 0};
         std::optional<std::pair<std::int32_t, std::uint32_t>> ex;
         for (unsigned w = 0; w < workers; ++w) {
-            for (std::size_t i = 0; i < 4; ++i) bad[i] += pair_bad[w][i];
-            if (!ex) ex = pair_example[w];
+            for (std::size_t i = 0; i < 4; ++i) bad[i] += ws[w]->bad[i];
+            if (!ex) ex = ws[w]->example;
         }
         // Counted into the classes too, so the verdict's counts show them.
         v.ca_to_ca.unreachable += bad[0];

@@ -68,6 +68,11 @@ public:
 
     CdgBuilder(const Network& net, const SlLookup& sls);
     void add(const DestinationTree& tree);
+    // As add(), but only these sources send to tree.lid, on VL 0 (a per-pair
+    // path routing: the sources whose pair uses this DLID): ca_users[s] != 0
+    // when a CA cabled to switch s does, switch_users[s] when switch s does.
+    void add_users(const DestinationTree& tree, const std::vector<std::uint8_t>& ca_users,
+                   const std::vector<std::uint8_t>& switch_users);
     // One turn of an explicit route (per-pair path routing, pair_routes.h):
     // traffic arriving at switch `sw` by `in_port` leaves by `out_port` on
     // `vl`; switch-originated traffic goes only into the graph with switches.
@@ -80,6 +85,8 @@ public:
 
 private:
     using Word = std::uint64_t;
+    // Carries mask_ca_/mask_all_ down the tree, adding the dependencies.
+    void propagate(const DestinationTree& tree);
     Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port);
     const Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port) const;
 
