@@ -108,8 +108,15 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
     // The pair -> DLID map's frame.
     PairDlids& dl = out.dlids;
     std::vector<PortRef> srcs;
+    std::vector<bool> seen(fabric.node_count() * 256, false); // (node, port), paths name each source many times
     for (const auto& d : paths.destinations) {
-        for (const auto& p : d.paths) srcs.push_back(p.src);
+        for (const auto& p : d.paths) {
+            const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
+            if (key < seen.size() && !seen[key]) {
+                seen[key] = true;
+                srcs.push_back(p.src);
+            }
+        }
         auto pl = lids.lids_of(d.dst);
         if (!pl) return refuse("destination " + lidassign::describe_port(fabric, d.dst) + " has no LID");
         dl.destinations.push_back(PairDlids::Destination{d.dst, pl->base, pl->lmc});
@@ -118,7 +125,6 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
                         [](const auto& a, const auto& b) { return a.port < b.port; }))
         return refuse("destinations are not sorted");
     std::sort(srcs.begin(), srcs.end());
-    srcs.erase(std::unique(srcs.begin(), srcs.end()), srcs.end());
     dl.sources = std::move(srcs);
     dl.offset.assign(dl.sources.size() * dl.destinations.size(), PairDlids::no_path);
 
