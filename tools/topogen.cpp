@@ -10,6 +10,7 @@
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
 #include "topology/gen_random.h"
+#include "topology/gen_scattered.h"
 #include "topology/gen_ranger.h"
 #include "topology/netfile_file.h"
 #include "topology/netfile_format.h"
@@ -61,6 +62,11 @@ kinds:
          N switches of P ports, K hosts each, the other ports cabled at
          random between switches (connected; seeded, default seed 1).
          e.g. --switches 64 --hosts-per-switch 12 --ports 24
+  scattered --switches N --machines M [--degree D] [--seed S]
+         Seed 002's random irregular fabric: N switches, exactly N*D/2
+         random switch-to-switch cables (average degree D, default 8;
+         connected), M machines each on a uniformly drawn switch.
+         e.g. --switches 64 --machines 512
 
 common options:
   --out FILE                  write the net file here (default: stdout)
@@ -74,7 +80,7 @@ common options:
                               default: the first CA with a cable
 )";
 
-constexpr const char* kinds_text = "pgft, kary, ranger, chain, ring, torus, mesh, torus3d, hypercube, random";
+constexpr const char* kinds_text = "pgft, kary, ranger, chain, ring, torus, mesh, torus3d, hypercube, random, scattered";
 
 const std::vector<OptionSpec> common_options = {
     {"out", true},           {"hosts-missing", true}, {"hosts-missing-per-leaf", true},
@@ -106,6 +112,8 @@ std::vector<OptionSpec> options_for(const std::string& kind)
         extra = {{"dimension", true}, {"hosts-per-switch", true}};
     else if (kind == "random")
         extra = {{"switches", true}, {"hosts-per-switch", true}, {"ports", true}};
+    else if (kind == "scattered")
+        extra = {{"switches", true}, {"machines", true}, {"degree", true}};
     else
         throw UsageError("unknown fabric kind '" + kind + "' (" + kinds_text + ")");
     specs.insert(specs.end(), extra.begin(), extra.end());
@@ -213,6 +221,16 @@ std::pair<Fabric, std::string> generate(const std::string& kind, const Args& arg
         h.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 253));
         return {topology::generate_hypercube(h), std::to_string(h.dimension) + "-dimensional hypercube x " +
                                                      std::to_string(h.hosts_per_switch) + " hosts"};
+    }
+    if (kind == "scattered") {
+        topology::ScatteredParams sp;
+        sp.switches = static_cast<unsigned>(args.required_number("switches", 2, 4096));
+        sp.machines = static_cast<unsigned>(args.required_number("machines", 0, 1u << 20));
+        sp.degree = static_cast<unsigned>(args.number("degree", 8, 1, 4095));
+        sp.seed = args.number("seed", 1, 0, UINT64_MAX);
+        return {topology::generate_scattered(sp), "scattered " + std::to_string(sp.machines) + " machines on " +
+                                                      std::to_string(sp.switches) + " switches of degree " +
+                                                      std::to_string(sp.degree) + " (seed " + std::to_string(sp.seed) + ")"};
     }
     if (kind == "random") {
         topology::RandomParams r;

@@ -136,13 +136,21 @@ void water_fill(const std::vector<std::int64_t>& key, const std::vector<std::uin
 
 } // namespace
 
-PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options& options) const
+namespace {
+
+struct Selection {
+    Candidates cs;
+    std::vector<std::uint32_t> held; // per candidate: selection units holding it
+    std::uint64_t max_load = 0;      // CA pairs on the busiest switch-to-switch channel
+};
+
+Selection select(const UpdnGraph& g, const PathselParams& params, unsigned threads)
 {
-    auto built = build_updn_graph(fabric, options);
-    if (auto* why = std::get_if<std::string>(&built))
-        return Refusal{name(), *why};
-    const auto& g = std::get<UpdnGraph>(built);
-    const auto cs = enumerate(g, params_);
+    auto enumerate_params = params;
+    enumerate_params.threads = threads;
+    Selection out;
+    out.cs = enumerate(g, enumerate_params);
+    const auto& cs = out.cs;
     const auto A = cs.active.size();
 
     // Per pair: CA pairs (m) and candidates each of them holds (r); per
@@ -150,9 +158,10 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
     // channel it crosses (a CA pair's unit of traffic spread over what it
     // still holds); unit = lcm(1..k) keeps the weights integral.
     std::uint64_t unit = 1;
-    for (std::uint64_t i = 2; i <= params_.k; ++i)
+    for (std::uint64_t i = 2; i <= params.k; ++i)
         unit = std::lcm(unit, i);
     std::vector<std::uint64_t> m(A * A, 0);
+    std::vector<std::uint64_t> scale(A * A, 1); // CA pairs per selection unit
     std::vector<std::uint32_t> holds(A * A, 0);
     std::vector<std::uint32_t> held(cs.ch_first.size() - 1, 0);
     std::vector<std::uint64_t> load(g.channel_count(), 0);
@@ -162,18 +171,21 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
             const auto r = cs.pair_first[p + 1] - cs.pair_first[p];
             if (ia == ib || r == 0)
                 continue;
-            m[p] = g.terminals_at[cs.active[ia]].size() * g.terminals_at[cs.active[ib]].size();
+            const auto sources = g.terminals_at[cs.active[ia]].size();
+            const auto dests = g.terminals_at[cs.active[ib]].size();
+            m[p] = params.per_source_switch ? dests : sources * dests;
+            scale[p] = params.per_source_switch ? sources : 1;
             holds[p] = r;
             for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c) {
                 held[c] = static_cast<std::uint32_t>(m[p]);
                 for (auto ch : cs.path(c))
-                    load[ch] += m[p] * (unit / r);
+                    load[ch] += m[p] * scale[p] * (unit / r);
             }
         }
 
     std::vector<std::int64_t> key;
     std::vector<std::uint32_t> pair_held, shed;
-    for (unsigned round = 1; round < params_.k; ++round) {
+    for (unsigned round = 1; round < params.k; ++round) {
         bool any = false;
         for (std::size_t p = 0; p < A * A; ++p) {
             if (holds[p] <= 1)
@@ -181,7 +193,7 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
             any = true;
             const auto first = cs.pair_first[p];
             const auto r = cs.pair_first[p + 1] - first;
-            const auto weight = static_cast<std::int64_t>(unit / holds[p]);
+            const auto weight = static_cast<std::int64_t>(unit / holds[p] * scale[p]);
             key.assign(r, 0);
             pair_held.assign(held.begin() + first, held.begin() + first + r);
             for (std::uint32_t i = 0; i < r; ++i) {
@@ -191,7 +203,7 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
                 key[i] = static_cast<std::int64_t>(worst);
             }
             water_fill(key, pair_held, m[p], weight, shed);
-            const auto after = static_cast<std::int64_t>(unit / (holds[p] - 1));
+            const auto after = static_cast<std::int64_t>(unit / (holds[p] - 1) * scale[p]);
             for (std::uint32_t i = 0; i < r; ++i) {
                 const auto before_w = static_cast<std::int64_t>(held[first + i]) * weight;
                 held[first + i] -= shed[i];
@@ -207,6 +219,32 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
             break;
     }
 
+    // The CA pairs each channel carries once every unit holds one path.
+    std::vector<std::uint64_t> carried(g.channel_count(), 0);
+    for (std::size_t p = 0; p < A * A; ++p)
+        for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c)
+            for (auto ch : cs.path(c))
+                carried[ch] += held[c] * scale[p];
+    for (auto x : carried)
+        out.max_load = std::max(out.max_load, x);
+    out.held = std::move(held);
+    return out;
+}
+
+} // namespace
+
+PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options& options) const
+{
+    auto built = build_updn_graph(fabric, options);
+    if (auto* why = std::get_if<std::string>(&built))
+        return Refusal{name(), *why};
+    const auto best = best_orientation<Selection>(
+        std::get<UpdnGraph>(std::move(built)), fabric, options, params_.root_trials, params_.threads,
+        [&](const UpdnGraph& graph, unsigned threads) { return select(graph, params_, threads); });
+    const auto& g = best.first;
+    const auto& cs = best.second.cs;
+    const auto& held = best.second.held;
+
     // Deal each switch pair's paths to its CA pairs destination by destination.
     std::vector<std::uint32_t> slot(g.terminals.size(), 0); // position among its switch's terminals
     for (const auto& at : g.terminals_at)
@@ -218,7 +256,9 @@ PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options&
         if (a == b)
             return none;
         const auto p = cs.pair(static_cast<std::size_t>(cs.active_of[a]), static_cast<std::size_t>(cs.active_of[b]));
-        const std::uint64_t rank = std::uint64_t{slot[dst]} * g.terminals_at[a].size() + slot[src];
+        const std::uint64_t rank = params_.per_source_switch
+                                       ? std::uint64_t{slot[dst]}
+                                       : std::uint64_t{slot[dst]} * g.terminals_at[a].size() + slot[src];
         std::uint64_t seen = 0;
         for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c) {
             seen += held[c];

@@ -4,6 +4,7 @@
 #include "routing/paths/assemble.h"
 #include "routing/paths/updn_paths.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace ibsm::routing::paths {
@@ -79,39 +80,59 @@ private:
 
 } // namespace
 
+namespace {
+
+struct Selection {
+    std::vector<std::uint32_t> first; // [src * T + dst]: the pair's channels in `channels`
+    std::vector<std::uint32_t> channels;
+    std::vector<std::uint8_t> reachable;
+    std::uint64_t max_load = 0; // CA pairs on the busiest switch-to-switch channel
+};
+
+Selection select(const UpdnGraph& g)
+{
+    const auto T = g.terminals.size();
+    std::vector<std::uint64_t> weight(g.channel_count(), 1);
+    LeastWeight search(g, weight);
+    Selection out;
+    out.first.assign(T * T + 1, 0);
+    out.reachable.assign(T * T, 0);
+    for (std::size_t src = 0; src < T; ++src)
+        for (std::size_t dst = 0; dst < T; ++dst) {
+            const auto i = src * T + dst;
+            out.first[i] = static_cast<std::uint32_t>(out.channels.size());
+            const auto a = g.terminals[src].place, b = g.terminals[dst].place;
+            if (src == dst || g.legal_hops(a, b, false) == no_legal_path)
+                continue;
+            out.reachable[i] = 1;
+            const auto from = out.channels.size();
+            search.path(a, b, out.channels);
+            for (auto k = from; k < out.channels.size(); ++k)
+                ++weight[out.channels[k]];
+        }
+    out.first[T * T] = static_cast<std::uint32_t>(out.channels.size());
+    for (auto w : weight)
+        out.max_load = std::max(out.max_load, w - 1);
+    return out;
+}
+
+} // namespace
+
 PathResult ShortestWidestEngine::compute(const topology::Fabric& fabric, const Options& options) const
 {
     auto built = build_updn_graph(fabric, options);
     if (auto* why = std::get_if<std::string>(&built))
         return Refusal{name(), *why};
-    const auto& g = std::get<UpdnGraph>(built);
+    const auto best = best_orientation<Selection>(std::get<UpdnGraph>(std::move(built)), fabric, options, root_trials_,
+                                                  threads_, [](const UpdnGraph& graph, unsigned) { return select(graph); });
+    const auto& g = best.first;
+    const auto& sel = best.second;
     const auto T = g.terminals.size();
-
-    std::vector<std::uint64_t> weight(g.channel_count(), 1);
-    LeastWeight search(g, weight);
-    // first[src * T + dst]: the pair's channels in `channels`.
-    std::vector<std::uint32_t> first(T * T + 1, 0), channels;
-    std::vector<std::uint8_t> reachable(T * T, 0);
-    for (std::size_t src = 0; src < T; ++src)
-        for (std::size_t dst = 0; dst < T; ++dst) {
-            const auto i = src * T + dst;
-            first[i] = static_cast<std::uint32_t>(channels.size());
-            const auto a = g.terminals[src].place, b = g.terminals[dst].place;
-            if (src == dst || g.legal_hops(a, b, false) == no_legal_path)
-                continue;
-            reachable[i] = 1;
-            const auto from = channels.size();
-            search.path(a, b, channels);
-            for (auto k = from; k < channels.size(); ++k)
-                ++weight[channels[k]];
-        }
-    first[T * T] = static_cast<std::uint32_t>(channels.size());
-
     ChosenPath chosen = [&](std::uint32_t src, std::uint32_t dst) -> std::optional<std::span<const std::uint32_t>> {
         const auto i = static_cast<std::size_t>(src) * T + dst;
-        if (!reachable[i])
+        if (!sel.reachable[i])
             return std::nullopt;
-        return std::span<const std::uint32_t>(channels.data() + first[i], channels.data() + first[i + 1]);
+        return std::span<const std::uint32_t>(sel.channels.data() + sel.first[i], sel.channels.data() + sel.first[i + 1]);
     };
     return assemble_pair_paths(g, name(), chosen, threads_);
 }

@@ -19,6 +19,8 @@
 // computes the least weight from every state reached, then the path follows
 // the least-weight channel at each step (ties: lower port). O(pairs x size of
 // the minimal legal sub-DAG). Switch→CA paths: routing/paths/assemble.h.
+// Roots: as pathsel (routing/paths/updn_paths.h: on fabrics that are not
+// trees, the best of the 8 most central roots by maximum link load).
 #pragma once
 
 #include "routing/paths/path_engine.h"
@@ -27,12 +29,19 @@ namespace ibsm::routing::paths {
 
 class ShortestWidestEngine final : public PathEngine {
 public:
-    explicit ShortestWidestEngine(unsigned threads = 1) : threads_(threads) {}
+    // root_trials: roots tried on fabrics that are not trees, keeping the
+    // lowest maximum link load (routing/paths/updn_paths.h); 1 = the most
+    // central only.
+    explicit ShortestWidestEngine(unsigned threads = 1, unsigned root_trials = 8)
+        : threads_(threads), root_trials_(root_trials)
+    {
+    }
     std::string name() const override { return "shortest-widest"; }
     PathResult compute(const topology::Fabric& fabric, const Options& options) const override;
 
 private:
     unsigned threads_;
+    unsigned root_trials_;
 };
 
 } // namespace ibsm::routing::paths

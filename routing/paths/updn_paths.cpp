@@ -4,6 +4,7 @@
 #include "routing/minhop.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace ibsm::routing::paths {
 
@@ -153,6 +154,43 @@ std::vector<std::vector<std::uint32_t>> legal_paths(const UpdnGraph& g, std::uin
         }
         for (std::size_t i = 0; i < need; ++i)
             out.push_back(std::move(s.found[i * n / need]));
+    }
+    return out;
+}
+
+std::vector<Options> root_trials(const UpdnGraph& g, const Fabric& fabric, const Options& options,
+                                 unsigned trials)
+{
+    if (trials <= 1 || !options.root_guids.empty() || g.order.rule != updn::RootRule::central)
+        return {};
+    const auto S = static_cast<std::uint32_t>(g.size());
+    using Key = std::tuple<std::uint32_t, std::uint64_t, Guid, std::uint32_t>;
+    std::vector<Key> keys;
+    std::vector<std::uint32_t> dist(S), queue;
+    for (std::uint32_t s = 0; s < S; ++s) {
+        std::fill(dist.begin(), dist.end(), UINT32_MAX);
+        queue.assign(1, s);
+        dist[s] = 0;
+        std::uint32_t ecc = 0;
+        std::uint64_t sum = 0;
+        for (std::size_t h = 0; h < queue.size(); ++h) {
+            const auto u = queue[h];
+            ecc = std::max(ecc, dist[u]);
+            sum += dist[u];
+            for (auto c = g.first[u]; c < g.first[u + 1]; ++c)
+                if (dist[g.to[c]] == UINT32_MAX) {
+                    dist[g.to[c]] = dist[u] + 1;
+                    queue.push_back(g.to[c]);
+                }
+        }
+        keys.emplace_back(ecc, sum, fabric.node(g.node(s)).guid, s);
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<Options> out;
+    for (std::size_t i = 0; i < keys.size() && i < trials; ++i) {
+        Options o = options;
+        o.root_guids = {std::get<2>(keys[i])};
+        out.push_back(std::move(o));
     }
     return out;
 }

@@ -6,13 +6,21 @@
 // counts and the enumeration of legal loop-free paths, so the engines only
 // choose.
 //
-// Roots: routing/updn_order.h (configured roots, else the tops of a tree,
-// else the most central switch). The paper draws the root at random; a
-// random root on an irregular fabric is often peripheral, and the farther the
-// root from the centre the more pairs must detour up to it — fewer and longer
-// legal paths for both selection and LID assignment. The central root
-// (smallest eccentricity, then smallest distance sum) keeps legal paths
-// shortest on average; on trees the spines are the natural tops.
+// Roots: configured roots, else the tops of a tree (routing/updn_order.h).
+// Otherwise (random fabrics, tori, ...) the paper draws the root at random,
+// and updn_order.h takes the most central switch; on seed 002's fabrics
+// neither is good: the maximum link load of the same path selection varies
+// 2-3x with the root (one 512/64 instance: 5.4 to 18.4 over its 64 roots,
+// 11.0 for the most central one) and no simple property (eccentricity,
+// degree) predicts it. So the engines try several roots — the `trials` most
+// central switches (smallest eccentricity, then distance sum, then GUID),
+// `root_trials` below — and keep the one whose selected paths have the
+// lowest maximum link load (ties: the more central). Each trial is one run
+// of the engine's selection; trials run in parallel. Measured with pathsel
+// over seeds 1-8 (tests/bench/colorl_bench, maximum link load, most central
+// / random as the paper / best of 8): 128/16 3.30 / 3.23 / 2.40, 512/16
+// 10.94 / 11.60 / 8.60, 128/64 2.57 / 2.14 / 1.80, 512/64 8.16 / 6.99 / 6.86,
+// at 0-10 % more LIDs than the most central root.
 //
 // Data structures: switches by their place in the Up*/Down* order (0 = the
 // top); directed switch-to-switch channels in CSR by place, each marked up
@@ -34,9 +42,14 @@
 #include "routing/engine.h"
 #include "routing/updn_order.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <thread>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -79,6 +92,56 @@ std::variant<UpdnGraph, std::string> build_updn_graph(const topology::Fabric& fa
 // first few found. At most `cap` paths of one length are looked at.
 std::vector<std::vector<std::uint32_t>> legal_paths(const UpdnGraph& g, std::uint32_t a, std::uint32_t b,
                                                     unsigned k, unsigned slack, unsigned cap = 4096);
+
+// The orientations to try: empty when `options` configures roots, when the
+// fabric is a tree (updn_order.h's tree tops) or when trials <= 1 — then
+// `g` (built from `options`) is the only one; otherwise `options` with each
+// of the `trials` most central switches as the single configured root, most
+// central first (the first gives the same orientation as updn_order.h's
+// central rule).
+std::vector<Options> root_trials(const UpdnGraph& g, const topology::Fabric& fabric, const Options& options,
+                                 unsigned trials);
+
+// Runs `select(graph, threads)` on `g` or, when root_trials() offers
+// several orientations, on each of them (in parallel, one thread each) and
+// returns the graph and selection whose `max_load` is smallest (ties: the
+// earlier trial). Selection: any movable type with a comparable `max_load`.
+template <typename Selection, typename Select>
+std::pair<UpdnGraph, Selection> best_orientation(UpdnGraph g, const topology::Fabric& fabric, const Options& options,
+                                                 unsigned trials, unsigned threads, Select select)
+{
+    const auto opts = root_trials(g, fabric, options, trials);
+    if (opts.empty()) {
+        auto chosen = select(g, threads);
+        return {std::move(g), std::move(chosen)};
+    }
+    std::vector<std::optional<std::pair<UpdnGraph, Selection>>> results(opts.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (auto i = next++; i < opts.size(); i = next++) {
+            auto built = build_updn_graph(fabric, opts[i]);
+            if (auto* graph = std::get_if<UpdnGraph>(&built)) {
+                auto chosen = select(*graph, 1u);
+                results[i].emplace(std::move(*graph), std::move(chosen));
+            }
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < threads && t < opts.size(); ++t)
+            pool.emplace_back(work);
+        work();
+    }
+    std::size_t best = results.size();
+    for (std::size_t i = 0; i < results.size(); ++i)
+        if (results[i] && (best == results.size() || results[i]->second.max_load < results[best]->second.max_load))
+            best = i;
+    if (best == results.size()) { // no trial orientation built: keep the given one
+        auto chosen = select(g, threads);
+        return {std::move(g), std::move(chosen)};
+    }
+    return std::move(*results[best]);
+}
 
 // True when the channel sequence is connected, starts at a, ends at b, never
 // takes an up channel after a down one and visits no switch twice.
