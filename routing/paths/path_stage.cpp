@@ -24,7 +24,13 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
     auto& pp = std::get<topology::PairPaths>(got);
     pp.engine = me;
 
-    auto base = UpdnEngine().compute(fabric, lids, options);
+    // Switch destinations (and the fill-in) in the paths' own orientation.
+    Options base_options = options;
+    if (!pp.roots.empty()) {
+        base_options.root_guids.clear();
+        for (const auto id : pp.roots) base_options.root_guids.push_back(fabric.node(id).guid);
+    }
+    auto base = UpdnEngine().compute(fabric, lids, base_options);
     if (auto* r = std::get_if<Refusal>(&base))
         return Refusal{me, "switch destinations (Up*/Down*): " + r->reason};
     const auto& base_tables = std::get<RoutingTables>(base);

@@ -13,11 +13,13 @@
 // persists instead of the ones it passed in.
 //
 // Switch destinations keep one LID and are routed by Up*/Down* (routing/
-// updn.h) with the same roots option; the same tables are the fill-in for
-// switches a configuration does not cross (path_tables.h). Because the path
-// engine may orient Up*/Down* differently, the result does not promise an
-// acyclic CDG with switch-originated traffic added (switch_to_switch stays
-// false); CA traffic and the switch->CA paths are the engine's own.
+// updn.h) in the orientation the paths are legal under (the roots the
+// engine chose, PairPaths::roots, else the same roots option): CA->switch
+// routes are CA traffic too, and a second orientation in one VL can close a
+// credit loop. The same tables are the fill-in for switches a configuration
+// does not cross (path_tables.h). The result does not promise switch pairs
+// (switch_to_switch stays false): the gate holds it to CA traffic and the
+// switch->CA paths, the engine's own.
 //
 // Pure: no I/O.
 #pragma once
