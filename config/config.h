@@ -63,6 +63,16 @@ struct RoutingConfig {
     // pair (no OptimizedSLtoVLMappingProgramming): `auto` programs them only
     // when the routing engine needs more than one VL, `always` every time.
     SwitchSl2Vl switch_sl2vl = SwitchSl2Vl::automatic;
+    // Per-pair path engines (pathsel, shortest-widest, updn-paths; seed 002):
+    // the heuristic that splits each destination's paths into configurations
+    // (one LID each) — color-l, color-s, greedy, split-merge-l, split-merge-s
+    // — and the order of routing and LID assignment: colour-first (each CA
+    // port gets the LMC its configurations need: fewest LIDs, but a re-route
+    // may move a port's block) or fixed-lmc (routing.lmc LIDs per port
+    // assigned before routing: LIDs never move, a destination needing more
+    // makes the engine refuse). Ignored by destination-based engines.
+    std::string lid_assignment = "color-l";
+    std::string lid_order = "colour-first";
 
     bool operator==(const RoutingConfig&) const = default;
 };

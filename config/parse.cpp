@@ -12,6 +12,7 @@
 #include "config/value_ranges.h"
 #include "config/yaml_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -32,9 +33,14 @@ using detail::Reader;
 using detail::Section;
 
 constexpr std::array<std::string_view, 7> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep", "dump"};
-constexpr std::array<std::string_view, 7> routing_keys{
+constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
+    "lid_assignment", "lid_order",
 };
+// Spelled as lidassign/path_configs.h and path_lids.h accept them (config/
+// does not link lidassign; the daemon maps the names).
+constexpr std::array<std::string_view, 5> lid_assignments{"color-l", "color-s", "greedy", "split-merge-l",
+                                                          "split-merge-s"};
 constexpr std::array<std::string_view, 3> smp_keys{"window", "timeout_ms", "retries"};
 constexpr std::array<std::string_view, 10> sm_keys{
     "priority",         "port_guid", "ca",     "port", "subnet_prefix", "subnet_timeout", "packet_life_time",
@@ -157,6 +163,22 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
             c.switch_sl2vl = SwitchSl2Vl::always;
         else
             r.fail(e->line, e->key, "expected auto or always, got '" + mode + "'");
+    }
+
+    if (auto* e = s.find("lid_assignment")) {
+        c.lid_assignment = r.text(*e, "a LID-assignment heuristic");
+        if (std::find(lid_assignments.begin(), lid_assignments.end(), c.lid_assignment) == lid_assignments.end())
+            r.fail(e->line, e->key,
+                   "expected color-l, color-s, greedy, split-merge-l or split-merge-s, got '" + c.lid_assignment + "'");
+    }
+    if (auto* e = s.find("lid_order")) {
+        const std::string order = r.text(*e, "colour-first or fixed-lmc");
+        if (order == "colour-first" || order == "color-first")
+            c.lid_order = "colour-first";
+        else if (order == "fixed-lmc")
+            c.lid_order = order;
+        else
+            r.fail(e->line, e->key, "expected colour-first or fixed-lmc, got '" + order + "'");
     }
 
     exclusive(r, s.find("root_guids"), s.find("root_guid_file"), "give the roots one way");

@@ -38,6 +38,8 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
         {"routing.max_vls", std::to_string(c.routing.max_vls)},
         {"routing.switch_sl2vl", std::string(to_string(c.routing.switch_sl2vl))},
+        {"routing.lid_assignment", c.routing.lid_assignment},
+        {"routing.lid_order", c.routing.lid_order},
         {"smp.window", std::to_string(c.smp.window)},
         {"smp.timeout_ms", std::to_string(c.smp.timeout.count())},
         {"smp.retries", std::to_string(c.smp.retries)},

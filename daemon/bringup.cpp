@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <set>
@@ -54,6 +55,18 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
     const auto& sm = found.fabric.port(found.sm_port);
+    // A path engine in the colour-first order gives each CA port its own LMC.
+    int lmc_lo = s.lid.lmc, lmc_hi = s.lid.lmc;
+    bool first = true;
+    for (const auto& [ref, pl] : lids.lids.entries()) {
+        if (found.fabric.node(ref.node).is_switch()) continue;
+        lmc_lo = first ? pl.lmc : std::min<int>(lmc_lo, pl.lmc);
+        lmc_hi = first ? pl.lmc : std::max<int>(lmc_hi, pl.lmc);
+        first = false;
+    }
+    const std::string lmc_text = lmc_lo == lmc_hi && lmc_lo == s.lid.lmc
+                                     ? std::to_string(s.lid.lmc)
+                                     : "per port " + std::to_string(lmc_lo) + ".." + std::to_string(lmc_hi);
     out << "ibsmd subnet summary (" << when << ")\n"
         << "state:        " << state << "\n"
         << "generation:   " << o.generation << " (" << (o.kind == SweepKind::heavy ? "heavy sweep" : "re-route")
@@ -64,7 +77,7 @@ std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, co
         << "discovery:    " << (found.complete() ? "complete" : "INCOMPLETE") << " (" << found.missing.size()
         << " missing, " << found.duplicates.size() << " duplicate GUIDs)\n"
         << "LIDs:         " << lids.lids.port_count() << " ports, top LID " << lids.lids.top().value() << ", LMC "
-        << static_cast<int>(s.lid.lmc) << "\n"
+        << lmc_text << "\n"
         << "routing:      " << (o.engine.empty() ? "-" : o.engine) << "\n"
         << "LFT blocks sent: " << o.lft_blocks_sent << "\n"
         << "\nphase        seconds       SMPs\n";
@@ -169,6 +182,24 @@ void Bringup::remember_lids(const DiscoveryResult& found, const LidAssignment& l
     }
 }
 
+void Bringup::adopt_engine_lids(const DiscoveryResult& found, LidAssignment& lids, const lidassign::LidMap& assigned)
+{
+    lids.lids = assigned;
+    lids.sm_lid = Lid();
+    if (auto sm = lids.lids.lids_of(found.sm_port)) lids.sm_lid = sm->base;
+    remember_lids(found, lids);
+    // Written by the next sweep's LID phase if not now: the blocks are in
+    // memory (remembered_), and the write is cheap next to a re-route.
+    if (store_dirty_) {
+        try {
+            store_.save(found.fabric, lids.lids, *remembered_);
+            store_dirty_ = false;
+        } catch (const std::exception& e) {
+            spdlog::error("guid2lid not written ({}); the LID blocks stay remembered in memory", e.what());
+        }
+    }
+}
+
 routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssignment& lids) const
 {
     routing::Options options = settings_.route;
@@ -180,6 +211,9 @@ routing::ChainOutcome Bringup::route(const DiscoveryResult& found, const LidAssi
         if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
     options.max_vls = static_cast<std::uint8_t>(std::max(1u, cap));
     options.sm_port_guid = found.fabric.port(found.sm_port).guid;
+    // A path engine in the colour-first order keeps the persisted blocks
+    // where they still fit (lidassign/path_lids.h).
+    options.previous_lids = lids.previous;
     // Never throws: it runs beside the guid2lid write in one parallel
     // group, and an exception out of one half would cancel the group while
     // the other half still runs on a worker reading this sweep's values.
@@ -416,6 +450,10 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         spdlog::error("routing DEGRADED: no engine's tables passed verification; programming the least bad, {}. "
                       "Fix the fabric or the engine chain (routing.engines)",
                       chain.degraded_reason);
+    // A path engine in the colour-first order assigned the LIDs itself (per-port
+    // LMC): those are programmed, published and remembered instead.
+    for (const auto& n : chain.tables->lid_notes) spdlog::info("LID note: {}: {}", chain.tables->engine, n);
+    if (chain.tables->lids) adopt_engine_lids(found, lids, *chain.tables->lids);
     auto tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
     o.engine = tables->engine;
     o.phases.push_back(c3.finish("route", "engine " + tables->engine + (chain.fell_back ? " (fallback)" : "") +

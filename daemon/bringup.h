@@ -168,6 +168,9 @@ private:
                                                    std::uint64_t smps_before, bool resuming = false);
     std::optional<LidAssignment> assign_lids(const DiscoveryResult& found, SweepOutcome& o);
     void remember_lids(const DiscoveryResult& found, const LidAssignment& lids);
+    // The LIDs a path engine assigned (colour-first): they replace `lids`,
+    // are remembered and saved.
+    void adopt_engine_lids(const DiscoveryResult& found, LidAssignment& lids, const lidassign::LidMap& assigned);
     routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
     // Runs f() on the worker thread; resumes the caller on its own executor.
     template <class F>

@@ -2,6 +2,7 @@
 
 #include "daemon/atomic_file.h"
 #include "daemon/state_dump.h"
+#include "routing/path_file.h"
 #include "routing/sl_file.h"
 
 #include <boost/asio/post.hpp>
@@ -166,6 +167,23 @@ void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
         std::error_code ignored;
         std::filesystem::remove(dir_ / "sl.txt", ignored);
         fingerprints_.erase("sl.txt");
+    }
+    // Per-pair path routing: the DLID of every pair (routing/path_file.h),
+    // written with lfts.dump since those tables mean nothing without it; a
+    // file left from an earlier path routing goes like sl.txt.
+    if (s.tables && s.tables->pair_dlids) {
+        const auto& dl = *s.tables->pair_dlids;
+        Fingerprint pf;
+        add_lids(pf, s);
+        pf.add(s.engine);
+        for (const auto& src : dl.sources) pf.add(s.found.fabric.port(src).guid.value()).add(src.port.value());
+        pf.add_bytes(dl.offset.data(), dl.offset.size());
+        one("paths.txt", which.lfts, pf.value(),
+            [&](std::ostream& out) { routing::write_path_file(out, s.found.fabric, dl, s.engine); });
+    } else if (fingerprints_.count("paths.txt") || std::filesystem::exists(dir_ / "paths.txt")) {
+        std::error_code ignored;
+        std::filesystem::remove(dir_ / "paths.txt", ignored);
+        fingerprints_.erase("paths.txt");
     }
     Fingerprint tf;
     add_fabric(tf, s.found.fabric);

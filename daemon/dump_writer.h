@@ -1,5 +1,6 @@
 // The dump files of each generation (lfts.dump, topology.net, summary.txt,
-// sl.txt when the routing uses several SLs),
+// sl.txt when the routing uses several SLs, paths.txt for a per-pair path
+// routing: the DLID of every pair, routing/path_file.h),
 // written by an observer that never holds up the SM.
 //
 // Why: at 11 664 hosts lfts.dump is 1.5 GB and takes 5 s to write; a

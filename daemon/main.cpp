@@ -108,6 +108,10 @@ daemon::BringupSettings bringup_settings(const config::Config& cfg)
     }
     s.route.max_vls = static_cast<std::uint8_t>(cfg.routing.max_vls);
     s.lid.lmc = static_cast<std::uint8_t>(cfg.routing.lmc);
+    // Path engines: config/ validated the names; lidassign spells them alike.
+    s.route.lid_assignment =
+        lidassign::config_heuristic_from(cfg.routing.lid_assignment).value_or(lidassign::ConfigHeuristic::color_l);
+    s.route.lid_order = lidassign::lid_order_from(cfg.routing.lid_order).value_or(lidassign::LidOrder::colour_first);
     s.ports.subnet_prefix = cfg.sm.subnet_prefix;
     s.ports.subnet_timeout = static_cast<std::uint8_t>(cfg.sm.subnet_timeout);
     s.ports.max_operational_vls = daemon::operational_vls_code(cfg.routing.max_vls);

@@ -137,14 +137,26 @@ std::uint8_t port_lmc(const Fabric& fabric, PortRef port, const BaseLidOptions& 
 
 BaseLidResult assign_base_lids(const Fabric& fabric, const GuidLidMap& previous, const BaseLidOptions& options)
 {
+    return assign_base_lids(fabric, previous, options, {});
+}
+
+BaseLidResult assign_base_lids(const Fabric& fabric, const GuidLidMap& previous, const BaseLidOptions& options,
+                               const std::map<PortRef, std::uint8_t>& lmc_of_port)
+{
     if (options.lmc > 7) throw std::invalid_argument("LMC " + std::to_string(options.lmc) + " out of range 0..7");
+    for (const auto& [port, l] : lmc_of_port)
+        if (l > 7) throw std::invalid_argument("LMC " + std::to_string(l) + " out of range 0..7");
     const std::uint16_t max_lid = std::min<std::uint16_t>(options.max_lid, Lid::max_unicast);
 
     const auto ports = addressable_ports(fabric);
     Allocator alloc(fabric, ports, max_lid);
     std::vector<std::optional<std::uint32_t>> base(ports.size());
     std::vector<std::uint8_t> lmc(ports.size());
-    for (std::size_t i = 0; i < ports.size(); ++i) lmc[i] = port_lmc(fabric, ports[i], options);
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+        auto it = lmc_of_port.find(ports[i]);
+        lmc[i] = it != lmc_of_port.end() && !fabric.node(ports[i].node).is_switch() ? it->second
+                                                                                    : port_lmc(fabric, ports[i], options);
+    }
 
     BaseLidResult result;
     auto note = [&](std::size_t i, const std::string& what, std::uint32_t lid, const std::string& why) {

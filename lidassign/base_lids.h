@@ -65,6 +65,13 @@ std::uint8_t port_lmc(const topology::Fabric& fabric, topology::PortRef port, co
 BaseLidResult assign_base_lids(const topology::Fabric& fabric, const GuidLidMap& previous,
                                const BaseLidOptions& options);
 
+// As above with a per-port LMC for the CA/router ports listed (the path LID
+// stage's colour-first order, lidassign/path_lids.h: each destination gets
+// the LMC its number of configurations needs); other ports as `options`.
+BaseLidResult assign_base_lids(const topology::Fabric& fabric, const GuidLidMap& previous,
+                               const BaseLidOptions& options,
+                               const std::map<topology::PortRef, std::uint8_t>& lmc_of_port);
+
 // Writes the assignment into the fabric's ports (Port::lid / Port::lmc) so a
 // topology writer shows it; a switch's LID goes on all its ports, as
 // ibnetdiscover reports it. Ports without LIDs are left unchanged.

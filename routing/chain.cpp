@@ -84,7 +84,8 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             return false;
         }
         auto& t = std::get<RoutingTables>(r);
-        out.verdicts.push_back(verify(fabric, lids, t, gate));
+        // A path engine in the colour-first order brings its own LIDs.
+        out.verdicts.push_back(verify(fabric, t.lids ? *t.lids : lids, t, gate));
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});

@@ -3,8 +3,11 @@
 // globals; equal input gives equal output.
 #pragma once
 
+#include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "routing/analysis/progress.h"
+#include "lidassign/path_configs.h"
+#include "lidassign/path_lids.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
@@ -35,6 +38,16 @@ struct Options {
     // report its own work through it (analysis::StageProgress, any stage
     // name: the chain shows it as "route (<engine>)"); minhop does, per switch.
     analysis::ProgressFn progress;
+    // Per-pair path engines (routing/paths/path_stage.h): how the
+    // LID-assignment stage partitions each destination's paths into
+    // configurations (seed 002 §4), and whether LIDs come before routing
+    // (fixed-lmc: `lmc` LIDs per CA port, refuse a destination needing more)
+    // or after it (colour-first: per-port LMC, keeping `previous_lids`, the
+    // persisted port GUID -> base LID map, where the blocks still fit).
+    lidassign::ConfigHeuristic lid_assignment = lidassign::ConfigHeuristic::color_l;
+    lidassign::LidOrder lid_order = lidassign::LidOrder::colour_first;
+    lidassign::GuidLidMap previous_lids;
+    std::uint16_t max_lid = Lid::max_unicast; // colour-first's highest LID (lowered in tests)
 };
 
 // Why an engine will not route this fabric, e.g. engine "ftree",

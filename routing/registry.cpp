@@ -5,6 +5,7 @@
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
+#include "routing/paths/path_stage.h"
 #include "routing/updn.h"
 #include "routing/sssp.h"
 
@@ -48,6 +49,12 @@ Registry default_registry()
     r.add("updn", [] { return std::make_unique<UpdnEngine>(); });
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
+    // Per-pair path routing + the LID-assignment stage (seed 002).
+    // Two threads: the machines this runs on and the daemon's compute pool.
+    auto names = paths::path_engine_names();
+    names.push_back("updn-paths");
+    for (const auto& name : names)
+        r.add(name, [name] { return std::make_unique<paths::PathStageEngine>(paths::chain_path_engine(name, 2)); });
     return r;
 }
 

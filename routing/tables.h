@@ -4,14 +4,20 @@
 #pragma once
 
 #include "mad/types.h"
+#include "routing/pair_dlids.h"
 #include "routing/sl_table.h"
 #include "topology/fabric.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace ibsm::lidassign {
+class LidMap;
+}
 
 namespace ibsm::routing {
 
@@ -45,6 +51,19 @@ struct RoutingTables {
     // Deadlock-free layers the routes needed before the engine spread them
     // over its spare VLs (dfsssp); 1 for single-VL engines.
     std::uint8_t layers_needed = 1;
+    // Per-pair path routing (routing/path_tables.h): the DLID each source
+    // uses toward each CA destination. Set, the verification gate holds
+    // CA-originated traffic to these pairs (the other LIDs of a block are
+    // still delivered from everywhere, but no host is told to use them);
+    // null for destination-based engines.
+    std::shared_ptr<const PairDlids> pair_dlids;
+    // Set when the engine assigned the LIDs itself (the colour-first order of
+    // lidassign/path_lids.h: per-port LMC from the configurations): program
+    // and persist these instead of the LIDs the engine was given.
+    std::shared_ptr<const lidassign::LidMap> lids;
+    // What that LID assignment reports for the log: ports whose block moved
+    // (and why), and the LID count ("LIDs: 412 (CA 396, ...)").
+    std::vector<std::string> lid_notes;
 };
 
 } // namespace ibsm::routing

@@ -6,9 +6,11 @@
 #include "routing/analysis/credit_loops.h"
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
+#include "routing/analysis/pair_routes.h"
 #include "routing/analysis/parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -113,14 +115,36 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         problems.push_back("uses SL " + std::to_string(sl_top) + " but maps only " +
                            std::to_string(std::max<std::uint8_t>(tables.vls_used, 1)) + " VL(s)");
 
+    std::optional<a::PairRoutes> pair_routes;
+    if (tables.pair_dlids) pair_routes.emplace(net, *tables.pair_dlids);
+
     // One pass over every destination LID.
     const a::SlLookup sls(net, tables);
     const unsigned workers = a::worker_count(options.threads);
+    // Per-pair path routing: the DLID map destination-major (one sequential
+    // scan finds the sources using a LID) and each Network endpoint's
+    // destination index.
+    std::vector<std::uint8_t> by_dest;
+    std::vector<std::int32_t> dest_of(net.endpoints().size(), -1);
+    std::size_t nsrc = 0;
+    if (pair_routes) {
+        const a::PairRoutes& pr = *pair_routes;
+        const PairDlids& dl = pr.dlids();
+        nsrc = dl.sources.size();
+        by_dest.resize(dl.destinations.size() * nsrc);
+        for (std::size_t s = 0; s < nsrc; ++s)
+            for (std::size_t d = 0; d < dl.destinations.size(); ++d) by_dest[d * nsrc + s] = dl.offset_of(s, d);
+        for (std::size_t d = 0; d < pr.destination_count(); ++d)
+            if (pr.destination(d) >= 0) dest_of[static_cast<std::size_t>(pr.destination(d))] = static_cast<std::int32_t>(d);
+    }
     struct Worker {
         a::LftBlock block;
         a::DestinationTree tree;
         a::ConnectivityCounter conn;
         a::CdgBuilder cdg;
+        std::vector<std::uint8_t> ca_users{}, switch_users{};
+        std::array<std::uint64_t, 4> bad{0, 0, 0, 0}; // CA pairs unreachable, looping; switch pairs ...
+        std::optional<std::pair<std::int32_t, std::uint32_t>> example{};
     };
     constexpr std::size_t max_examples = 1;
     std::vector<std::unique_ptr<Worker>> ws;
@@ -143,7 +167,38 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             if (lid == 0 || net.lid_owner(lid) < 0) continue;
             a::trace_destination(net, lid, k.block.ports(i), k.tree);
             k.conn.add(k.tree);
-            k.cdg.add(k.tree);
+            const std::int32_t owner = net.lid_owner(lid);
+            if (!pair_routes || net.endpoint(owner).is_switch) {
+                k.cdg.add(k.tree);
+                continue;
+            }
+            // A path routing's CA destination: every LID is traced for
+            // delivery from everywhere (above), but only the sources whose
+            // pair uses this LID send on it: their routes must be delivered
+            // and only they make dependencies.
+            k.ca_users.assign(net.switch_count(), 0);
+            k.switch_users.assign(net.switch_count(), 0);
+            const std::int32_t d = dest_of[static_cast<std::size_t>(owner)];
+            if (d >= 0) {
+                const auto& block = pair_routes->dlids().destinations[static_cast<std::size_t>(d)];
+                const std::uint32_t o = lid - block.base.value();
+                const std::uint8_t* row = &by_dest[static_cast<std::size_t>(d) * nsrc];
+                for (std::size_t s = 0; s < nsrc && o < (1u << block.lmc); ++s) {
+                    if (row[s] != o) continue;
+                    const std::int32_t src = pair_routes->source(s);
+                    if (src < 0) continue;
+                    const a::Endpoint& e = net.endpoint(src);
+                    const a::Reach r = e.attach_switch < 0 ? a::Reach::unreachable
+                                                           : k.tree.status[static_cast<std::size_t>(e.attach_switch)];
+                    if (r != a::Reach::delivered) {
+                        ++k.bad[(e.is_switch ? 2 : 0) + (r == a::Reach::loop ? 1 : 0)];
+                        if (!k.example) k.example.emplace(src, lid);
+                        continue;
+                    }
+                    (e.is_switch ? k.switch_users : k.ca_users)[static_cast<std::size_t>(e.attach_switch)] = 1;
+                }
+            }
+            k.cdg.add_users(k.tree, k.ca_users, k.switch_users);
         }
         progress.tick();
     });
@@ -167,6 +222,29 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         if (s.loops)
             problems.push_back(group_digits(s.loops) + " " + class_label(c) + " pairs in forwarding loops" +
                                example(net, s.loop_examples));
+    }
+
+    if (pair_routes) {
+        std::array<std::uint64_t, 4> bad{0, 0, 0, 0};
+        std::optional<std::pair<std::int32_t, std::uint32_t>> ex;
+        for (unsigned w = 0; w < workers; ++w) {
+            for (std::size_t i = 0; i < 4; ++i) bad[i] += ws[w]->bad[i];
+            if (!ex) ex = ws[w]->example;
+        }
+        // Counted into the classes too, so the verdict's counts show them.
+        v.ca_to_ca.unreachable += bad[0];
+        v.ca_to_ca.looping += bad[1];
+        v.switch_to_ca.unreachable += bad[2];
+        v.switch_to_ca.looping += bad[3];
+        if (bad[0] + bad[1] + bad[2] + bad[3]) {
+            const std::int32_t owner = net.lid_owner(ex->second);
+            problems.push_back(group_digits(bad[0] + bad[1] + bad[2] + bad[3]) +
+                               " pairs not delivered on the DLID of their path, e.g. " + net.endpoint(ex->first).name +
+                               " → " + (owner >= 0 ? net.endpoint(owner).name : "?") + " (LID " +
+                               std::to_string(ex->second) + ")");
+        }
+        if (pair_routes->missing())
+            problems.push_back(group_digits(pair_routes->missing()) + " pairs of the DLID map name ports without a LID");
     }
 
     const a::CreditLoops ca_loops = ws[0]->cdg.result(a::CdgBuilder::ca_only);

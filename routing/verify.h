@@ -17,6 +17,13 @@
 // VerifyOptions::max_vls VLs. Forwarding stops at LinearFDBTop, so a LID
 // above it is a problem too.
 //
+// Per-pair path routing (RoutingTables::pair_dlids, routing/path_tables.h):
+// every LID of a block is still traced from every source, but a CA
+// destination's LID carries only the pairs whose DLID it is, so those pairs
+// must be delivered and only their routes enter the CDG (the fill-in routes
+// toward a LID nobody is told to use may turn where no real route does).
+// The users of a LID are one scan of the DLID map kept destination-major.
+//
 // Data structures: the analyzer's dense Network view, built from the LID
 // assignment the daemon will program (the discovered fabric's ports carry no
 // LIDs yet); per worker a DestinationTree, a ConnectivityCounter (counts and

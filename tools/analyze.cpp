@@ -11,6 +11,7 @@
 
 #include "routing/analysis/analyze.h"
 #include "routing/lft_dump.h"
+#include "routing/path_file.h"
 #include "routing/sl_file.h"
 #include "topology/netfile_file.h"
 
@@ -28,7 +29,8 @@ namespace ibsm::tools {
 namespace {
 
 constexpr const char* analyze_description = R"(Scores unicast forwarding tables. DIR is an `ibsm route` output directory
-(DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt when it exists); otherwise
+(DIR/topology.net + DIR/lfts.dump, and DIR/sl.txt and DIR/paths.txt when
+they exist); otherwise
 give a topology in ibnetdiscover format (a live fabric's `ibnetdiscover`
 output) and the matching `dump_fts` output, or OpenSM's opensm-lfts.dump
 (written at log level 0x40 to its dump_files_dir; the format is detected). LIDs are taken from the topology
@@ -57,6 +59,7 @@ int analyze_main(const Args& args)
 {
     std::string net_path, lft_path;
     std::string sl_path = args.value("sl").value_or("");
+    std::string paths_path = args.value("paths").value_or("");
     if (args.positional().size() == 1) {
         if (args.has("topology") || args.has("lfts"))
             throw UsageError("give either a route directory or --topology and --lfts, not both");
@@ -66,6 +69,8 @@ int analyze_main(const Args& args)
             lft_path = args.positional()[0] + "/opensm-lfts.dump";
         if (sl_path.empty() && std::filesystem::exists(args.positional()[0] + "/sl.txt"))
             sl_path = args.positional()[0] + "/sl.txt";
+        if (paths_path.empty() && std::filesystem::exists(args.positional()[0] + "/paths.txt"))
+            paths_path = args.positional()[0] + "/paths.txt";
     } else if (args.positional().empty()) {
         net_path = args.required("topology");
         lft_path = args.required("lfts");
@@ -103,12 +108,30 @@ int analyze_main(const Args& args)
         tables.sl = std::move(sls.sl);
         tables.vls_used = sls.vls;
     }
+    if (!paths_path.empty()) {
+        std::ifstream in(paths_path);
+        if (!in) throw std::runtime_error(paths_path + ": cannot open");
+        auto dl = routing::resolve_path_file(routing::read_path_file(in, paths_path), fabric, paths_path);
+        // The blocks must be the ones the topology shows, or the DLIDs mean nothing.
+        for (const auto& d : dl.destinations) {
+            const auto& port = fabric.port(d.port);
+            if (port.lid != d.base || port.lmc != d.lmc)
+                throw std::runtime_error(paths_path + ": port " + port.guid.str() + " has LID " +
+                                         std::to_string(d.base.value()) + " LMC " + std::to_string(d.lmc) +
+                                         " in the path file but LID " + std::to_string(port.lid.value()) + " LMC " +
+                                         std::to_string(port.lmc) + " in " + net_path);
+        }
+        tables.pair_dlids = std::make_shared<const routing::PairDlids>(std::move(dl));
+    }
     double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
     std::ostringstream loaded;
     loaded << "ibsm analyze: " << fabric.switch_count() << " switches, " << fabric.ca_count() << " CAs, "
            << tables.lfts.size() << " forwarding tables"
            << (sl_path.empty() ? std::string() : ", SLs of " + std::to_string(tables.sl.sources().size()) +
                                                      " sources over " + std::to_string(tables.vls_used) + " VLs")
+           << (paths_path.empty() ? std::string()
+                                  : ", DLIDs of " + std::to_string(tables.pair_dlids->sources.size()) + " sources to " +
+                                        std::to_string(tables.pair_dlids->destinations.size()) + " destinations")
            << " read in " << load_s << " s";
     progress.message(loaded.str());
     opt.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
@@ -157,6 +180,10 @@ const CommandSpec& analyze_command()
             {"sl", "FILE",
              "SL of every (source port, destination LID) pair, as `ibsm route` and ibsmd's state dump write it "
              "(sl.txt); the credit-loop check then runs per VL (SL = VL)"},
+            {"paths", "FILE",
+             "per-pair path routing: the DLID of every (source, destination) pair, as `ibsm route` and ibsmd's "
+             "state dump write it (paths.txt); reachability, hops, link loads, EBB and the credit-loop check then "
+             "follow each pair on the DLID it uses, not the base LID"},
             {"json", "", "print the report as JSON instead of text"},
             {"out", "FILE", "write the report to FILE instead of stdout"},
             {"bisections", "N",

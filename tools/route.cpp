@@ -20,6 +20,8 @@
 #include "lidassign/guid2lid.h"
 #include "routing/chain.h"
 #include "routing/lft_dump.h"
+#include "routing/path_file.h"
+#include "routing/paths/path_stage.h"
 #include "routing/registry.h"
 #include "routing/root_guids.h"
 #include "routing/sl_file.h"
@@ -31,6 +33,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +50,10 @@ constexpr const char* description = R"(Assigns LIDs, routes the fabric with a ch
                      SL of every (source port, destination LID) pair, one
                      line per source, one hex digit per LID (format in the
                      file's header); `ibsm analyze DIR` reads it
+  DIR/paths.txt      only for per-pair path engines (updn-paths, pathsel,
+                     shortest-widest): the DLID every source port uses
+                     toward every destination port (routing/path_file.h);
+                     `ibsm analyze DIR` follows each pair on it
 The engine used, every refusal and the verification gate's verdict are
 reported on stdout. Every engine's tables are checked (every CA<->CA,
 CA->switch and switch->CA pair delivered, switch pairs too for engines that
@@ -147,6 +154,17 @@ int route_main(const Args& args)
             throw UsageError("--balancing: expected global or local, got '" + *b + "'");
     }
 
+    if (auto h = args.value("lid-assignment")) {
+        auto v = lidassign::config_heuristic_from(*h);
+        if (!v) throw UsageError("--lid-assignment: expected color-l, color-s, greedy, split-merge-l or split-merge-s, got '" + *h + "'");
+        options.lid_assignment = *v;
+    }
+    if (auto o = args.value("lid-order")) {
+        auto v = lidassign::lid_order_from(*o);
+        if (!v) throw UsageError("--lid-order: expected colour-first or fixed-lmc, got '" + *o + "'");
+        options.lid_order = *v;
+    }
+
     const auto t0 = Clock::now();
     // Stage and percentage on stderr when it is a terminal.
     ProgressLine line("ibsm route");
@@ -179,7 +197,7 @@ int route_main(const Args& args)
     line.update("assign LIDs");
     auto assigned = lidassign::assign_base_lids(fabric, previous, lid_options);
     for (const auto& note : assigned.notes) line.message("ibsm route: note: " + note.text);
-    lidassign::apply_lids(assigned.lids, fabric);
+    options.previous_lids = previous;
     progress(line, "assigned LIDs to " + std::to_string(assigned.lids.port_count()) + " ports, top LID " +
                  std::to_string(assigned.lids.top().value()),
              t1);
@@ -214,6 +232,18 @@ int route_main(const Args& args)
                << int(std::max<std::uint8_t>(outcome.tables->vls_used, 1)) << " VL(s)\n";
     }
 
+    // The engine is deterministic: running it again on the same input (before
+    // the LIDs are written onto the fabric) gives the paths it chose.
+    std::optional<topology::PairPaths> chosen;
+    if (args.has("selected-paths"))
+        if (auto pe = routing::paths::chain_path_engine(outcome.engine(), 2))
+            if (auto got = pe->compute(fabric, options); auto* pp = std::get_if<topology::PairPaths>(&got))
+                chosen = std::move(*pp);
+    // A path engine in the colour-first order assigned the LIDs itself.
+    const lidassign::LidMap& lids = outcome.tables->lids ? *outcome.tables->lids : assigned.lids;
+    for (const auto& note : outcome.tables->lid_notes) report << "lid-assignment: " << note << '\n';
+    lidassign::apply_lids(lids, fabric);
+
     auto t3 = Clock::now();
     line.update("write files");
     std::filesystem::create_directories(out_dir);
@@ -221,19 +251,28 @@ int route_main(const Args& args)
     wo.comments.push_back("routed by ibsm route, engine " + outcome.engine() + ", LMC " + std::to_string(options.lmc));
     topology::save_net_file((out_dir / "topology.net").string(), fabric, wo);
     write_file(out_dir / "lfts.dump",
-               [&](std::ostream& o) { routing::write_dump_fts(o, fabric, assigned.lids, *outcome.tables); });
-    write_file(out_dir / "guid2lid", [&](std::ostream& o) { lidassign::write_guid2lid(o, fabric, assigned.lids); });
+               [&](std::ostream& o) { routing::write_dump_fts(o, fabric, lids, *outcome.tables); });
+    write_file(out_dir / "guid2lid", [&](std::ostream& o) { lidassign::write_guid2lid(o, fabric, lids); });
+    const bool path_file = outcome.tables->pair_dlids != nullptr;
+    std::filesystem::remove(out_dir / "paths.txt");
+    if (path_file)
+        write_file(out_dir / "paths.txt", [&](std::ostream& o) {
+            routing::write_path_file(o, fabric, *outcome.tables->pair_dlids, outcome.engine());
+        });
     // A stale SL file from an earlier run must not be read with these tables.
     const bool several_sls = outcome.tables->sl.max_sl() > 0;
     std::filesystem::remove(out_dir / "sl.txt");
     if (several_sls)
         write_file(out_dir / "sl.txt", [&](std::ostream& o) { routing::write_sl_file(o, fabric, *outcome.tables); });
+    std::filesystem::remove(out_dir / "selected-paths.txt");
+    if (chosen)
+        write_file(out_dir / "selected-paths.txt", [&](std::ostream& o) { routing::write_selected_paths(o, fabric, *chosen); });
     line.stop();
     progress(line, "wrote " + (out_dir / "topology.net").string() + ", lfts.dump, guid2lid" +
-                 (several_sls ? ", sl.txt" : ""),
+                 (several_sls ? ", sl.txt" : "") + (path_file ? ", paths.txt" : ""),
              t3);
-    report << "lids: " << assigned.lids.port_count() << " ports, top " << assigned.lids.top().value() << ", LMC "
-           << int(options.lmc) << '\n'
+    report << "lids: " << lids.port_count() << " ports, top " << lids.top().value() << ", LMC "
+           << (outcome.tables->lids ? std::string("per port") : std::to_string(options.lmc)) << '\n'
            << "switches: " << outcome.tables->lfts.size() << '\n'
            << "vls: " << int(outcome.tables->vls_used) << " used, " << int(outcome.tables->layers_needed)
            << " needed\n"
@@ -268,6 +307,16 @@ const CommandSpec& route_command()
             {"sm-port", "GUID",
              "port GUID of the SM's port (default: the first port of the first node in the file, where ibsim "
              "puts the SM)"},
+            {"lid-assignment", "H",
+             "path engines: how each destination's paths are split into configurations (one LID each): color-l "
+             "(default), color-s, greedy, split-merge-l, split-merge-s"},
+            {"lid-order", "O",
+             "path engines: colour-first (default: each CA port gets the LMC its configurations need; blocks in "
+             "guid2lid are kept where they still fit) or fixed-lmc (LIDs by --lmc before routing; a destination "
+             "needing more than 2^LMC LIDs makes the engine refuse)"},
+            {"selected-paths", "",
+             "path engines: also write DIR/selected-paths.txt, the path the engine chose for every pair (switch "
+             "GUID and output port per hop), to compare with ibtracert"},
         },
         {},
         {},

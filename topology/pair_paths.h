@@ -42,6 +42,13 @@ struct DestinationPaths {
 
 struct PairPaths {
     std::string engine;
+    // The Up*/Down* root switches the paths are legal under when the
+    // engine chose them itself (a root trial); empty when the orientation is
+    // the one the routing options give (configured roots, tree tops, the
+    // central rule). The LID stage routes switch destinations, and fills the
+    // LFT entries no path sets, in this same orientation: two orientations
+    // mixed in one VL can close a credit loop.
+    std::vector<NodeId> roots;
     std::vector<DestinationPaths> destinations; // sorted by dst
 };
 

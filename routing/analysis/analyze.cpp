@@ -7,6 +7,7 @@
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/host_order.h"
 #include "routing/analysis/network.h"
+#include "routing/analysis/pair_routes.h"
 #include "routing/analysis/parallel.h"
 #include "routing/analysis/shifts.h"
 #include "routing/analysis/shortest_paths.h"
@@ -120,10 +121,16 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     prepare.reset();
     lap("prepare");
 
+    // Per-pair path routing (tables.pair_dlids, e.g. from a path file): CA
+    // destinations are scored on the pairs' own routes below, switch
+    // destinations by the per-destination pass as usual.
+    std::optional<PairRoutes> pair_routes;
+    if (tables.pair_dlids) pair_routes.emplace(net, *tables.pair_dlids);
+
     // One pass over every destination LID.
     std::vector<std::uint32_t> dests;
     for (std::uint32_t l = 1; l < net.lid_table_size(); ++l)
-        if (net.lid_owner(l) >= 0) dests.push_back(l);
+        if (net.lid_owner(l) >= 0 && !(pair_routes && !net.endpoint(net.lid_owner(l)).is_switch)) dests.push_back(l);
     const unsigned workers =
         static_cast<unsigned>(std::min<std::size_t>(worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
     struct Worker {
@@ -149,6 +156,52 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
         paths.add(k.tree);
         trace.tick();
     });
+    // The pairs of a path routing, each on its DLID.
+    struct PairWorker {
+        PairStats ca, sw;
+        std::vector<std::uint64_t> load;
+        std::uint64_t routes = 0;
+    };
+    std::vector<PairWorker> pw(workers);
+    if (pair_routes) {
+        const PairRoutes& pr = *pair_routes;
+        paths.use_pair_routes(pr);
+        for (auto& p : pw) p.load.assign(net.channels().size(), 0);
+        std::vector<std::uint32_t> seq(2 * workers, 0);
+        parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
+            const std::int32_t src = pr.source(s);
+            if (src < 0) return;
+            const Endpoint& se = net.endpoint(src);
+            if (se.is_switch && !options.switch_traffic) return;
+            PairWorker& k = pw[w];
+            PairStats& st = se.is_switch ? k.sw : k.ca;
+            std::vector<std::int32_t> path;
+            for (std::size_t d = 0; d < pr.destination_count(); ++d) {
+                const auto dlid = pr.dlids().dlid(s, d);
+                const std::int32_t dst = pr.destination(d);
+                if (!dlid || dst < 0) continue;
+                ++st.pairs;
+                const Reach r = pr.walk(src, dlid->value(), path);
+                if (r == Reach::delivered) {
+                    const unsigned shortest = sp.between(se.attach_switch, net.endpoint(dst).attach_switch) + 1u;
+                    if (se.is_switch) {
+                        st.add_delivered(static_cast<unsigned>(path.size()), shortest, 1);
+                    } else {
+                        st.add_delivered(static_cast<unsigned>(path.size()) + 1u, shortest + 1u, 1);
+                        ++k.routes;
+                        if (const std::int32_t inj = net.injection_channel(src); inj >= 0) ++k.load[static_cast<std::size_t>(inj)];
+                        for (std::int32_t c : path) ++k.load[static_cast<std::size_t>(c)];
+                    }
+                } else {
+                    auto& list = r == Reach::loop ? st.loop_examples : st.unreachable_examples;
+                    (r == Reach::loop ? st.loops : st.unreachable)++;
+                    if (list.size() < options.max_examples)
+                        list.push_back(PairExample{dlid->value(), seq[2 * w + (se.is_switch ? 1 : 0)]++, src});
+                }
+                pr.add_turns(path, se.is_switch, ws[w]->cdg);
+            }
+        });
+    }
     for (unsigned w = 1; w < workers; ++w) {
         ws[0]->conn.merge(ws[w]->conn);
         ws[0]->cdg.merge(ws[w]->cdg);
@@ -158,6 +211,20 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
 
     StageProgress credit(options.progress, "credit_loops", 1);
     Connectivity conn = ws[0]->conn.result();
+    std::optional<EdgeForwarding> pair_efi;
+    if (pair_routes) {
+        std::vector<std::uint64_t> load(net.channels().size(), 0);
+        std::uint64_t routes = 0;
+        for (const PairWorker& k : pw) {
+            conn.of(PairClass::ca_to_ca).merge(k.ca, options.max_examples);
+            conn.of(PairClass::switch_to_ca).merge(k.sw, options.max_examples);
+            for (std::size_t c = 0; c < load.size(); ++c) load[c] += k.load[c];
+            routes += k.routes;
+        }
+        pair_efi = summarise_loads(net, load, routes);
+        rep.pair_routes = true;
+        rep.pair_missing = pair_routes->missing();
+    }
     for (std::size_t c = 0; c < pair_class_count; ++c) {
         const PairStats& s = conn.classes[c];
         ClassReport cr;
@@ -179,7 +246,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     }
     rep.credit_ca_only = credit_report(net, ws[0]->cdg.result(CdgBuilder::ca_only));
     if (options.switch_traffic) rep.credit_all = credit_report(net, ws[0]->cdg.result(CdgBuilder::with_switches));
-    EdgeForwarding efi = ws[0]->efi.result();
+    EdgeForwarding efi = pair_efi ? *pair_efi : ws[0]->efi.result();
     rep.efi_routes = efi.routes;
     rep.efi_all = load_report(net, efi.all);
     rep.efi_switch_links = load_report(net, efi.switch_links);

@@ -36,8 +36,39 @@ void PathTable::add(const DestinationTree& t)
     }
 }
 
+void PathTable::use_pair_routes(const PairRoutes& routes)
+{
+    pairs_ = &routes;
+    pair_src_.assign(net_->endpoints().size(), -1);
+    pair_dst_.assign(net_->endpoints().size(), -1);
+    for (std::size_t s = 0; s < routes.source_count(); ++s)
+        if (routes.source(s) >= 0) pair_src_[static_cast<std::size_t>(routes.source(s))] = static_cast<std::int32_t>(s);
+    for (std::size_t d = 0; d < routes.destination_count(); ++d)
+        if (routes.destination(d) >= 0)
+            pair_dst_[static_cast<std::size_t>(routes.destination(d))] = static_cast<std::int32_t>(d);
+}
+
 bool PathTable::walk(std::int32_t src, std::int32_t dst, std::vector<std::int32_t>& path) const
 {
+    if (pairs_) {
+        const std::int32_t si = pair_src_[static_cast<std::size_t>(src)], di = pair_dst_[static_cast<std::size_t>(dst)];
+        if (si < 0 || di < 0) return false;
+        const auto dlid = pairs_->dlids().dlid(static_cast<std::size_t>(si), static_cast<std::size_t>(di));
+        std::int32_t s = net_->endpoint(src).attach_switch;
+        if (!dlid || s < 0) return false;
+        for (std::size_t n = 0; n <= nsw_; ++n) {
+            const Lft* lft = net_->lft(s);
+            const std::uint8_t p = lft ? lft->at(*dlid) : no_route;
+            if (p == no_route || p == 0 || p > net_->switch_ports(s)) return false;
+            const std::int32_t c = chan_[port_offset_[static_cast<std::size_t>(s)] + p];
+            if (c < 0) return false;
+            const std::int32_t h = head_switch_[static_cast<std::size_t>(c)];
+            if (h < 0) return net_->channel(c).head_endpoint == dst;
+            path.push_back(c);
+            s = h;
+        }
+        return false;
+    }
     std::int32_t s = net_->endpoint(src).attach_switch;
     std::int32_t r = row_of_[static_cast<std::size_t>(dst)];
     if (s < 0 || r < 0) return false;

@@ -19,6 +19,7 @@
 
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
+#include "routing/analysis/pair_routes.h"
 
 #include <cstdint>
 #include <span>
@@ -36,6 +37,9 @@ public:
     // Appends the switch-to-switch channels from `src` to `dst` (endpoints,
     // CA ports) to `path`; false when the route is not delivered.
     bool walk(std::int32_t src, std::int32_t dst, std::vector<std::int32_t>& path) const;
+    // Per-pair path routing (pair_routes.h): walks follow the LFTs on the
+    // DLID each pair uses instead of the destination's base LID.
+    void use_pair_routes(const PairRoutes& routes);
 
 private:
     const Network* net_;
@@ -45,6 +49,8 @@ private:
     std::vector<std::size_t> port_offset_;   // per switch, into chan_
     std::vector<std::int32_t> chan_;         // (switch, port) -> channel
     std::vector<std::int32_t> head_switch_;  // channel -> next switch or -1
+    const PairRoutes* pairs_ = nullptr;
+    std::vector<std::int32_t> pair_src_, pair_dst_; // endpoint -> index in the DLID map, or -1
 };
 
 struct Flow {

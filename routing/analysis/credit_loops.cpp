@@ -99,7 +99,23 @@ void CdgBuilder::add(const DestinationTree& t)
         if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= 1;
         mask_all_[s] |= mask_ca_[s];
     }
+    propagate(t);
+}
 
+void CdgBuilder::add_users(const DestinationTree& t, const std::vector<std::uint8_t>& ca_users,
+                           const std::vector<std::uint8_t>& switch_users)
+{
+    if (t.owner < 0) return;
+    for (std::size_t s = 0; s < mask_ca_.size(); ++s) {
+        mask_ca_[s] = ca_users[s] ? 1 : 0;
+        mask_all_[s] = static_cast<std::uint16_t>(mask_ca_[s] | (switch_users[s] ? 1 : 0));
+    }
+    propagate(t);
+}
+
+void CdgBuilder::propagate(const DestinationTree& t)
+{
+    const Network& net = *net_;
     for (std::int32_t s : t.order) {
         auto si = static_cast<std::size_t>(s);
         for (unsigned vl = 0; vl < vls_; ++vl) {
@@ -124,6 +140,21 @@ void CdgBuilder::add(const DestinationTree& t)
         for (std::uint16_t m = mask_all_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
             row(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
     }
+}
+
+void CdgBuilder::add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, unsigned vl, bool from_switch)
+{
+    if (vl >= vls_) return;
+    const Word bit = Word{1} << (out_port % 64);
+    if (!from_switch) row(ca_only, vl, sw, in_port)[out_port / 64] |= bit;
+    row(with_switches, vl, sw, in_port)[out_port / 64] |= bit;
+}
+
+void CdgBuilder::mark_used(unsigned vl, bool from_switch)
+{
+    if (vl >= vls_) return;
+    if (!from_switch) used_vls_[vl] = 1;
+    used_vls_[vls_ + vl] = 1;
 }
 
 void CdgBuilder::merge(const CdgBuilder& other)

@@ -68,12 +68,25 @@ public:
 
     CdgBuilder(const Network& net, const SlLookup& sls);
     void add(const DestinationTree& tree);
+    // As add(), but only these sources send to tree.lid, on VL 0 (a per-pair
+    // path routing: the sources whose pair uses this DLID): ca_users[s] != 0
+    // when a CA cabled to switch s does, switch_users[s] when switch s does.
+    void add_users(const DestinationTree& tree, const std::vector<std::uint8_t>& ca_users,
+                   const std::vector<std::uint8_t>& switch_users);
+    // One turn of an explicit route (per-pair path routing, pair_routes.h):
+    // traffic arriving at switch `sw` by `in_port` leaves by `out_port` on
+    // `vl`; switch-originated traffic goes only into the graph with switches.
+    void add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, unsigned vl, bool from_switch);
+    // Traffic on `vl` exists (in both graphs, or only with switches).
+    void mark_used(unsigned vl, bool from_switch);
     void merge(const CdgBuilder& other);
     // Finds one cycle per VL for the given mode.
     CreditLoops result(int mode) const;
 
 private:
     using Word = std::uint64_t;
+    // Carries mask_ca_/mask_all_ down the tree, adding the dependencies.
+    void propagate(const DestinationTree& tree);
     Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port);
     const Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port) const;
 

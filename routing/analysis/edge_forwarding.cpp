@@ -61,8 +61,13 @@ EdgeForwarding EdgeForwardingCounter::result() const
         if (ep.is_switch || ep.attach_switch < 0 || inj < 0) continue;
         load[static_cast<std::size_t>(inj)] += delivered_at_[static_cast<std::size_t>(ep.attach_switch)] - self_[e];
     }
+    return summarise_loads(net, load, routes_);
+}
+
+EdgeForwarding summarise_loads(const Network& net, const std::vector<std::uint64_t>& load, std::uint64_t routes)
+{
     EdgeForwarding out;
-    out.routes = routes_;
+    out.routes = routes;
     double sum_all = 0, sum_sw = 0;
     for (std::size_t c = 0; c < load.size(); ++c) {
         const Channel& ch = net.channel(static_cast<std::int32_t>(c));

@@ -37,6 +37,9 @@ struct EdgeForwarding {
     LoadSummary switch_links;
 };
 
+// The summary of per-channel loads (index = channel), `routes` counted.
+EdgeForwarding summarise_loads(const Network& net, const std::vector<std::uint64_t>& load, std::uint64_t routes);
+
 class EdgeForwardingCounter {
 public:
     explicit EdgeForwardingCounter(const Network& net);

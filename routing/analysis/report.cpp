@@ -123,7 +123,7 @@ std::string to_json(const Report& r)
 
     j["credit_loops"] = Json{{"ca_traffic", json_credit(r.credit_ca_only)}, {"all_traffic", json_credit(r.credit_all)}};
     j["edge_forwarding"] = Json{
-        {"routes", r.efi_routes}, {"all_links", json_load(r.efi_all)}, {"switch_links", json_load(r.efi_switch_links)}};
+        {"routes", r.efi_routes}, {"pair_routes", r.pair_routes}, {"all_links", json_load(r.efi_all)}, {"switch_links", json_load(r.efi_switch_links)}};
 
     if (r.ebb) {
         const EbbResult& e = *r.ebb;
@@ -178,6 +178,10 @@ std::string to_text(const Report& r)
     if (r.lids.switches_without_lft)
         o += "  WARNING: " + std::to_string(r.lids.switches_without_lft) + " switches have no forwarding table\n";
 
+    if (r.pair_routes)
+        o += "  per-pair path routing: CA destinations scored on the DLID each pair uses (path file)" +
+             (r.pair_missing ? ", " + std::to_string(r.pair_missing) + " pairs name ports the fabric lacks" : std::string()) +
+             "\n";
     o += "\nReachability (pairs of source port and destination LID)\n";
     for (const ClassReport& c : r.classes) {
         o += "  " + std::string(to_string(c.cls)) + ": ";
@@ -211,6 +215,9 @@ std::string to_text(const Report& r)
     };
     load("all links", r.efi_all);
     load("switch links", r.efi_switch_links);
+    if (r.hosts > 1)
+        o += "  max link load " + fmt("%.3f", static_cast<double>(r.efi_all.max) / static_cast<double>(r.hosts - 1)) +
+             " (every host sends 1 in all, spread evenly over the others: seed 002 §5.2)\n";
 
     if (r.ebb) {
         const EbbResult& e = *r.ebb;

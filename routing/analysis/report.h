@@ -88,6 +88,11 @@ struct Report {
     CreditReport credit_all;           // CA and switch traffic (computed unless switch traffic is off)
     std::uint64_t efi_routes = 0;
     LoadReport efi_all, efi_switch_links;
+    // Scored over a per-pair path routing: CA destinations on the DLID each
+    // pair uses (RoutingTables::pair_dlids); pairs of the map whose ports the
+    // fabric does not have.
+    bool pair_routes = false;
+    std::uint64_t pair_missing = 0;
     std::optional<EbbResult> ebb;
     std::optional<ShiftResult> shifts;
     std::string host_order; // "name" or "given"

@@ -187,6 +187,10 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
 
     topology::PairPaths out;
     out.engine = std::move(engine);
+    // Configured roots in the orientation: those of the chosen root trial
+    // (or the operator's); the LID stage orients switch routes by them too.
+    if (g.order.rule == updn::RootRule::configured)
+        for (const auto place : g.order.roots) out.roots.push_back(g.node(place));
     const auto n = g.terminals.size();
     out.destinations.resize(n);
     std::atomic<std::size_t> next{0};

@@ -95,5 +95,12 @@ seed("sl_file", "hca-and-switch", b"# SL file\nvls 2\nlids 8\n"
      b"0x0000000000100000 1 0101\n0x0000000000200000 0 00011\n")
 seed("sl_file", "one-vl", b"vls 1\nlids 3\n0x0000000000200001 0 000\n")
 
+# Path files (per-pair DLIDs): two destinations with LMC 2 and 0, a switch
+# and a CA source, a "--" for a source's own port.
+seed("path_file", "two-dests", b"# path file\nengine pathsel\ndestinations 2\n"
+     b"dst 0 0x0002c90300000001 0x0010 2\ndst 1 0x0002c90300000101 0x0002 0\n"
+     b"src 0x0002c902e0000000 0300\nsrc 0x0002c90300000001 --00\n")
+seed("path_file", "empty", b"engine x\ndestinations 0\n")
+
 for path in sorted((data / "config").glob("*.yaml")) + [root / "systemd" / "ibsmd.yaml"]:
     seed("config", path.name, path.read_bytes())

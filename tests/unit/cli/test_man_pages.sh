@@ -96,14 +96,14 @@ complete_words() { # SCRIPT PROGRAM WORDS...: the candidates for the last word
 for prog in ibsmd ibsm; do
     bash -n "$DIR/$prog" || fail "completion script $prog does not parse"
 done
-complete_words "$DIR/ibsmd" ibsmd "--port-" | grep -qx -- "--port-guid" || fail "ibsmd --port-<TAB> misses --port-guid"
-complete_words "$DIR/ibsmd" ibsmd --log-level "" | grep -qx "critical" || fail "ibsmd --log-level <TAB> misses critical"
-complete_words "$DIR/ibsmd" ibsmd --engine "df" | grep -qx "dfsssp" || fail "ibsmd --engine df<TAB> misses dfsssp"
-complete_words "$DIR/ibsm" ibsm "ro" | grep -qx "route" || fail "ibsm ro<TAB> misses route"
-complete_words "$DIR/ibsm" ibsm route "--t" | grep -qx -- "--topology" || fail "ibsm route --t<TAB> misses --topology"
-complete_words "$DIR/ibsm" ibsm topogen "py" | grep -q . && fail "ibsm topogen py<TAB> offered something"
-complete_words "$DIR/ibsm" ibsm topogen pgft "--dual" | grep -qx -- "--dual-port" || fail "ibsm topogen pgft --dual<TAB>"
-complete_words "$DIR/ibsm" ibsm route --balancing "" | grep -qx "local" || fail "ibsm route --balancing <TAB> misses local"
+complete_words "$DIR/ibsmd" ibsmd "--port-" | grep -x -- "--port-guid" > /dev/null || fail "ibsmd --port-<TAB> misses --port-guid"
+complete_words "$DIR/ibsmd" ibsmd --log-level "" | grep -x "critical" > /dev/null || fail "ibsmd --log-level <TAB> misses critical"
+complete_words "$DIR/ibsmd" ibsmd --engine "df" | grep -x "dfsssp" > /dev/null || fail "ibsmd --engine df<TAB> misses dfsssp"
+complete_words "$DIR/ibsm" ibsm "ro" | grep -x "route" > /dev/null || fail "ibsm ro<TAB> misses route"
+complete_words "$DIR/ibsm" ibsm route "--t" | grep -x -- "--topology" > /dev/null || fail "ibsm route --t<TAB> misses --topology"
+complete_words "$DIR/ibsm" ibsm topogen "py" | grep . > /dev/null && fail "ibsm topogen py<TAB> offered something"
+complete_words "$DIR/ibsm" ibsm topogen pgft "--dual" | grep -x -- "--dual-port" > /dev/null || fail "ibsm topogen pgft --dual<TAB>"
+complete_words "$DIR/ibsm" ibsm route --balancing "" | grep -x "local" > /dev/null || fail "ibsm route --balancing <TAB> misses local"
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo ok
