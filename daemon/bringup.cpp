@@ -341,9 +341,10 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
     }
     o = co_await configure(std::move(r.found), std::move(o), start, smps_before);
     // A switch that does not confirm its Sets after a re-route is one the
-    // refresh did not know was gone (a whole switch unlinked: its far-side
-    // neighbours' traps cannot reach the SM any more). Only a heavy sweep
-    // can tell; waiting for the retry timer would leave the fabric broken.
+    // refresh did not know was gone (the refresh asks the far ends of links
+    // found down, but a switch can vanish where no link was seen to go
+    // down, or between the refresh and the Sets). Only a heavy sweep can
+    // tell; waiting for the retry timer would leave the fabric broken.
     if (!o.up) o.needs_heavy = true;
     co_return o;
 }

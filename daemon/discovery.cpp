@@ -82,6 +82,8 @@ public:
     // Nodes a describe/SwitchInfo/PortInfo query failed for, and how many
     // failures were of other queries (NodeInfo of what is behind a port).
     const std::set<NodeId>& failed_nodes() const { return failed_nodes_; }
+    // Switches at the far end of links this refresh found down.
+    const std::set<NodeId>& far_ends() const { return far_ends_; }
     std::size_t failures() const { return result_.missing.size(); }
 
     awaitable<DiscoveryResult> run()
@@ -385,6 +387,7 @@ private:
             if (auto r = f.remote(here)) {
                 ++changes_.links_down;
                 changes_.text.push_back("link down: " + port_name(f, here) + " - " + port_name(f, *r));
+                if (f.node(r->node).is_switch()) far_ends_.insert(r->node);
                 f.disconnect(here);
             }
             return;
@@ -403,6 +406,7 @@ private:
     DiscoveryResult result_;
     FabricChanges changes_;
     std::set<NodeId> failed_nodes_;
+    std::set<NodeId> far_ends_;
     bool sm_port_known_ = false;
     bool refreshing_ = false;
     boost::asio::any_io_executor executor_;
@@ -428,6 +432,42 @@ DrPath path_to_port(const DiscoveryResult& found, PortRef p)
     return found.path_to(p.node);
 }
 
+namespace {
+
+// One more refresh pass over `found` with DR paths recomputed over the
+// links now known up: the nodes named by `guids` that are still reachable
+// (the rest are lost: appended to `gone`, nothing to ask). Its changes are
+// added to `changes`; the GUIDs of switches at the far end of links it
+// found down are added to `far`.
+awaitable<void> follow_up(mad::Transport& transport, DiscoveryResult& found, const std::vector<Guid>& guids,
+                          std::vector<Guid>& gone, FabricChanges& changes, std::set<Guid>& far)
+{
+    found.missing.clear();
+    DiscoveryResult again = reachable_part(found, &gone);
+    RefreshRequest retry;
+    for (auto g : guids) {
+        auto id = again.fabric.find_node(g);
+        if (!id) continue;
+        if (again.fabric.node(*id).is_switch())
+            retry.switches.push_back(*id);
+        else
+            for (unsigned p = 1; p <= again.fabric.node(*id).num_ports(); ++p)
+                if (again.fabric.node(*id).ports[p].remote)
+                    retry.ports.push_back(PortRef{*id, PortNum(static_cast<std::uint8_t>(p))});
+    }
+    Sweep pass(transport, std::move(again));
+    auto more = co_await pass.run_refresh(retry);
+    changes.links_down += more.links_down;
+    changes.links_up += more.links_up;
+    changes.nodes_new += more.nodes_new;
+    changes.ports_changed += more.ports_changed;
+    changes.text.insert(changes.text.end(), more.text.begin(), more.text.end());
+    found = pass.take();
+    for (auto id : pass.far_ends()) far.insert(found.fabric.node(id).guid);
+}
+
+} // namespace
+
 awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
                                  const RefreshRequest& request)
 {
@@ -435,12 +475,17 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
     RefreshResult out;
     out.changes = co_await sweep.run_refresh(request);
     DiscoveryResult found = sweep.take();
+    std::set<Guid> read; // switches re-read by some pass
+    for (auto id : request.switches) read.insert(found.fabric.node(id).guid);
+    std::set<Guid> far;
+    for (auto id : sweep.far_ends()) far.insert(found.fabric.node(id).guid);
+    std::vector<Guid> gone; // lost already when the paths were recomputed
     // A snapshot path can cross the very link that went down (the switch at
     // its far end is then reached another way): retry the nodes whose
     // queries failed once, over paths recomputed without the links found
     // down. Other failures (a new node's NodeInfo) stay for the caller.
     const auto failed = sweep.failed_nodes();
-    std::vector<Guid> gone; // lost already when the paths were recomputed
+    for (auto id : failed) read.insert(found.fabric.node(id).guid); // retried below, or the caller gives up
     std::size_t node_failures = 0;
     for (const auto& m : found.missing)
         for (auto id : failed)
@@ -448,27 +493,22 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
     if (!failed.empty() && node_failures == found.missing.size() && (out.changes.links_down || out.changes.links_up)) {
         std::vector<Guid> retry_guids;
         for (auto id : failed) retry_guids.push_back(found.fabric.node(id).guid);
-        found.missing.clear();
-        DiscoveryResult again = reachable_part(found, &gone);
-        RefreshRequest retry;
-        for (auto g : retry_guids) {
-            auto id = again.fabric.find_node(g);
-            if (!id) continue; // lost: nothing to ask
-            if (again.fabric.node(*id).is_switch())
-                retry.switches.push_back(*id);
-            else
-                for (unsigned p = 1; p <= again.fabric.node(*id).num_ports(); ++p)
-                    if (again.fabric.node(*id).ports[p].remote)
-                        retry.ports.push_back(PortRef{*id, PortNum(static_cast<std::uint8_t>(p))});
-        }
-        Sweep second(transport, std::move(again));
-        auto more = co_await second.run_refresh(retry);
-        out.changes.links_down += more.links_down;
-        out.changes.links_up += more.links_up;
-        out.changes.nodes_new += more.nodes_new;
-        out.changes.ports_changed += more.ports_changed;
-        out.changes.text.insert(out.changes.text.end(), more.text.begin(), more.text.end());
-        found = second.take();
+        co_await follow_up(transport, found, retry_guids, gone, out.changes, far);
+    }
+    // A switch at the far end of a link found down that no pass re-read is
+    // asked too, after the passes above (their findings shape its path),
+    // when the snapshot still reaches it another way: a switch unlinked
+    // whole (or switched off) leaves neighbours whose traps cannot reach the
+    // SM any more (their way back ran through it), so the snapshot would
+    // keep it and route through it. Not answering, it lands in `missing`
+    // and the caller runs a heavy sweep before anything is programmed. A
+    // switch that lost its links to every re-read neighbour is just lost.
+    std::vector<Guid> unconfirmed;
+    for (auto g : far)
+        if (!read.count(g)) unconfirmed.push_back(g);
+    if (!unconfirmed.empty() && found.missing.empty()) {
+        std::set<Guid> ignored;
+        co_await follow_up(transport, found, unconfirmed, gone, out.changes, ignored);
     }
     out.changes.lost = std::move(gone);
     out.found = reachable_part(std::move(found), &out.changes.lost);

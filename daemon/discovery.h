@@ -103,8 +103,11 @@ struct RefreshResult {
 // Re-reads what `request` names, starting from `previous` (a heavy sweep's
 // or an earlier refresh's result), follows ports that came up (discovering
 // new nodes behind them as a heavy sweep would), and drops links whose
-// ports went down. Queries that fail land in found.missing, like in a heavy
-// sweep; callers fall back to one then.
+// ports went down. A switch at the far end of a link found down that the
+// snapshot still reaches another way is re-read too (a switch unlinked
+// whole: neighbours whose way back ran through it send no trap). Queries
+// that fail land in found.missing, like in a heavy sweep; callers fall back
+// to one then.
 boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
                                               const RefreshRequest& request);
 

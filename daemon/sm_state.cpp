@@ -147,7 +147,7 @@ ControlDecision on_control(mad::SmState current, const SmIdentity& self, std::ui
     ControlDecision d;
     d.next = current;
     const std::string from = describe(sender);
-    if (self.sm_key != 0 && sender.sm_key != self.sm_key) {
+    if (sender.sm_key != self.sm_key) {
         d.reason = "SMInfo Set from " + from + " without our SM_Key: refused";
         return d;
     }

@@ -30,7 +30,10 @@
 //    that answers but ranks below us is told with trap 144 (SM priority
 //    changed) so its next sweep hands over.
 //  - SMInfo Set (control packets, IBA table 180 attribute modifiers):
-//    without our key refused; ACKNOWLEDGE only from a STANDBY sender,
+//    refused unless it presents our key, also when ours is 0 (a sender
+//    presents its own key, so unlike an answer nothing is hidden: a
+//    different key is another management domain or a forgery, and a
+//    DISABLE from it must not switch our SM off); ACKNOWLEDGE only from a STANDBY sender,
 //    HANDOVER/DISABLE/STANDBY/DISCOVER only from a MASTER. HANDOVER makes a
 //    STANDBY (or DISCOVERING) SM MASTER with a heavy sweep and an
 //    ACKNOWLEDGE back; DISABLE -> NOT-ACTIVE; STANDBY -> STANDBY polling the

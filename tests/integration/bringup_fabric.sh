@@ -47,8 +47,8 @@ STATE="$WORK/state"
 read -r -a EXTRA <<< "${BRINGUP_IBSMD_ARGS:-}"
 
 echo "--- ibsmd --once (first bring-up)"
-sim "$IBSMD" --once --state-dir "$STATE" --log-level info "${EXTRA[@]}" 2> "$WORK/once1.log" || {
-    cat "$WORK/once1.log" >&2; fail "ibsmd --once exited with $?"; }
+rc=0; sim "$IBSMD" --once --state-dir "$STATE" --log-level info "${EXTRA[@]}" 2> "$WORK/once1.log" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/once1.log" >&2; fail "ibsmd --once exited with $rc"; }
 grep -E "phase|SUBNET UP" "$WORK/once1.log"
 grep -q "SUBNET UP" "$WORK/once1.log" || fail "no SUBNET UP line"
 grep "routing engine .* refused" "$WORK/once1.log" || true

@@ -50,6 +50,11 @@ def main():
     if not lines or not lines[-1].startswith('To '):
         print(f"trace to LID {dlid} did not reach its destination: {lines[-1] if lines else '(no output)'}")
         bad += 1
+    if checked == 0:
+        # Between two CAs there is always a switch: no hop parsed means the
+        # output was not understood, and nothing was checked.
+        print(f"trace to LID {dlid}: no switch hop found in ibtracert's output")
+        bad += 1
     print(f"LID {dlid}: {checked} switch hop(s) checked, {bad} problem(s)")
     return 1 if bad else 0
 

@@ -4,11 +4,15 @@
 # routing.engines [ftree]:
 #  - SIGHUP with the file unchanged: "configuration unchanged, re-sweeping",
 #    a heavy sweep brings the subnet up again and sends 0 LFT blocks;
-#  - SIGHUP after the file says engines [sftree]: the new chain is applied
-#    live, the next SUBNET UP names engine sftree, the LFT blocks sent are
+#  - SIGHUP after the file says engines [updn]: the new chain is applied
+#    live, the next SUBNET UP names engine updn, the LFT blocks sent are
 #    exactly the blocks that changed on the switches (fewer than the
-#    bring-up's), and the tables read back route every switch pair (ftree
-#    leaves pairs of top switches unrouted, sftree does not);
+#    bring-up's, more than none), and the tables read back are updn's: the
+#    ones `ibsm route --engine updn` computes offline for this fabric and
+#    these LIDs, which differ from ftree's (the bring-up's tables must equal
+#    `ibsm route --engine ftree`'s the same way). ftree and sftree now give
+#    this fabric the same tables (ftree fills switch pairs with sftree's
+#    Algorithm 2), so the reload goes to updn to change something;
 #  - SIGUSR1 after the log file was moved away (logrotate): a new file
 #    appears at log.file and gets the next lines; the moved file gets none.
 #
@@ -37,8 +41,17 @@ SM_LOG=$LOGFILE
 sm_wait_up 0 60
 FULL=$(blocks_sent 0)
 check_fabric up "$HOSTS" "$SWITCHES" "$LINKS"
-ftree_s2s=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pairs"]["switch_to_switch"]["unreachable"])' "$WORK/up.json")
-[ "$ftree_s2s" -gt 0 ] || fail "ftree routed every switch pair: the sftree check below would prove nothing"
+# offline ENGINE: what `ibsm route` computes for the fabric ibsim runs with
+# the LIDs the SM gave out (its guid2lid), in $WORK/offline-ENGINE.
+offline() {
+    "$IBSM" route --topology "$WORK/fabric.net" --guid2lid "$WORK/state/guid2lid" --engine "$1" --no-fallback \
+        --out "$WORK/offline-$1" > "$WORK/offline-$1.log" 2>&1 || { cat "$WORK/offline-$1.log" >&2; fail "ibsm route --engine $1 failed"; }
+}
+offline ftree
+offline updn
+python3 "$HERE/reroute_check.py" same "$WORK/up.fts" "$WORK/offline-ftree/lfts.dump" || fail "the bring-up's tables are not ftree's"
+engines_differ=$(python3 "$HERE/reroute_check.py" blockdiff "$WORK/offline-ftree/lfts.dump" "$WORK/offline-updn/lfts.dump")
+[ "$engines_differ" -gt 0 ] || fail "ftree and updn give this fabric the same tables: the reload check below would prove nothing"
 
 echo "--- SIGHUP, file unchanged: a heavy sweep, nothing to send"
 mark=$(sm_lines)
@@ -49,20 +62,19 @@ sm_since "$mark" | grep -q "reload: configuration unchanged, re-sweeping" || fai
 sm_since "$mark" | grep -q "SUBNET UP (generation [0-9]*, heavy sweep).*engine ftree,.*LFT blocks sent: 0$" ||
     fail "SIGHUP did not run a heavy sweep that sent 0 LFT blocks"
 
-echo "--- SIGHUP, engines [sftree]: applied live"
-config sftree
+echo "--- SIGHUP, engines [updn]: applied live"
+config updn
 mark=$(sm_lines)
 kill -HUP "$SM_PID"
 sm_wait_up "$mark"
 sm_since "$mark" | grep -E "SIGHUP|reload|heavy sweep|SUBNET|phase program" | cut -c 25-
-sm_since "$mark" | grep -q "reload: new configuration applied (engines sftree)" || fail "the new chain was not applied"
-sm_since "$mark" | grep -q "SUBNET UP (generation [0-9]*, .*engine sftree," || fail "the next SUBNET UP is not routed by sftree"
-check_fabric sftree "$HOSTS" "$SWITCHES" "$LINKS"
-s2s=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pairs"]["switch_to_switch"]["unreachable"])' "$WORK/sftree.json")
-[ "$s2s" -eq 0 ] || fail "sftree's tables leave $s2s switch pairs unreachable"
+sm_since "$mark" | grep -q "reload: new configuration applied (engines updn)" || fail "the new chain was not applied"
+sm_since "$mark" | grep -q "SUBNET UP (generation [0-9]*, .*engine updn," || fail "the next SUBNET UP is not routed by updn"
+check_fabric updn "$HOSTS" "$SWITCHES" "$LINKS"
+python3 "$HERE/reroute_check.py" same "$WORK/updn.fts" "$WORK/offline-updn/lfts.dump" || fail "the tables read back are not updn's"
 sent=$(blocks_sent "$mark")
-changed=$(blocks_changed up sftree)
-echo "sftree: $sent LFT blocks sent, $changed changed on the switches, bring-up sent $FULL; switch pairs unreachable $ftree_s2s -> 0"
+changed=$(blocks_changed up updn)
+echo "updn: $sent LFT blocks sent, $changed changed on the switches, bring-up sent $FULL; offline ftree and updn differ in $engines_differ"
 [ "$sent" -eq "$changed" ] && [ "$sent" -gt 0 ] || fail "$sent LFT blocks sent for $changed changed"
 [ "$sent" -lt "$FULL" ] || fail "the engine change resent every block ($sent)"
 

@@ -18,6 +18,8 @@
 //   class-version   Get(SMInfo) class version 2            GetResp status 0x0004 "bad version"
 //                   Trap class version 2                   no answer
 //   sm-key          Set(SMInfo) DISABLE with a wrong SM_Key   the SM stays master; an answer carries SM_Key 0
+//                   (the SM runs with the default key 0: a key is
+//                   compared also when it is 0, sm_state.h)
 //   unknown-attr    Get 0xFF00, Set 0x0030 (LID), Get 0xFF00 (DR)   GetResp status 0x000C
 //                   method 0x03 (Send) of 0xFF00           no answer
 //   dr-hops         Get(SMInfo) over the long route        GetResp, SMInfo state MASTER

@@ -200,6 +200,60 @@ TEST_CASE("a switch cut off is forgotten, a new CA is discovered, both without a
     CHECK_FALSE(snap2->lids.lids.port_of(l2_lid));
 }
 
+// A switch unlinked whole while only some neighbours' traps arrive (the
+// others' way back to the SM ran through it): after the refresh of those
+// neighbours the snapshot still reaches it over a neighbour not re-read.
+// The refresh asks it over that path before anything is programmed; it
+// does not answer, so the re-route asks for a heavy sweep and has sent no
+// LFT block to a fabric that is not there (reroute-events' unlink-spine
+// step on ibsim). Cut only from the re-read neighbours, it answers and the
+// re-route goes on.
+TEST_CASE("a re-route confirms the far end of links found down before programming", "[reroute]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+
+    // P0 loses its cables to L0 and L1 only: still there, through L2.
+    loop.fabric.unlink({t.spines[0], PortNum(1)});
+    loop.fabric.unlink({t.spines[0], PortNum(2)});
+    daemon::RefreshRequest req;
+    req.switches = in_snapshot(b, loop.fabric, {t.leaves[0], t.leaves[1]});
+    loop.fabric.reset_counters();
+    auto o = loop.run([&] { return b.reroute(req); });
+    INFO(o.reason);
+    REQUIRE(o.up);
+    CHECK(o.changes.links_down == 2);
+    CHECK(o.changes.nodes_lost == 0);
+    CHECK(b.snapshot()->found.fabric.find_node(Guid(0x10000)));
+    CHECK(loop.fabric.switch_info(t.spines[0]).port_state_change == false);
+
+    // Cabled again (a heavy sweep takes it back), then unlinked whole, but
+    // L2 is not re-read (its trap is lost).
+    loop.fabric.relink({t.spines[0], PortNum(1)});
+    loop.fabric.relink({t.spines[0], PortNum(2)});
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+    REQUIRE(b.snapshot()->found.fabric.node_count() == 14);
+    loop.fabric.unlink_node(t.spines[0]);
+    loop.fabric.reset_counters();
+    req.switches = in_snapshot(b, loop.fabric, {t.leaves[0], t.leaves[1]});
+    auto o2 = loop.run([&] { return b.reroute(req); });
+    INFO(o2.reason);
+    CHECK_FALSE(o2.up);
+    CHECK(o2.needs_heavy);
+    CHECK(o2.reason.find("refresh queries failed") != std::string::npos);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::linear_forwarding_table) == 0);
+
+    auto heavy = loop.run([&] { return b.sweep(); });
+    REQUIRE(heavy.up);
+    CHECK_FALSE(b.snapshot()->found.fabric.find_node(Guid(0x10000)));
+    auto rep = analyze_read_back(loop.fabric.read_back());
+    CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
+}
+
 TEST_CASE("a light sweep costs one SMP per switch and finds the switches whose ports changed", "[reroute]")
 {
     QuietLogs quiet;

@@ -172,6 +172,41 @@ TEST_CASE("SMInfo Get: the SM_Key only for a requester that presents it; Sets wi
     CHECK(sm.responder.counters().sets_refused == 1);
 }
 
+// malformed-mads (tests/integration) sends exactly this to an SM with the
+// default SM_Key 0: a DISABLE from a "MASTER" presenting another key.
+TEST_CASE("an SM whose SM_Key is 0 refuses a DISABLE presenting another key and stays MASTER; key 0 is obeyed",
+          "[election]")
+{
+    QuietLogs quiet;
+    std::vector<NodeId> hosts;
+    test::FabricLoop loop(small_tree(hosts));
+    Sm sm(loop, 1, 0);
+    REQUIRE(loop.run([&] { return sm.bringup.sweep(); }).up);
+    REQUIRE(sm.election.state() == mad::SmState::master);
+
+    const auto forged = remote_info(loop.fabric, {hosts[1], PortNum(1)}, 15, mad::SmState::master, 0xdeadbeefdeadbeefull);
+    loop.fabric.deliver(sm_info_request(mad::Method::set, mad::sm_control::disable, forged, 1));
+    loop.fabric.deliver(sm_info_request(mad::Method::get, 0, forged, 2));
+    loop.poll();
+    const auto& answers = loop.fabric.responses_from_sm();
+    REQUIRE(answers.size() == 2);
+    CHECK(answers[0].status() == invalid_value);
+    auto a1 = mad::decode_sm_info(answers[1].data());
+    REQUIRE(a1);
+    CHECK(a1->sm_state == mad::SmState::master);
+    CHECK(sm.election.state() == mad::SmState::master);
+    CHECK(sm.responder.counters().sets_refused == 1);
+
+    auto keyless = forged;
+    keyless.sm_key = 0;
+    loop.fabric.deliver(sm_info_request(mad::Method::set, mad::sm_control::disable, keyless, 3));
+    loop.poll();
+    REQUIRE(answers.size() == 3);
+    CHECK(answers[2].status() == 0);
+    CHECK(sm.election.state() == mad::SmState::not_active);
+    CHECK(sm.responder.counters().sets_accepted == 1);
+}
+
 TEST_CASE("a standby programs nothing; when the master stops answering it takes over, keeping every LID and "
           "sending no LFT block",
           "[election]")

@@ -230,6 +230,11 @@ TEST_CASE("control packets without our SM_Key are refused; answers show the key 
           "SMInfo Set from SM 0x0000000000000010 (priority 3, MASTER) without our SM_Key: refused");
     CHECK(daemon::on_control(SmState::standby, self, mad::sm_control::handover, info(3, 0x10, SmState::master, 0xabc))
               .action == daemon::ControlAction::sweep);
+    // Our key 0 is a key like any other: a Set presenting another is refused.
+    CHECK(daemon::on_control(SmState::master, me(), mad::sm_control::disable, info(15, 0x10, SmState::master, 0xdead))
+              .action == daemon::ControlAction::refuse);
+    CHECK(daemon::on_control(SmState::master, me(), mad::sm_control::disable, info(15, 0x10, SmState::master, 0))
+              .action == daemon::ControlAction::disable);
     CHECK(daemon::key_for_answer(self, 0xabc) == 0xabc);
     CHECK(daemon::key_for_answer(self, 0) == 0);
     CHECK(daemon::key_for_answer(self, 0xabd) == 0);
