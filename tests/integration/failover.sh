@@ -111,12 +111,12 @@ limit=$((INTERVAL * (RETRIES + 1) + 1))
 took=$(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { printf "%.3f", b - a }')
 echo "failover: SUBNET UP on the standby ${took} s after the master was killed (limit ${limit} s: polling_interval ${INTERVAL} s x (retries ${RETRIES} + 1) + 1 s)"
 awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || fail "failover took ${took} s > ${limit} s"
-echo "$up_line" | grep -q "LFT blocks sent: 0" || fail "the new master resent LFT blocks: $up_line"
+echo "$up_line" | has "LFT blocks sent: 0" || fail "the new master resent LFT blocks: $up_line"
 fts "$WORK/fts-after.txt"
 lids "$WORK/lids-after.txt"
 diff "$WORK/fts-before.txt" "$WORK/fts-after.txt" > /dev/null || { diff "$WORK/fts-before.txt" "$WORK/fts-after.txt" | head; fail "dump_fts changed"; }
 diff "$WORK/lids-before.txt" "$WORK/lids-after.txt" > /dev/null || fail "LIDs changed"
-sminfo_of "$B_PORT_LID" | grep -q "SMINFO_MASTER" || fail "B does not answer MASTER after the takeover"
+sminfo_of "$B_PORT_LID" | has "SMINFO_MASTER" || fail "B does not answer MASTER after the takeover"
 
 echo "--- 4. A back with priority 0 stands by; raised to 9 by SIGHUP, it gets the subnet handed over"
 config A 0
@@ -132,8 +132,8 @@ wait_for "$WORK/B.log" "handed the subnet over to SM"
 wait_for "$WORK/A2.log" "SUBNET UP"
 grep "poll:\|trap 144\|HANDOVER\|ACKNOWLEDGE\|SM state\|SUBNET UP" "$WORK/A2.log" "$WORK/B.log" | tail -n 12
 grep -q "ACKNOWLEDGE from" "$WORK/B.log" || fail "B got no ACKNOWLEDGE"
-sminfo_of | grep -q "SMINFO_MASTER" || fail "A does not answer MASTER after the handover"
-sminfo_of "$B_PORT_LID" | grep -q "SMINFO_STANDBY" || fail "B does not answer STANDBY after the handover"
+sminfo_of | has "SMINFO_MASTER" || fail "A does not answer MASTER after the handover"
+sminfo_of "$B_PORT_LID" | has "SMINFO_STANDBY" || fail "B does not answer STANDBY after the handover"
 fts "$WORK/fts-handover.txt"
 diff "$WORK/fts-before.txt" "$WORK/fts-handover.txt" > /dev/null || fail "dump_fts changed after the handover"
 echo "PASS"

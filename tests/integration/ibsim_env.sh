@@ -43,6 +43,11 @@ ibsim_cleanup() {
 }
 trap ibsim_cleanup EXIT
 
+# `producer | has PATTERN`: like `grep -q`, but reads all its input. With
+# pipefail, `grep -q` exiting at the first match can kill a producer that is
+# still writing (SIGPIPE, status 141) and turn a match into a failure.
+has() { grep "$@" > /dev/null; }
+
 # ibsim_start NETFILE [ibsim args...]: the console is a FIFO kept open by a
 # sleeping writer so ibsim neither exits on EOF nor blocks; `ibsim_cmd`
 # writes console commands to it.

@@ -51,7 +51,7 @@ ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 sm_start "$WORK/sm.log" --foreground --state-dir "$WORK/state" --log-level info
 sm_wait_up 0 60
 grep -E "SUBNET UP" "$SM_LOG"
-sm_since 0 | grep -q "SUBNET UP (generation 1, heavy sweep)" || fail "the first sweep is not a heavy sweep"
+sm_since 0 | has "SUBNET UP (generation 1, heavy sweep)" || fail "the first sweep is not a heavy sweep"
 FULL=$(blocks_sent 0)
 echo "bring-up: $FULL LFT blocks sent"
 check_fabric up "$HOSTS" "$SWITCHES" "$LINKS"
@@ -85,7 +85,7 @@ step() {
 }
 
 step unlink-switch-link "$HOSTS" "$SWITCHES" $((LINKS - 1)) "Unlink \"$LEAF5\"[6]"
-sm_since 0 | grep -q "SUBNET UP (generation [0-9]*, re-route of" || fail "a lost switch link was not re-routed as a delta"
+sm_since 0 | has "SUBNET UP (generation [0-9]*, re-route of" || fail "a lost switch link was not re-routed as a delta"
 step unlink-host-link $((HOSTS - 1)) "$SWITCHES" $((LINKS - 2)) "Unlink \"$LEAF1\"[1]"
 step relink-both "$HOSTS" "$SWITCHES" "$LINKS" "ReLink \"$LEAF5\"[6]" "ReLink \"$LEAF1\"[1]"
 step unlink-spine "$HOSTS" $((SWITCHES - 1)) $((LINKS - 8)) "Unlink \"$SPINE3\""

@@ -77,7 +77,7 @@ note_wait '^[0-9]+ READY=1' 60
 grep -q "^<6>SUBNET UP" "$SM_LOG" || fail "READY=1 came before SUBNET UP was logged"
 ready=$(grep -E '^[0-9]+ READY=1' "$NOTES" | head -n1)
 echo "first READY: $ready"
-echo "$ready" | grep -qE "READY=1 \| STATUS=up, gen 1, $((HOSTS + SWITCHES)) LIDs, ftree, last heavy sweep [0-9.]+ s$" ||
+echo "$ready" | has -E "READY=1 \| STATUS=up, gen 1, $((HOSTS + SWITCHES)) LIDs, ftree, last heavy sweep [0-9.]+ s$" ||
     fail "READY=1 does not carry the expected STATUS (expected $((HOSTS + SWITCHES)) LIDs)"
 
 t0=$(grep -cE '^[0-9]+ WATCHDOG=1$' "$NOTES" || true)
@@ -98,7 +98,7 @@ readies=$(grep -cE '^[0-9]+ READY=1' "$NOTES" || true)
 reloading_at=$(note_line 'RELOADING=1')
 ready_at=$(note_line '^[0-9]+ READY=1' 2)
 [ "$ready_at" -gt "$reloading_at" ] || fail "the reload's READY=1 came before RELOADING=1"
-sm_since "$mark" | grep -qE "^<3>reload refused" || fail "the refused reload is not logged at priority 3 (err)"
+sm_since "$mark" | has -E "^<3>reload refused" || fail "the refused reload is not logged at priority 3 (err)"
 good_config
 
 echo "--- SIGTERM"

@@ -51,7 +51,7 @@ sm_ups_since() { sm_since "$1" | grep -cE "SUBNET (UP|DEGRADED)" || true; }
 sm_wait_for() {
     local mark=$1 re=$2 timeout=${3:-30} i
     for i in $(seq 1 $((timeout * 10))); do
-        sm_since "$mark" | grep -qE "$re" && return 0
+        sm_since "$mark" | has -E "$re" && return 0
         sm_alive
         sleep 0.1
     done
@@ -82,7 +82,7 @@ sm_quiet() {
 sm_wait_up() {
     sm_wait_for "$1" "SUBNET (UP|DEGRADED)" "${2:-30}"
     sm_quiet
-    if sm_since "$1" | grep -q "SUBNET DEGRADED"; then
+    if sm_since "$1" | has "SUBNET DEGRADED"; then
         sm_since "$1" | grep -E "SUBNET|refused|error" >&2
         fail "the subnet came up degraded"
     fi

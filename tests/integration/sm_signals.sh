@@ -58,8 +58,8 @@ mark=$(sm_lines)
 kill -HUP "$SM_PID"
 sm_wait_up "$mark"
 sm_since "$mark" | grep -E "SIGHUP|reload|heavy sweep|SUBNET" | cut -c 25-
-sm_since "$mark" | grep -q "reload: configuration unchanged, re-sweeping" || fail "no 'configuration unchanged' line"
-sm_since "$mark" | grep -q "SUBNET UP (generation [0-9]*, heavy sweep).*engine ftree,.*LFT blocks sent: 0$" ||
+sm_since "$mark" | has "reload: configuration unchanged, re-sweeping" || fail "no 'configuration unchanged' line"
+sm_since "$mark" | has "SUBNET UP (generation [0-9]*, heavy sweep).*engine ftree,.*LFT blocks sent: 0$" ||
     fail "SIGHUP did not run a heavy sweep that sent 0 LFT blocks"
 
 echo "--- SIGHUP, engines [updn]: applied live"
@@ -68,8 +68,8 @@ mark=$(sm_lines)
 kill -HUP "$SM_PID"
 sm_wait_up "$mark"
 sm_since "$mark" | grep -E "SIGHUP|reload|heavy sweep|SUBNET|phase program" | cut -c 25-
-sm_since "$mark" | grep -q "reload: new configuration applied (engines updn)" || fail "the new chain was not applied"
-sm_since "$mark" | grep -q "SUBNET UP (generation [0-9]*, .*engine updn," || fail "the next SUBNET UP is not routed by updn"
+sm_since "$mark" | has "reload: new configuration applied (engines updn)" || fail "the new chain was not applied"
+sm_since "$mark" | has "SUBNET UP (generation [0-9]*, .*engine updn," || fail "the next SUBNET UP is not routed by updn"
 check_fabric updn "$HOSTS" "$SWITCHES" "$LINKS"
 python3 "$HERE/reroute_check.py" same "$WORK/updn.fts" "$WORK/offline-updn/lfts.dump" || fail "the tables read back are not updn's"
 sent=$(blocks_sent "$mark")

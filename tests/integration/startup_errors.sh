@@ -42,7 +42,7 @@ once() {
         return 0
     fi
     [ "$(echo "$errors" | wc -l)" -eq 1 ] || { cat "$WORK/once.log" >&2; fail "expected one error line"; }
-    echo "$errors" | grep -qE "$re" || fail "the error line does not match /$re/"
+    echo "$errors" | has -E "$re" || fail "the error line does not match /$re/"
 }
 
 echo "--- 1. --port-guid"
@@ -81,7 +81,7 @@ sm_wait_for "$mark" "reload refused" 30
 sm_wait_up "$mark" 60
 sm_since "$mark" | grep -E " error " | cut -c 25-
 [ "$(sm_since "$mark" | grep -cE " error ")" -eq 1 ] || fail "expected one error line after the bad SIGHUP"
-sm_since "$mark" | grep -qE "reload refused, keeping the running configuration: .*retry.yaml:2: key 'routing.engines'.*nosuch" ||
+sm_since "$mark" | has -E "reload refused, keeping the running configuration: .*retry.yaml:2: key 'routing.engines'.*nosuch" ||
     fail "the refusal does not name the file, line and key"
 sm_alive
 kill -TERM "$SM_PID"
