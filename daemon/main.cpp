@@ -20,6 +20,7 @@
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
 #include "daemon/sa_agent.h"
+#include "daemon/sa_records.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -202,6 +203,7 @@ int run_sm(const daemon::Options& opts)
     // SA (class 0x03): record handlers register with the agent; it answers
     // from the last generation the switches confirmed (published below).
     daemon::SaAgent sa(io, transport);
+    daemon::register_fabric_records(sa, [&] { return responder.current(); });
     sa.install();
     transport.start();
 
