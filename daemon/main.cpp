@@ -20,6 +20,7 @@
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
 #include "daemon/sa_agent.h"
+#include "daemon/sa_paths.h"
 #include "daemon/sa_records.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
@@ -204,6 +205,7 @@ int run_sm(const daemon::Options& opts)
     // from the last generation the switches confirmed (published below).
     daemon::SaAgent sa(io, transport);
     daemon::register_fabric_records(sa, [&] { return responder.current(); });
+    daemon::register_path_records(sa);
     sa.install();
     transport.start();
 
