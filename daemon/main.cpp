@@ -20,6 +20,8 @@
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
 #include "daemon/sa_agent.h"
+#include "daemon/sa_inform.h"
+#include "daemon/sa_services.h"
 #include "daemon/sa_paths.h"
 #include "daemon/sa_records.h"
 #include "mad/transport.h"
@@ -195,18 +197,25 @@ int run_sm(const daemon::Options& opts)
     daemon::EventQueue events(io.get_executor());
     daemon::TrapReceiver traps(transport, events);
     daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-    responder.install([&](const mad::RawReceive& r) { traps.on_trap(r); });
-    // Master/standby: the election answers other SMs' SMInfo Sets, decides
-    // after each heavy sweep's discovery whether this SM configures, and
-    // polls the master while standing by (pushing a heavy sweep to take over).
-    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
-    election.install();
     // SA (class 0x03): record handlers register with the agent; it answers
     // from the last generation the switches confirmed (published below).
     daemon::SaAgent sa(io, transport);
     daemon::register_fabric_records(sa, [&] { return responder.current(); });
     daemon::register_path_records(sa);
+    daemon::ServiceRecords services;
+    services.register_with(sa);
+    daemon::InformRegistry inform(sa);
+    inform.register_with(sa);
     sa.install();
+    responder.install([&](const mad::RawReceive& r) {
+        traps.on_trap(r);
+        inform.on_trap_mad(r); // Reports to the SA's subscribers
+    });
+    // Master/standby: the election answers other SMs' SMInfo Sets, decides
+    // after each heavy sweep's discovery whether this SM configures, and
+    // polls the master while standing by (pushing a heavy sweep to take over).
+    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
+    election.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
@@ -219,8 +228,11 @@ int run_sm(const daemon::Options& opts)
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
         if (o.standby)
             sa.publish(nullptr); // another SM runs the subnet and its SA
-        else if (o.up && snap && snap->generation == o.generation)
+        else if (o.up && snap && snap->generation == o.generation) {
+            auto before = sa.snapshot();
             sa.publish(snap);
+            inform.on_snapshot(before, snap); // traps 64/65 to subscribers
+        }
     });
 
     // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
