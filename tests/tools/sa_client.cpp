@@ -221,16 +221,24 @@ Answer transact(Port& port, Lid sa_lid, const sa::Mad& req, const RmppOptions& o
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (std::chrono::steady_clock::now() < deadline) {
         auto r = port.receive(100);
+        if (r && std::getenv("SA_CLIENT_DEBUG"))
+            std::fprintf(stderr, "recv status %d length %zu (tid %llx): %s\n", r->status, r->length,
+                         static_cast<unsigned long long>(h.tid), hex(r->mad.data(), 40).c_str());
         if (!r || r->status != 0) continue;
         auto got = sa::decode_header(r->mad);
         if (!got || !same_tid(got->tid, h.tid) || !(got->method & 0x80)) continue;
         a.mads.push_back(r->mad);
         a.status = got->status;
         a.attr_offset = got->attr_offset;
-        if (!got->rmpp.active()) { // a plain GetResp
+        // A plain GetResp, or a table answer flagged RMPP-active whose RMPP
+        // header nobody filled in: OpenSM leaves that to the kernel, so
+        // under umad2sim its one-MAD answers arrive as type 0, cut to their
+        // length.
+        if (!got->rmpp.active() || got->rmpp.type == sa::RmppType::none) {
+            const std::size_t end = std::max(sa::header_size, std::min(r->length, sa::mad_size));
             a.segments = 1;
-            a.data.assign(r->mad.begin() + sa::header_size, r->mad.end());
-            for (std::size_t i = sa::header_size; i < sa::mad_size; ++i)
+            a.data.assign(r->mad.begin() + sa::header_size, r->mad.begin() + static_cast<std::ptrdiff_t>(end));
+            for (std::size_t i = sa::header_size; i < end; ++i)
                 a.known.push_back(!simulator_truncates() || i < sim_delivered);
             return a;
         }
