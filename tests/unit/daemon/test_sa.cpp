@@ -703,3 +703,44 @@ TEST_CASE("InformInfo: a confirmed snapshot that loses a port sends trap 65 to s
     CHECK(std::get<mad::GidServiceDetails>(notice->details).gid ==
           sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x400))).guid));
 }
+
+TEST_CASE("while the SM sweeps, requests beyond busy_rate wait and are answered once it is idle", "[sa][agent]")
+{
+    Subnet n;
+    auto settings = Agent::fast();
+    settings.busy_rate = 100; // a burst of 1, then 100/s
+    settings.backlog_max = 50;
+    Agent a(settings);
+    daemon::register_fabric_records(a.agent, [] { return mad::SmInfo{}; });
+    a.agent.publish(n.snap);
+    bool sweeping = true;
+    a.agent.set_busy_probe([&] { return sweeping; });
+    const auto nr = Req(sa::method::get, sa::attr::node_record, 1).put(0, 2, n.snap->lids.sm_lid.value());
+    auto send = [&](int count, std::uint8_t tag) {
+        for (int i = 0; i < count; ++i) {
+            auto m = nr.mad();
+            m[14] = tag;
+            m[15] = static_cast<std::uint8_t>(i); // distinct TIDs
+            a.agent.on_mad(received(m));
+        }
+    };
+    send(40, 0);
+    const auto at_once = a.port.take().size();
+    CHECK(at_once >= 1);
+    CHECK(at_once <= 3);
+    CHECK(a.agent.backlog() == 40 - at_once);
+    CHECK(a.agent.counters().deferred == 40 - at_once);
+    a.wait(std::chrono::milliseconds(50)); // ~5 more at 100/s, far from all
+    const auto during = a.port.take().size();
+    CHECK(during >= 1);
+    CHECK(during < 20);
+    sweeping = false;
+    a.wait(std::chrono::milliseconds(10));
+    CHECK(a.port.take().size() == 40 - at_once - during);
+    CHECK(a.agent.backlog() == 0);
+    // A full backlog drops its oldest.
+    sweeping = true;
+    send(80, 1);
+    CHECK(a.agent.counters().backlog_dropped >= 25);
+    CHECK(a.agent.backlog() == 50);
+}
