@@ -152,7 +152,7 @@ std::optional<std::uint8_t> select(std::uint8_t have, std::uint8_t selector, std
 class PathQuery {
 public:
     PathQuery(const SaRequest& req, sa::PathRecord q, std::uint64_t mask, unsigned limit)
-        : req_(req), s_(req.snapshot), q_(q), mask_(mask), limit_(limit)
+        : s_(req.snapshot), q_(q), mask_(mask), limit_(limit)
     {
     }
 
@@ -211,7 +211,6 @@ private:
         return true;
     }
 
-    const SaRequest& req_;
     const SubnetSnapshot& s_;
     sa::PathRecord q_;
     std::uint64_t mask_;
