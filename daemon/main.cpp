@@ -221,6 +221,11 @@ int run_sm(const daemon::Options& opts)
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    // The SA yields to the SM's own work (sa_agent.h): a sweep or re-route
+    // in progress (route computation included), or SMPs in flight.
+    sa.set_busy_probe([&] {
+        return scheduler.busy() || transport.inflight() + transport.queued() + transport.delayed() > 0;
+    });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     // MASTER from the moment the subnet is up, not after the dump files.
     bringup.on_subnet_up([&] { election.on_subnet_up(); });

@@ -289,6 +289,9 @@ void Transport::drain()
             }
         }
         reading_batch_ = false;
+        for (const auto& [mad, to] : gsi_out_)
+            if (!port_.send_gsi(mad, to)) ++counters_.gsi_send_failures;
+        gsi_out_.clear();
         pump_sends();
     }
 }
@@ -388,6 +391,12 @@ bool Transport::respond(const Smp& response, const RawReceive& request)
 bool Transport::send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to)
 {
     ++counters_.gsi_sent;
+    if (reading_batch_) {
+        gsi_out_.emplace_back();
+        std::copy(mad.begin(), mad.end(), gsi_out_.back().first.begin());
+        gsi_out_.back().second = to;
+        return true;
+    }
     return port_.send_gsi(mad, to);
 }
 

@@ -71,6 +71,8 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace ibsm::mad {
 
@@ -123,6 +125,7 @@ struct TransportCounters {
     std::uint64_t kernel_errors = 0; // umad status != 0 on one of our sends
     std::uint64_t gsi_received = 0;  // class 0x03 MADs handed to the GSI handler
     std::uint64_t gsi_sent = 0;
+    std::uint64_t gsi_send_failures = 0; // batched GSI sends the port refused
 };
 
 class Transport {
@@ -145,7 +148,10 @@ public:
     // are counted as malformed, as before.
     void set_gsi_handler(UnsolicitedHandler h) { gsi_ = std::move(h); }
     // Sends one GSI MAD as it is (TID and all): the SA's answers, RMPP
-    // segments and Reports. False when the port refused it.
+    // segments and Reports. False when the port refused it. Answers made
+    // while a batch of received MADs is being read leave together after
+    // the batch, like the SMP requests their handlers issue (see Batching
+    // above); those count their refusals in gsi_send_failures.
     bool send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to);
 
     // Starts the receive loop. Call once before the first request.
@@ -239,6 +245,7 @@ private:
     bool reading_batch_ = false;
     UnsolicitedHandler unsolicited_;
     UnsolicitedHandler gsi_;
+    std::vector<std::pair<std::array<std::uint8_t, mad_size>, GsiAddress>> gsi_out_; // held during a batch
     Diagnostic diagnostic_;
     TransportCounters counters_;
     std::unordered_map<std::string, bool> noted_;
