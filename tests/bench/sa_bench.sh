@@ -45,9 +45,10 @@ cleanup_all() {
 trap cleanup_all EXIT
 
 wait_log() { # FILE REGEX TIMEOUT_S [COUNT]
-    local i
+    local i n
     for i in $(seq 1 $(($3 * 10))); do
-        [ "$(grep -cE "$2" "$1" 2> /dev/null || true)" -ge "${4:-1}" ] && return 0
+        n=$(grep -cE "$2" "$1" 2> /dev/null) || n=0
+        [ "$n" -ge "${4:-1}" ] && return 0
         sleep 0.1
     done
     return 1
