@@ -98,12 +98,14 @@ quiet=(); loaded=()
 for r in $(seq 1 "$REPS"); do
     quiet+=("$(sweep_seconds)")
     sleep 1
-    load "$CLIENT" bench "$lid" 1 "$top" --outstanding "$OUTSTANDING" --seconds 600 > "$WORK/load-$r.txt" 2>&1 &
+    # exec: $! is the client itself, so the kill below ends this load
+    # (ibsim takes at most 10 clients).
+    (cd "$WORK" && SIM_HOST=$LOADER LD_PRELOAD="$SIM_PRELOAD" exec "$CLIENT" bench "$lid" 1 "$top" \
+        --outstanding "$OUTSTANDING" --seconds 600) > "$WORK/load-$r.txt" 2>&1 &
     LOAD_PID=$!
     PIDS+=("$LOAD_PID")
     sleep 1
     loaded+=("$(sweep_seconds)")
-    kill -INT "$LOAD_PID" 2> /dev/null || true
     kill "$LOAD_PID" 2> /dev/null || true
     wait "$LOAD_PID" 2> /dev/null || true
     sleep 1
