@@ -24,6 +24,11 @@
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
+#include "daemon/sa_agent.h"
+#include "daemon/sa_inform.h"
+#include "daemon/sa_services.h"
+#include "daemon/sa_paths.h"
+#include "daemon/sa_records.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -206,7 +211,20 @@ int run_sm(const daemon::Options& opts)
     daemon::EventQueue events(io.get_executor());
     daemon::TrapReceiver traps(transport, events);
     daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-    responder.install([&](const mad::RawReceive& r) { traps.on_trap(r); });
+    // SA (class 0x03): record handlers register with the agent; it answers
+    // from the last generation the switches confirmed (published below).
+    daemon::SaAgent sa(io, transport);
+    daemon::register_fabric_records(sa, [&] { return responder.current(); });
+    daemon::register_path_records(sa);
+    daemon::ServiceRecords services;
+    services.register_with(sa);
+    daemon::InformRegistry inform(sa);
+    inform.register_with(sa);
+    sa.install();
+    responder.install([&](const mad::RawReceive& r) {
+        traps.on_trap(r);
+        inform.on_trap_mad(r); // Reports to the SA's subscribers
+    });
     // Master/standby: the election answers other SMs' SMInfo Sets, decides
     // after each heavy sweep's discovery whether this SM configures, and
     // polls the master while standing by (pushing a heavy sweep to take over).
@@ -217,11 +235,23 @@ int run_sm(const daemon::Options& opts)
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    // The SA yields to the SM's own work (sa_agent.h): a sweep or re-route
+    // in progress (route computation included), or SMPs in flight.
+    sa.set_busy_probe([&] {
+        return scheduler.busy() || transport.inflight() + transport.queued() + transport.delayed() > 0;
+    });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     // MASTER from the moment the subnet is up, not after the dump files.
     bringup.on_subnet_up([&] { election.on_subnet_up(); });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
+        if (o.standby)
+            sa.publish(nullptr); // another SM runs the subnet and its SA
+        else if (o.up && snap && snap->generation == o.generation) {
+            auto before = sa.snapshot();
+            sa.publish(snap);
+            inform.on_snapshot(before, snap); // traps 64/65 to subscribers
+        }
     });
     // systemd (Type=notify): READY, STATUS, RELOADING, WATCHDOG, STOPPING.
     daemon::ServiceNotifier notifier(io.get_executor());
@@ -338,6 +368,11 @@ int run_sm(const daemon::Options& opts)
                  "'unsupported'), {} malformed, {} unmatched responses",
                  tc.unsolicited, rc.sm_info_answered, rc.traps, rc.ignored, rc.unsupported_answered, tc.malformed,
                  tc.unmatched);
+    const auto& sc = sa.counters();
+    spdlog::info("SA: {} MADs received, {} answered ({} with an error status, {} malformed), {} RMPP transfers "
+                 "({} completed, {} aborted, {} segments), {} Reports ({} acknowledged, {} given up)",
+                 sc.received, sc.answered, sc.errors, sc.malformed, sc.rmpp_transfers, sc.rmpp_completed,
+                 sc.rmpp_aborted, sc.rmpp_segments, sc.reports_sent, sc.reports_acked, sc.reports_failed);
     spdlog::info("ibsmd: exiting ({})", stopping      ? "signal"
                                         : exit_code == 0 ? "ok"
                                         : exit_code == 2 ? "subnet up but degraded"

@@ -289,6 +289,9 @@ void Transport::drain()
             }
         }
         reading_batch_ = false;
+        for (const auto& [mad, to] : gsi_out_)
+            if (!port_.send_gsi(mad, to)) ++counters_.gsi_send_failures;
+        gsi_out_.clear();
         pump_sends();
     }
 }
@@ -305,6 +308,11 @@ void Transport::dispatch(const RawReceive& r)
     if (r.length < mad_header_size) {
         ++counters_.malformed;
         note("malformed MAD", "only " + std::to_string(r.length) + " bytes");
+        return;
+    }
+    if (gsi_ && smp.base_version() == 1 && smp.mgmt_class() == 0x03) {
+        ++counters_.gsi_received;
+        gsi_(r);
         return;
     }
     if (smp.base_version() != 1 ||
@@ -378,6 +386,18 @@ bool Transport::respond(const Smp& response, const RawReceive& request)
 {
     ++counters_.sent;
     return port_.send_response(response, request);
+}
+
+bool Transport::send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to)
+{
+    ++counters_.gsi_sent;
+    if (reading_batch_) {
+        gsi_out_.emplace_back();
+        std::copy(mad.begin(), mad.end(), gsi_out_.back().first.begin());
+        gsi_out_.back().second = to;
+        return true;
+    }
+    return port_.send_gsi(mad, to);
 }
 
 bool Transport::send_once(SmpRequest request)

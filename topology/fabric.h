@@ -74,6 +74,7 @@ struct Node {
     std::uint32_t vendor_id = 0;
     std::uint16_t device_id = 0;
     std::uint32_t revision = 0;
+    std::uint16_t partition_cap = 0; // NodeInfo.PartitionCap (the SA's NodeRecord repeats it)
     std::optional<SwitchData> sw; // set for switches
     std::vector<Port> ports;      // size num_ports + 1; index = port number
 
