@@ -19,6 +19,7 @@
 #include "daemon/sweep_report.h"
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
+#include "daemon/sa_agent.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -198,6 +199,10 @@ int run_sm(const daemon::Options& opts)
     // polls the master while standing by (pushing a heavy sweep to take over).
     daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
     election.install();
+    // SA (class 0x03): record handlers register with the agent; it answers
+    // from the last generation the switches confirmed (published below).
+    daemon::SaAgent sa(io, transport);
+    sa.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
@@ -208,6 +213,10 @@ int run_sm(const daemon::Options& opts)
     bringup.on_subnet_up([&] { election.on_subnet_up(); });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
+        if (o.standby)
+            sa.publish(nullptr); // another SM runs the subnet and its SA
+        else if (o.up && snap && snap->generation == o.generation)
+            sa.publish(snap);
     });
 
     // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,

@@ -307,6 +307,11 @@ void Transport::dispatch(const RawReceive& r)
         note("malformed MAD", "only " + std::to_string(r.length) + " bytes");
         return;
     }
+    if (gsi_ && smp.base_version() == 1 && smp.mgmt_class() == 0x03) {
+        ++counters_.gsi_received;
+        gsi_(r);
+        return;
+    }
     if (smp.base_version() != 1 ||
         (smp.mgmt_class() != mgmt_class_lid_routed && smp.mgmt_class() != mgmt_class_directed_route)) {
         ++counters_.malformed;
@@ -378,6 +383,12 @@ bool Transport::respond(const Smp& response, const RawReceive& request)
 {
     ++counters_.sent;
     return port_.send_response(response, request);
+}
+
+bool Transport::send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to)
+{
+    ++counters_.gsi_sent;
+    return port_.send_gsi(mad, to);
 }
 
 bool Transport::send_once(SmpRequest request)

@@ -121,6 +121,8 @@ struct TransportCounters {
     std::uint64_t malformed = 0;     // too short, bad version/class
     std::uint64_t unmatched = 0;     // responses with no pending TID (late or foreign)
     std::uint64_t kernel_errors = 0; // umad status != 0 on one of our sends
+    std::uint64_t gsi_received = 0;  // class 0x03 MADs handed to the GSI handler
+    std::uint64_t gsi_sent = 0;
 };
 
 class Transport {
@@ -137,6 +139,14 @@ public:
 
     void set_unsolicited_handler(UnsolicitedHandler h) { unsolicited_ = std::move(h); }
     void set_diagnostic(Diagnostic d) { diagnostic_ = std::move(d); }
+    // MADs of the SA class (0x03), requests, responses and the port's
+    // reports on our sends alike, go here unchecked beyond the 24-byte MAD
+    // header: the SA agent validates its own class. Without a handler they
+    // are counted as malformed, as before.
+    void set_gsi_handler(UnsolicitedHandler h) { gsi_ = std::move(h); }
+    // Sends one GSI MAD as it is (TID and all): the SA's answers, RMPP
+    // segments and Reports. False when the port refused it.
+    bool send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to);
 
     // Starts the receive loop. Call once before the first request.
     void start();
@@ -228,6 +238,7 @@ private:
     bool waiting_ = false;
     bool reading_batch_ = false;
     UnsolicitedHandler unsolicited_;
+    UnsolicitedHandler gsi_;
     Diagnostic diagnostic_;
     TransportCounters counters_;
     std::unordered_map<std::string, bool> noted_;

@@ -12,6 +12,7 @@
 #include <climits>
 #include <algorithm>
 #include <cstring>
+#include <endian.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <string_view>
@@ -42,6 +43,17 @@ bool is_kernel_umad_fd(int fd)
     if (n <= 0) return false;
     target[n] = '\0';
     return std::string_view(target).starts_with("/dev/infiniband/");
+}
+
+// Methods the SA receives unsolicited (IBA 15.4, table 196): Get, Set,
+// GetTable, GetTraceTable, GetMulti, Delete. RMPP ACKs of our GetTableResp
+// segments come back as GetTable (the receiver flips the response bit).
+void sa_method_mask(long (&mask)[16 / sizeof(long)])
+{
+    std::memset(mask, 0, sizeof mask);
+    for (unsigned m : {0x01u, 0x02u, 0x12u, 0x13u, 0x14u, 0x15u}) {
+        mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+    }
 }
 
 } // namespace
@@ -110,6 +122,16 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
     }
 
     if (claim_sm) {
+        // umad2sim hands a MAD of a class nobody registered to a null queue
+        // and crashes the process (issue 15), so the SM always registers the
+        // SA class. Without kernel RMPP (rmpp_version 0): umad2sim has none,
+        // and the SA's own sender works the same on both.
+        long sa_mask[16 / sizeof(long)];
+        sa_method_mask(sa_mask);
+        agent_sa_ = umad_register(port_id_, 0x03, 2, 0, sa_mask);
+    }
+
+    if (claim_sm) {
         char path[256];
         if (umad_get_issm_path(attrs_.ca_name.c_str(), attrs_.port_num, path, sizeof path) == 0)
             issm_fd_ = ::open(path, O_RDWR);
@@ -149,6 +171,7 @@ PortAttributes UmadPort::refresh_attributes()
 
 int UmadPort::agent_for(std::uint8_t mgmt_class) const
 {
+    if (mgmt_class == 0x03) return agent_sa_;
     return mgmt_class == mgmt_class_directed_route ? agent_dr_ : agent_lid_;
 }
 
@@ -174,6 +197,11 @@ std::optional<RawReceive> UmadPort::try_receive()
     r.length = len < 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(len), mad_size);
     r.smp = Smp::from_bytes(std::span(static_cast<const std::uint8_t*>(umad_get_mad(recv_buf_)), r.length));
     std::memcpy(r.umad_header.data(), recv_buf_, std::min(umad_size(), r.umad_header.size()));
+    if (const ib_mad_addr_t* a = umad_get_mad_addr(recv_buf_)) {
+        r.source_lid = Lid(be16toh(a->lid));
+        r.source_qpn = be32toh(a->qpn);
+        r.source_sl = a->sl;
+    }
     return r;
 }
 
@@ -190,6 +218,15 @@ bool UmadPort::send_response(const Smp& smp, const RawReceive& request)
     std::memcpy(send_buf_, request.umad_header.data(), std::min(umad_size(), request.umad_header.size()));
     std::memcpy(umad_get_mad(send_buf_), smp.bytes().data(), mad_size);
     return umad_send(port_id_, agent_for(smp.mgmt_class()), send_buf_, static_cast<int>(mad_size), 0, 0) == 0;
+}
+
+bool UmadPort::send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to)
+{
+    if (agent_sa_ < 0) return false;
+    std::memset(send_buf_, 0, umad_size());
+    std::memcpy(umad_get_mad(send_buf_), mad.data(), mad_size);
+    umad_set_addr(send_buf_, to.lid.value(), static_cast<int>(to.qpn), to.sl, static_cast<int>(to.qkey));
+    return umad_send(port_id_, agent_sa_, send_buf_, static_cast<int>(mad_size), 0, 0) == 0;
 }
 
 } // namespace ibsm::mad

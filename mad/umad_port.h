@@ -1,7 +1,9 @@
 // RAII wrapper over one libibumad port: opens it, registers the SMP agents
 // (directed route 0x81 and LID routed 0x01, both also receiving unsolicited
-// Get/Set/Trap requests addressed to the SM), optionally claims the IsSM
-// capability through the issm device, and sends/receives raw MADs.
+// Get/Set/Trap requests addressed to the SM) and, for the SM, the SA agent
+// (class 0x03, no kernel RMPP: the SA segments its own answers), optionally
+// claims the IsSM capability through the issm device, and sends/receives raw
+// MADs.
 //
 // Why a separate class: the Transport above it deals in Smp values, TIDs and
 // time; everything that knows libibumad's C API and its buffer layout lives
@@ -46,6 +48,21 @@ struct RawReceive {
     // libibumad's per-MAD header (address of the sender), kept so a response
     // can be addressed back to it.
     std::array<std::uint8_t, 128> umad_header{};
+    // The sender's address decoded from that header (GSI answers go to its
+    // QP, not to QP0 like SMPs).
+    Lid source_lid;
+    std::uint32_t source_qpn = 0;
+    std::uint8_t source_sl = 0;
+};
+
+// Where a GSI MAD (class 0x03, the SA) goes: a LID and a QP (QP1 for the
+// class agents, or the QP a request came from) with the well-known GSI Q_Key.
+struct GsiAddress {
+    Lid lid;
+    std::uint32_t qpn = 1;
+    std::uint32_t qkey = 0x80010000;
+    std::uint8_t sl = 0;
+    bool operator==(const GsiAddress&) const = default;
 };
 
 // The abstract port the Transport drives; UmadPort is the real one.
@@ -67,6 +84,10 @@ public:
     virtual bool wait_readable(int timeout_ms) = 0;
     // Sends a response to an unsolicited request received on this port.
     virtual bool send_response(const Smp& smp, const RawReceive& request) = 0;
+    // Sends one 256-byte GSI MAD (SA responses, RMPP segments, Reports)
+    // through the SA agent, without kernel timeouts or RMPP (the SA does
+    // both itself). Ports without an SA agent refuse.
+    virtual bool send_gsi(std::span<const std::uint8_t, mad_size> /*mad*/, const GsiAddress& /*to*/) { return false; }
 };
 
 // The local CA name and port number whose port GUID is `guid`, for selecting
@@ -93,6 +114,10 @@ public:
     bool pollable_by_reactor() const override { return pollable_; }
     bool wait_readable(int timeout_ms) override;
     bool send_response(const Smp& smp, const RawReceive& request) override;
+    bool send_gsi(std::span<const std::uint8_t, mad_size> mad, const GsiAddress& to) override;
+    // Whether the SA (class 0x03) agent is registered: only with claim_sm,
+    // and only when no other SA holds the class on this port.
+    bool sa_registered() const { return agent_sa_ >= 0; }
 
 private:
     int agent_for(std::uint8_t mgmt_class) const;
@@ -103,6 +128,7 @@ private:
     int issm_fd_ = -1;
     int agent_dr_ = -1;
     int agent_lid_ = -1;
+    int agent_sa_ = -1;
     bool pollable_ = false;
     void* send_buf_ = nullptr;
     void* recv_buf_ = nullptr;
