@@ -256,6 +256,7 @@ private:
         n.vendor_id = ni->vendor_id;
         n.device_id = ni->device_id;
         n.revision = ni->revision;
+        n.partition_cap = ni->partition_cap;
         result_.paths.resize(f.node_count());
         result_.paths[id.value] = path;
         PortRef here{id, in};
