@@ -1,4 +1,5 @@
-// A 128-bit GID (IBA 4.1.1) as the SA records carry it: subnet prefix and
+// A 128-bit GID (IBA 4.1.1) as two 64-bit halves (mad/notice.h keeps the
+// raw 16 bytes as mad::Gid) as the SA records carry it: subnet prefix and
 // interface ID (a port GUID for unicast GIDs), or a multicast GID whose
 // first byte is 0xFF. Host order in the two halves; the codecs put them on
 // the wire big-endian.
@@ -14,7 +15,7 @@
 
 namespace ibsm::mad {
 
-struct Gid {
+struct Gid128 {
     std::uint64_t prefix = 0; // bytes 0..7
     std::uint64_t interface_id = 0; // bytes 8..15
 
@@ -24,7 +25,7 @@ struct Gid {
     // 5 site-local, 8 organisation-local, 0xE global.
     constexpr std::uint8_t multicast_scope() const { return static_cast<std::uint8_t>((prefix >> 48) & 0xf); }
     constexpr Guid guid() const { return Guid(interface_id); }
-    constexpr auto operator<=>(const Gid&) const = default;
+    constexpr auto operator<=>(const Gid128&) const = default;
 
     // "ff12:401b:ffff:0000:0000:0000:ffff:ffff", as saquery prints GIDs.
     std::string str() const
@@ -43,8 +44,8 @@ struct Gid {
 
 } // namespace ibsm::mad
 
-template <> struct std::hash<ibsm::mad::Gid> {
-    std::size_t operator()(const ibsm::mad::Gid& g) const noexcept
+template <> struct std::hash<ibsm::mad::Gid128> {
+    std::size_t operator()(const ibsm::mad::Gid128& g) const noexcept
     {
         return std::hash<std::uint64_t>{}(g.prefix * 0x9e3779b97f4a7c15ull ^ g.interface_id);
     }

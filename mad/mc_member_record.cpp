@@ -10,12 +10,12 @@ namespace ibsm::mad {
 namespace {
 constexpr std::size_t defined_bytes = 52;
 
-Gid get_gid(std::span<const std::uint8_t> d, std::size_t bit)
+Gid128 get_gid(std::span<const std::uint8_t> d, std::size_t bit)
 {
-    return Gid{wire::get(d, bit, 64), wire::get(d, bit + 64, 64)};
+    return Gid128{wire::get(d, bit, 64), wire::get(d, bit + 64, 64)};
 }
 
-void put_gid(std::span<std::uint8_t> d, std::size_t bit, const Gid& g)
+void put_gid(std::span<std::uint8_t> d, std::size_t bit, const Gid128& g)
 {
     wire::put(d, bit, 64, g.prefix);
     wire::put(d, bit + 64, 64, g.interface_id);

@@ -58,8 +58,8 @@ inline constexpr std::uint8_t send_only_full_member = 1 << 3;
 enum class Selector : std::uint8_t { greater_than = 0, less_than = 1, exactly = 2, largest = 3 };
 
 struct McMemberRecord {
-    Gid mgid;
-    Gid port_gid;
+    Gid128 mgid;
+    Gid128 port_gid;
     std::uint32_t q_key = 0;
     Lid mlid;
     std::uint8_t mtu_selector = 0; // 2

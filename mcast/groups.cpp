@@ -53,7 +53,7 @@ std::size_t Group::full_members() const
 mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scope)
 {
     mad::McMemberRecord r;
-    r.mgid = mad::Gid{0xff10401b00000000ull | (std::uint64_t{scope & 0xfu} << 48) | (std::uint64_t{pkey} << 16),
+    r.mgid = mad::Gid128{0xff10401b00000000ull | (std::uint64_t{scope & 0xfu} << 48) | (std::uint64_t{pkey} << 16),
                       0x00000000ffffffffull};
     r.q_key = 0x0b1b;
     r.p_key = pkey;
@@ -129,7 +129,7 @@ std::optional<std::string> other_components_differ(const mad::McMemberRecord& gr
 // o15-0.1.5: a requested MGID must be a multicast GID with reserved flags
 // clear; the SA's own signature 0xA01B with link-local scope is reserved
 // to MGIDs the SA assigns. IPoIB MGIDs (signature 0x401B / 0x601B) pass.
-std::optional<std::string> mgid_invalid(const mad::Gid& g)
+std::optional<std::string> mgid_invalid(const mad::Gid128& g)
 {
     if (!g.is_multicast()) return "MGID does not start with 0xFF";
     const auto signature = static_cast<std::uint16_t>(g.prefix >> 32);
@@ -215,7 +215,7 @@ mad::McMemberRecord answer(const Group& g, const Member& m)
 
 } // namespace
 
-const Group* GroupTable::find(const mad::Gid& mgid) const
+const Group* GroupTable::find(const mad::Gid128& mgid) const
 {
     auto it = groups_.find(mgid);
     return it == groups_.end() ? nullptr : &it->second;
@@ -237,19 +237,19 @@ std::optional<Lid> GroupTable::free_mlid(Lid wanted) const
     return std::nullopt;
 }
 
-std::optional<mad::Gid> GroupTable::new_mgid(std::uint8_t scope)
+std::optional<mad::Gid128> GroupTable::new_mgid(std::uint8_t scope)
 {
     // ff1<scope>:a01b:<subnet prefix>:<32-bit counter>: unique on this
     // subnet by the counter, and across subnets by the prefix.
     for (int tries = 0; tries < 1000; ++tries) {
-        mad::Gid g{0xff10a01b00000000ull | (std::uint64_t{scope & 0xfu} << 48) | (settings_.subnet_prefix >> 32),
+        mad::Gid128 g{0xff10a01b00000000ull | (std::uint64_t{scope & 0xfu} << 48) | (settings_.subnet_prefix >> 32),
                    (settings_.subnet_prefix << 32) | next_mgid_++};
         if (!groups_.count(g)) return g;
     }
     return std::nullopt;
 }
 
-void GroupTable::erase_group(std::map<mad::Gid, Group>::iterator it)
+void GroupTable::erase_group(std::map<mad::Gid128, Group>::iterator it)
 {
     by_mlid_.erase(it->second.params.mlid.value());
     groups_.erase(it);

@@ -76,7 +76,7 @@ struct PortFacts {
 using PortLookup = std::function<const PortFacts*(Guid)>;
 
 struct Member {
-    mad::Gid port_gid;
+    mad::Gid128 port_gid;
     std::uint8_t join_state = 0;
     bool proxy_join = false;
     bool receives() const { return (join_state & (mad::join_state::full_member | mad::join_state::non_member)) != 0; }
@@ -131,19 +131,23 @@ public:
     // members changed.
     std::vector<Lid> drop_ports(const std::function<bool(Guid)>& gone);
 
-    const std::map<mad::Gid, Group>& groups() const { return groups_; }
-    const Group* find(const mad::Gid& mgid) const;
+    // The switches' smallest MulticastFDBCap, once known: later groups get
+    // MLIDs up to 0xC000 + cap - 1 only.
+    void set_mlid_top(std::uint16_t top) { settings_.mlid_top = top; }
+
+    const std::map<mad::Gid128, Group>& groups() const { return groups_; }
+    const Group* find(const mad::Gid128& mgid) const;
     const Group* find(Lid mlid) const;
     std::uint64_t version() const { return version_; }
 
 private:
     std::optional<Lid> free_mlid(Lid wanted) const;
-    std::optional<mad::Gid> new_mgid(std::uint8_t scope);
-    void erase_group(std::map<mad::Gid, Group>::iterator it);
+    std::optional<mad::Gid128> new_mgid(std::uint8_t scope);
+    void erase_group(std::map<mad::Gid128, Group>::iterator it);
 
     GroupSettings settings_;
-    std::map<mad::Gid, Group> groups_;
-    std::map<std::uint16_t, mad::Gid> by_mlid_;
+    std::map<mad::Gid128, Group> groups_;
+    std::map<std::uint16_t, mad::Gid128> by_mlid_;
     std::uint32_t next_mgid_ = 1;
     std::uint64_t version_ = 0;
 };

@@ -22,8 +22,8 @@ namespace {
 McMemberRecord sample_record()
 {
     McMemberRecord v;
-    v.mgid = Gid{0xff12401bffff0000ull, 0x00000000ffffffffull};
-    v.port_gid = Gid{0xfe80000000000000ull, 0x0002c90300001234ull};
+    v.mgid = Gid128{0xff12401bffff0000ull, 0x00000000ffffffffull};
+    v.port_gid = Gid128{0xfe80000000000000ull, 0x0002c90300001234ull};
     v.q_key = 0x0b1b2b3b;
     v.mlid = Lid(0xc123);
     v.mtu_selector = 2;

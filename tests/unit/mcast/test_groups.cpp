@@ -10,7 +10,7 @@
 
 using namespace ibsm;
 using namespace ibsm::mcast;
-using mad::Gid;
+using mad::Gid128;
 using mad::McMemberRecord;
 namespace m = mad::mcr_mask;
 namespace js = mad::join_state;
@@ -37,16 +37,16 @@ struct Subnet {
     }
 };
 
-McMemberRecord join_req(const Gid& mgid, std::uint64_t port, std::uint8_t state = js::full_member)
+McMemberRecord join_req(const Gid128& mgid, std::uint64_t port, std::uint8_t state = js::full_member)
 {
     McMemberRecord r;
     r.mgid = mgid;
-    r.port_gid = Gid{prefix, port};
+    r.port_gid = Gid128{prefix, port};
     r.join_state = state;
     return r;
 }
 
-McMemberRecord create_req(const Gid& mgid, std::uint64_t port)
+McMemberRecord create_req(const Gid128& mgid, std::uint64_t port)
 {
     McMemberRecord r = join_req(mgid, port);
     r.q_key = 0x1234;
@@ -55,8 +55,8 @@ McMemberRecord create_req(const Gid& mgid, std::uint64_t port)
     return r;
 }
 
-const Gid bcast{0xff12401bffff0000ull, 0x00000000ffffffffull};
-const Gid app{0xff15000000000000ull, 0x42};
+const Gid128 bcast{0xff12401bffff0000ull, 0x00000000ffffffffull};
+const Gid128 app{0xff15000000000000ull, 0x42};
 
 } // namespace
 
@@ -97,7 +97,7 @@ TEST_CASE("IPoIB-style joins of the broadcast group")
     CHECK(o.record.q_key == 0x0b1b);
     CHECK(o.record.mtu == 4);
     CHECK(o.record.mtu_selector == 2);
-    CHECK(o.record.port_gid == Gid{prefix, 0x11});
+    CHECK(o.record.port_gid == Gid128{prefix, 0x11});
     CHECK(o.record.join_state == js::full_member);
     CHECK(t.version() > v0);
     // Joining again with another bit adds it; the same bit again changes nothing.
@@ -157,9 +157,9 @@ TEST_CASE("Creating a group needs FullMember and the create components")
     auto non = create_req(app, 0x11);
     non.join_state = js::non_member;
     CHECK(t.join(non, create_mask, Guid(0x11), L).status == SaStatus::req_invalid);
-    auto unicast = create_req(Gid{prefix, 0x5}, 0x11);
+    auto unicast = create_req(Gid128{prefix, 0x5}, 0x11);
     CHECK(t.join(unicast, create_mask, Guid(0x11), L).status == SaStatus::req_invalid);
-    auto sa_sig = create_req(Gid{0xff12a01b00000000ull, 7}, 0x11);
+    auto sa_sig = create_req(Gid128{0xff12a01b00000000ull, 7}, 0x11);
     CHECK(t.join(sa_sig, create_mask, Guid(0x11), L).status == SaStatus::req_invalid);
     auto big_mtu = create_req(app, 0x11);
     big_mtu.mtu_selector = 2;
@@ -183,7 +183,7 @@ TEST_CASE("MGID 0 asks the SA for one")
     Subnet s;
     s.add(0x11);
     GroupTable t({});
-    auto r = create_req(Gid{}, 0x11);
+    auto r = create_req(Gid128{}, 0x11);
     auto a = t.join(r, create_mask, Guid(0x11), s.lookup());
     auto b = t.join(r, create_mask, Guid(0x11), s.lookup());
     REQUIRE(a.status == SaStatus::ok);
@@ -267,7 +267,7 @@ TEST_CASE("Queries: partition visibility, trusted gets members, untrusted gets g
     CHECK(all.size() == 2); // two members of the visible group; the other partition's group is hidden
     auto one = t.query(join_req(bcast, 0x12), m::mgid | m::port_gid, Guid(0x11), true, L);
     REQUIRE(one.size() == 1);
-    CHECK(one[0].port_gid == Gid{prefix, 0x12});
+    CHECK(one[0].port_gid == Gid128{prefix, 0x12});
     CHECK(one[0].join_state == js::send_only_non_member);
     auto full_only = t.query(join_req(bcast, 0, js::full_member), m::join_state, Guid(0x11), true, L);
     CHECK(full_only.size() == 1);
@@ -291,9 +291,9 @@ TEST_CASE("MLIDs run out at the switches' capacity")
     s.add(0x11);
     GroupTable t({prefix, 0xC001});
     auto L = s.lookup();
-    CHECK(t.join(create_req(Gid{0xff15000000000000ull, 1}, 0x11), create_mask, Guid(0x11), L).status == SaStatus::ok);
-    CHECK(t.join(create_req(Gid{0xff15000000000000ull, 2}, 0x11), create_mask, Guid(0x11), L).status == SaStatus::ok);
-    CHECK(t.join(create_req(Gid{0xff15000000000000ull, 3}, 0x11), create_mask, Guid(0x11), L).status ==
+    CHECK(t.join(create_req(Gid128{0xff15000000000000ull, 1}, 0x11), create_mask, Guid(0x11), L).status == SaStatus::ok);
+    CHECK(t.join(create_req(Gid128{0xff15000000000000ull, 2}, 0x11), create_mask, Guid(0x11), L).status == SaStatus::ok);
+    CHECK(t.join(create_req(Gid128{0xff15000000000000ull, 3}, 0x11), create_mask, Guid(0x11), L).status ==
           SaStatus::no_resources);
 }
 
