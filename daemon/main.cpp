@@ -20,6 +20,10 @@
 #include "daemon/sweep_scheduler.h"
 #include "daemon/trap_receiver.h"
 #include "daemon/sa_agent.h"
+#include "daemon/sa_inform.h"
+#include "daemon/sa_services.h"
+#include "daemon/sa_paths.h"
+#include "daemon/sa_records.h"
 #include "daemon/mcast_service.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
@@ -207,16 +211,15 @@ int run_sm(const daemon::Options& opts)
     daemon::EventQueue events(io.get_executor());
     daemon::TrapReceiver traps(transport, events);
     daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-    responder.install([&](const mad::RawReceive& r) { traps.on_trap(r); });
-    // Master/standby: the election answers other SMs' SMInfo Sets, decides
-    // after each heavy sweep's discovery whether this SM configures, and
-    // polls the master while standing by (pushing a heavy sweep to take over).
-    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
-    election.install();
     // SA (class 0x03): record handlers register with the agent; it answers
     // from the last generation the switches confirmed (published below).
     daemon::SaAgent sa(io, transport);
-    sa.install();
+    daemon::register_fabric_records(sa, [&] { return responder.current(); });
+    daemon::register_path_records(sa);
+    daemon::ServiceRecords services;
+    services.register_with(sa);
+    daemon::InformRegistry inform(sa);
+    inform.register_with(sa);
     // Partitions and multicast (issue 15): the P_Key tables the bring-up
     // programs, and the MCMemberRecord handler with the switches' multicast
     // tables it keeps in step with the groups.
@@ -228,6 +231,16 @@ int run_sm(const daemon::Options& opts)
     mcast_settings.mft.width = settings.lfts.width;
     daemon::McastService mcast(io, transport, *partitions, mcast_settings);
     mcast.install(sa);
+    sa.install();
+    responder.install([&](const mad::RawReceive& r) {
+        traps.on_trap(r);
+        inform.on_trap_mad(r); // Reports to the SA's subscribers
+    });
+    // Master/standby: the election answers other SMs' SMInfo Sets, decides
+    // after each heavy sweep's discovery whether this SM configures, and
+    // polls the master while standing by (pushing a heavy sweep to take over).
+    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
+    election.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
@@ -240,8 +253,11 @@ int run_sm(const daemon::Options& opts)
         if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
         if (o.standby)
             sa.publish(nullptr); // another SM runs the subnet and its SA
-        else if (o.up && snap && snap->generation == o.generation)
+        else if (o.up && snap && snap->generation == o.generation) {
+            auto before = sa.snapshot();
             sa.publish(snap);
+            inform.on_snapshot(before, snap); // traps 64/65 to subscribers
+        }
         if (!o.standby && !o.unchanged && o.up && snap && snap->generation == o.generation) mcast.on_snapshot(snap);
     });
 

@@ -74,6 +74,7 @@ DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* 
         nn.vendor_id = old.vendor_id;
         nn.device_id = old.device_id;
         nn.revision = old.revision;
+        nn.partition_cap = old.partition_cap;
         nn.sw = old.sw;
         for (unsigned p = 0; p < old.ports.size(); ++p) {
             const Guid keep = nn.ports[p].guid;

@@ -108,7 +108,9 @@ void SaAgent::on_mad(const mad::RawReceive& r)
         return;
     }
     const bool response = (h->method & 0x80) != 0;
-    if (r.length < sa::header_size) {
+    // GSI MADs are 256 bytes; a shorter request lost part of its header or
+    // record: ERR_REQ_INVALID (its first 24 bytes still say whom to answer).
+    if (r.length < sa::mad_size) {
         ++counters_.malformed;
         if (!response && r.length >= 24) answer_error(r, *h, sa::status::req_invalid);
         return;

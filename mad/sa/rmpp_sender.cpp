@@ -42,6 +42,7 @@ std::vector<std::uint32_t> RmppSender::take_sendable()
     std::vector<std::uint32_t> out;
     const std::uint32_t limit = std::min(window_last_, count_);
     for (; next_ <= limit; ++next_) out.push_back(next_);
+    highest_sent_ = std::max(highest_sent_, next_ - 1);
     return out;
 }
 
@@ -49,7 +50,7 @@ RmppSender::AckResult RmppSender::on_ack(std::uint32_t segment, std::uint32_t ne
 {
     if (done()) return AckResult::ignored;
     if (segment < last_acked_) return AckResult::ignored;
-    if (segment >= next_ && segment > 0) {
+    if (segment > highest_sent_) {
         abort_status_ = rmpp_status::seg_num_too_big;
         return AckResult::abort;
     }

@@ -9,9 +9,9 @@
 // makes the windows and retries testable packet by packet.
 //
 // Data structures: the header every segment repeats (MAD + SA fields), the
-// payload, and three counters: last_acked (highest segment the receiver
+// payload, and four counters: last_acked (highest segment the receiver
 // confirmed in order), window_last (highest it allows), next (next segment
-// to send). Segment n carries payload bytes [(n-1)*200, n*200).
+// to send), highest_sent. Segment n carries payload bytes [(n-1)*200, n*200).
 //
 // Algorithm: the window starts at one segment (the receiver's first ACK
 // names the real one). An ACK of segment s with NewWindowLast w: s below
@@ -66,6 +66,7 @@ private:
     std::uint32_t last_acked_ = 0;
     std::uint32_t window_last_ = 1;
     std::uint32_t next_ = 1;
+    std::uint32_t highest_sent_ = 0; // ACKs beyond it are illegal (a rewind lowers next_, not this)
     unsigned retries_;
     unsigned timeouts_ = 0;
     std::uint8_t abort_status_ = 0;
