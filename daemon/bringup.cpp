@@ -352,6 +352,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         snap->reason = o.reason;
         snap->engine = o.engine;
         snap->lmc = settings_.lid.lmc;
+        snap->partitions = settings_.partitions;
         if (lids) snap->summary = summary_text(o, found, *lids, settings_);
         if (lids) snap->lids = std::move(*lids);
         snap->tables = std::move(tables);

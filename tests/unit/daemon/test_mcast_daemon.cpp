@@ -8,6 +8,8 @@
 
 #include "daemon/bringup.h"
 #include "daemon/mcast_service.h"
+#include "daemon/sa_paths.h"
+#include "mad/sa/records.h"
 #include "mad/mc_member_record.h"
 #include "mad/sa/sa_mad.h"
 #include "mcast/tree.h"
@@ -260,4 +262,52 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     service.on_snapshot(b.snapshot());
     settle(loop, service);
     check_delivery(loop.fabric, held(loop.fabric, 0xC000), six);
+}
+
+TEST_CASE("PathRecords respect partitions: only within a partition both ends share, one side full",
+          "[mcast][pkeys][paths]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    auto settings = bringup_settings(dir.path);
+    const Guid h1 = port_guid(loop.fabric, t.hosts[1]), h2 = port_guid(loop.fabric, t.hosts[2]),
+               h3 = port_guid(loop.fabric, t.hosts[3]), h4 = port_guid(loop.fabric, t.hosts[4]);
+    settings.partitions = std::make_shared<const partition::Partitions>(
+        std::vector<partition::Definition>{{"storage", 0x0001, true, {{h1, true}, {h2, false}, {h3, false}}}},
+        port_guid(loop.fabric, t.hosts[0]));
+    daemon::Bringup b(loop.transport, settings);
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+    const auto snap = b.snapshot();
+    REQUIRE(snap->partitions);
+    auto paths = [&](Guid src, Guid dst, std::optional<std::uint16_t> pkey) {
+        sa::PathRecord q;
+        q.sgid = sa::make_gid(0xfe80000000000000ull, src);
+        q.dgid = sa::make_gid(0xfe80000000000000ull, dst);
+        std::uint64_t mask = sa::pr_mask::sgid | sa::pr_mask::dgid;
+        if (pkey) {
+            q.pkey = *pkey;
+            mask |= sa::pr_mask::pkey;
+        }
+        sa::SaHeader h;
+        h.method = sa::method::get_table;
+        h.attr_id = sa::attr::path_record;
+        h.component_mask = mask;
+        auto data = sa::encode(q);
+        data.resize(sa::data_size);
+        daemon::SaRequest req{h, data, mad::GsiAddress{lid_of(*snap, src)}, *snap};
+        std::vector<std::uint16_t> keys;
+        for (const auto& r : daemon::sa_path_records(req).records) keys.push_back(sa::decode_path_record(r)->pkey);
+        return keys;
+    };
+    // Everyone shares the default partition.
+    CHECK(paths(h4, h1, std::nullopt) == std::vector<std::uint16_t>{0xffff});
+    CHECK(paths(h2, h3, std::nullopt) == std::vector<std::uint16_t>{0xffff});
+    // In storage: a full and a limited member talk; two limited ones or a
+    // stranger get no path.
+    CHECK(paths(h1, h2, 0x8001) == std::vector<std::uint16_t>{0x8001});
+    CHECK(paths(h2, h1, 0x0001) == std::vector<std::uint16_t>{0x0001});
+    CHECK(paths(h2, h3, 0x0001).empty());
+    CHECK(paths(h4, h1, 0x0001).empty());
 }
