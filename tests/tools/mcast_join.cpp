@@ -1,11 +1,12 @@
 // mcast_join: joins (or leaves) a multicast group the way IPoIB does, as an
 // ibsim client (SIM_HOST picks its node), for tests/integration/mcast_ipoib.sh.
 //
-//   mcast_join join|leave [GUID_FILE] [--mgid PREFIX:IFACE] [--state full|non|sendonly]
+//   mcast_join join|leave [GUID_FILE] [--mgid PREFIX:IFACE] [--pkey K] [--state full|non|sendonly]
 //                         [--window W] [--sa-lid L] [--expect-status S]
 //       Without GUID_FILE: one SubnAdmSet(MCMemberRecord) for this port
-//       (IPoIB's broadcast join: MGID, PortGID, P_Key 0xffff, JoinState
-//       FullMember). With GUID_FILE (one port GUID per line): the same for
+//       (IPoIB's broadcast join: MGID, PortGID, P_Key, JoinState
+//       FullMember; the P_Key is the one an IPoIB MGID carries unless
+//       --pkey gives the port's own entry, e.g. a limited member's). With GUID_FILE (one port GUID per line): the same for
 //       every listed port, as proxy joins from this port with ProxyJoin set
 //       (so this port may end them again), W outstanding.
 //       `leave` sends SubnAdmDelete instead. Prints
@@ -60,6 +61,7 @@ struct Options {
     std::uint16_t expect_status = 0;
     std::uint64_t sm_key = 0;
     std::optional<std::uint64_t> gid;
+    std::optional<std::uint16_t> pkey;
 };
 
 class Port {
@@ -143,6 +145,7 @@ Options parse(int argc, char** argv)
         else if (a == "--window") o.window = static_cast<unsigned>(std::stoul(value()));
         else if (a == "--sa-lid") o.sa_lid = static_cast<std::uint16_t>(std::stoul(value(), nullptr, 0));
         else if (a == "--expect-status") o.expect_status = static_cast<std::uint16_t>(std::stoul(value(), nullptr, 0));
+        else if (a == "--pkey") o.pkey = static_cast<std::uint16_t>(std::stoul(value(), nullptr, 0));
         else if (a == "--smkey") o.sm_key = std::stoull(value(), nullptr, 0);
         else if (a == "--gid") o.gid = std::stoull(value(), nullptr, 16);
         else if (a == "--state") {
@@ -201,6 +204,9 @@ int join_or_leave(Port& port, const Options& o, std::uint16_t sa_lid)
     const bool join = o.command == "join";
     const std::uint8_t method = join ? sa::method::set : sa::method::delete_;
     const bool proxy = o.guid_file.has_value();
+    // An IPoIB MGID ff1s:401b:PKEY:... names its partition.
+    const bool ipoib_mgid = ((o.mgid.prefix >> 32) & 0xffff) == 0x401b;
+    const std::uint16_t pkey = o.pkey ? *o.pkey : ipoib_mgid ? static_cast<std::uint16_t>(o.mgid.prefix >> 16) : 0xffff;
     const std::uint64_t mask = m::mgid | m::port_gid | m::p_key | m::join_state | (proxy ? m::proxy_join : 0);
     struct Pending {
         std::size_t index;
@@ -217,7 +223,7 @@ int join_or_leave(Port& port, const Options& o, std::uint16_t sa_lid)
         mad::McMemberRecord r;
         r.mgid = o.mgid;
         r.port_gid = mad::Gid128{port.prefix(), guids[index]};
-        r.p_key = 0xffff;
+        r.p_key = pkey;
         r.join_state = o.state;
         r.proxy_join = proxy;
         const std::uint32_t tid = ++next_tid;
