@@ -228,6 +228,7 @@ int run_sm(const daemon::Options& opts)
     daemon::McastSettings mcast_settings;
     mcast_settings.subnet_prefix = cfg.sm.subnet_prefix;
     mcast_settings.sm_key = cfg.sm.sm_key;
+    mcast_settings.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
     mcast_settings.mft.width = settings.lfts.width;
     daemon::McastService mcast(io, transport, *partitions, mcast_settings);
     mcast.install(sa);

@@ -41,12 +41,12 @@ std::vector<std::uint8_t> record_bytes(const mad::McMemberRecord& r)
 McastService::McastService(boost::asio::io_context& io, mad::Transport& transport,
                            const partition::Partitions& partitions, McastSettings settings)
     : io_(io), transport_(transport), partitions_(partitions), settings_(settings),
-      groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF}), mfts_(settings.mft), batch_timer_(io)
+      groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF, settings.packet_life_time}), mfts_(settings.mft), batch_timer_(io)
 {
     for (const auto& d : partitions_.definitions()) {
         if (!d.ipoib) continue;
         const auto pkey = static_cast<std::uint16_t>(d.number | mad::pkey_full_bit);
-        auto o = groups_.create_permanent(mcast::ipoib_broadcast_params(pkey));
+        auto o = groups_.create_permanent(mcast::ipoib_broadcast_params(pkey, 2, settings_.packet_life_time));
         if (o.status == mcast::SaStatus::ok)
             spdlog::info("multicast: IPoIB broadcast group {} of partition {} (P_Key {}) on MLID {}",
                          o.record.mgid.str(), d.name, hex16(pkey), hex16(o.record.mlid.value()));

@@ -50,7 +50,7 @@ std::size_t Group::full_members() const
     }));
 }
 
-mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scope)
+mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scope, std::uint8_t packet_life_time)
 {
     mad::McMemberRecord r;
     r.mgid = mad::Gid128{0xff10401b00000000ull | (std::uint64_t{scope & 0xfu} << 48) | (std::uint64_t{pkey} << 16),
@@ -62,7 +62,7 @@ mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scop
     r.rate_selector = static_cast<std::uint8_t>(mad::Selector::exactly);
     r.rate = 3; // 10 Gb/s
     r.packet_life_time_selector = static_cast<std::uint8_t>(mad::Selector::exactly);
-    r.packet_life_time = 0;
+    r.packet_life_time = packet_life_time & 0x3f;
     r.sl = 0;
     r.scope = scope;
     r.hop_limit = scope == 2 ? 0 : 0xff; // link-local traffic never crosses a router
@@ -142,7 +142,8 @@ std::optional<std::string> mgid_invalid(const mad::Gid128& g)
 
 // Fills in what the creator left to the SA and checks the rest can be
 // carried by the creating port (o15-0.2.3). Returns why not.
-std::optional<std::string> realise(mad::McMemberRecord& g, std::uint64_t mask, const PortFacts& port)
+std::optional<std::string> realise(mad::McMemberRecord& g, std::uint64_t mask, const PortFacts& port,
+                                   std::uint8_t packet_life_time)
 {
     const bool mtu_given = (mask & m::mtu) && (mask & m::mtu_selector) && g.mtu_selector != 3;
     if (!mtu_given) {
@@ -189,7 +190,7 @@ std::optional<std::string> realise(mad::McMemberRecord& g, std::uint64_t mask, c
             break;
         }
     }
-    if (!(mask & m::packet_life_time)) g.packet_life_time = 0;
+    if (!(mask & m::packet_life_time)) g.packet_life_time = packet_life_time & 0x3f;
     g.mtu_selector = g.rate_selector = g.packet_life_time_selector = static_cast<std::uint8_t>(mad::Selector::exactly);
     return std::nullopt;
 }
@@ -317,7 +318,8 @@ JoinOutcome GroupTable::join(const mad::McMemberRecord& in, std::uint64_t mask, 
             return refuse(SaStatus::req_invalid, *why);
         }
         g.scope = g.mgid.multicast_scope();
-        if (auto why = realise(g, mask, *port)) return refuse(SaStatus::req_invalid, *why);
+        if (auto why = realise(g, mask, *port, settings_.packet_life_time))
+            return refuse(SaStatus::req_invalid, *why);
         auto mlid = free_mlid((mask & m::mlid) ? req.mlid : Lid());
         if (!mlid) return refuse(SaStatus::no_resources, "no free MLID");
         g.mlid = *mlid;

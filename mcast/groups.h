@@ -93,6 +93,9 @@ struct GroupSettings {
     std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
     // Highest MLID the switches can hold: 0xC000 + min(MulticastFDBCap) - 1.
     std::uint16_t mlid_top = 0xC3FF;
+    // PacketLifeTime of groups created without one (6 bits; OpenSM gives
+    // its subnet's packet life, 18 by default).
+    std::uint8_t packet_life_time = 18;
 };
 
 struct JoinOutcome {
@@ -105,8 +108,10 @@ struct JoinOutcome {
 
 // The IPoIB broadcast group of partition `pkey` (IPoIB RFC 4391 §4):
 // MGID ff1<scope>:401b:<pkey>::ffff:ffff, Q_Key 0x0B1B, and OpenSM's
-// defaults for what the RFC leaves to the SM (MTU 2048, 10 Gb/s, SL 0).
-mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scope = 2);
+// defaults for what the RFC leaves to the SM (MTU 2048, 10 Gb/s, SL 0,
+// the subnet's packet life time).
+mad::McMemberRecord ipoib_broadcast_params(std::uint16_t pkey, std::uint8_t scope = 2,
+                                           std::uint8_t packet_life_time = 18);
 
 class GroupTable {
 public:
