@@ -356,6 +356,11 @@ int run_sm(const daemon::Options& opts)
                  "'unsupported'), {} malformed, {} unmatched responses",
                  tc.unsolicited, rc.sm_info_answered, rc.traps, rc.ignored, rc.unsupported_answered, tc.malformed,
                  tc.unmatched);
+    const auto& sc = sa.counters();
+    spdlog::info("SA: {} MADs received, {} answered ({} with an error status, {} malformed), {} RMPP transfers "
+                 "({} completed, {} aborted, {} segments), {} Reports ({} acknowledged, {} given up)",
+                 sc.received, sc.answered, sc.errors, sc.malformed, sc.rmpp_transfers, sc.rmpp_completed,
+                 sc.rmpp_aborted, sc.rmpp_segments, sc.reports_sent, sc.reports_acked, sc.reports_failed);
     spdlog::info("ibsmd: exiting ({})", stopping      ? "signal"
                                         : exit_code == 0 ? "ok"
                                         : exit_code == 2 ? "subnet up but degraded"

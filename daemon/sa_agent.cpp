@@ -49,8 +49,9 @@ sa::SaHeader response_header(const sa::SaHeader& request, std::uint16_t status, 
 } // namespace
 
 SaAgent::SaAgent(boost::asio::io_context& io, mad::Transport& transport, SaSettings settings)
-    : io_(io), transport_(transport), settings_(settings)
+    : io_(io), transport_(transport), settings_(settings), backlog_timer_(io)
 {
+    busy_ = [this] { return transport_.inflight() + transport_.queued() + transport_.delayed() > 0; };
 }
 
 SaAgent::~SaAgent()
@@ -128,7 +129,55 @@ void SaAgent::on_mad(const mad::RawReceive& r)
         on_rmpp_control(r, *h);
         return;
     }
+    // New requests wait behind a sweep; protocol traffic (ACKs, ReportResp)
+    // above never does.
+    if (!backlog_.empty() || !take_token()) {
+        if (backlog_.size() >= settings_.backlog_max) {
+            backlog_.pop_front();
+            ++counters_.backlog_dropped;
+        }
+        backlog_.push_back(r);
+        ++counters_.deferred;
+        arm_backlog();
+        return;
+    }
     on_request(r, *h);
+}
+
+bool SaAgent::take_token()
+{
+    if (settings_.busy_rate == 0 || !busy_()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    // Up to 1/64 s worth of answers may go at once.
+    const double burst = std::max(1.0, settings_.busy_rate / 64.0);
+    if (tokens_at_ == std::chrono::steady_clock::time_point{}) tokens_ = burst;
+    else tokens_ = std::min(burst, tokens_ + std::chrono::duration<double>(now - tokens_at_).count() * settings_.busy_rate);
+    tokens_at_ = now;
+    if (tokens_ < 1) return false;
+    tokens_ -= 1;
+    return true;
+}
+
+void SaAgent::arm_backlog()
+{
+    if (backlog_armed_ || backlog_.empty()) return;
+    backlog_armed_ = true;
+    backlog_timer_.expires_after(std::chrono::milliseconds(1));
+    backlog_timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
+        if (ec || !*alive) return;
+        backlog_armed_ = false;
+        drain_backlog();
+    });
+}
+
+void SaAgent::drain_backlog()
+{
+    while (!backlog_.empty() && take_token()) {
+        const auto r = std::move(backlog_.front());
+        backlog_.pop_front();
+        on_request(r, *sa::decode_header(r.smp.bytes()));
+    }
+    arm_backlog();
 }
 
 void SaAgent::on_response(const sa::SaHeader& h)

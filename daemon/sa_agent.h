@@ -15,11 +15,22 @@
 // outcome is up, i.e. when the switches confirmed that generation's tables.
 // During a re-route queries keep being answered from the previous one.
 //
+// Sweeps first: requests and answers cross the same simulator (or the same
+// SM port and links) as the sweep's SMPs, and are handled on the same loop;
+// answered at full speed, 64 outstanding PathRecord queries made a heavy
+// sweep three times slower (tests/bench/sa_bench.sh). While SMPs are in
+// flight the agent therefore answers at most `busy_rate` requests a second
+// and queues the rest (a client keeping N outstanding then sends no more
+// than it gets answers); the backlog drains at full speed when the
+// transport is idle again. Beyond `backlog_max` queued requests the oldest
+// are dropped (the clients' retries cover them), never the SM's loop.
+//
 // Data structures: `handlers_` by attribute id (record size, methods,
 // function); `transfers_` the RMPP answers in flight by (requester LID,
 // TID), each with its RmppSender and one timer; `reports_` the Reports we
-// sent (InformInfo subscribers) waiting for their ReportResp, by TID.
-// Everything runs on the io_context; a handler must not block.
+// sent (InformInfo subscribers) waiting for their ReportResp, by TID;
+// `backlog_` the requests held while a sweep runs, with a token bucket and
+// one timer. Everything runs on the io_context; a handler must not block.
 #pragma once
 
 #include "daemon/subnet.h"
@@ -32,6 +43,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -74,6 +86,10 @@ struct SaSettings {
     std::chrono::milliseconds report_timeout{500};
     unsigned report_retries = 3;
     std::size_t max_transfers = 256; // concurrent RMPP answers; more get NO_RESOURCES
+    // While SMPs are in flight (a sweep): requests answered per second, the
+    // rest queued (0: no limit), and how many may wait.
+    unsigned busy_rate = 2000;
+    std::size_t backlog_max = 4096;
 };
 
 struct SaCounters {
@@ -89,6 +105,8 @@ struct SaCounters {
     std::uint64_t reports_acked = 0;
     std::uint64_t reports_failed = 0; // retries spent without ReportResp
     std::uint64_t send_failures = 0;
+    std::uint64_t deferred = 0;        // requests queued behind a sweep
+    std::uint64_t backlog_dropped = 0; // queued requests dropped (backlog full)
 };
 
 class SaAgent {
@@ -119,6 +137,9 @@ public:
     void send_report(const mad::GsiAddress& to, std::uint16_t attr_id, std::span<const std::uint8_t> data);
 
     const SaCounters& counters() const { return counters_; }
+    std::size_t backlog() const { return backlog_.size(); }
+    // Tests: whether the SM is busy sweeping (default: SMPs in flight).
+    void set_busy_probe(std::function<bool()> busy) { busy_ = std::move(busy); }
     std::size_t transfers_in_flight() const { return transfers_.size(); }
     std::size_t reports_in_flight() const { return reports_.size(); }
 
@@ -159,6 +180,10 @@ private:
     void arm(const TransferKey& key);
     void send(const mad::GsiAddress& to, const mad::sa::Mad& mad);
     void send_report_attempt(std::uint64_t tid);
+    // Requests: answered now, or queued behind a sweep (see the header).
+    bool take_token();
+    void drain_backlog();
+    void arm_backlog();
 
     boost::asio::io_context& io_;
     mad::Transport& transport_;
@@ -168,6 +193,12 @@ private:
     std::map<TransferKey, std::unique_ptr<Transfer>> transfers_;
     std::map<std::uint64_t, Report> reports_;
     std::uint64_t next_report_tid_ = 1;
+    std::function<bool()> busy_;
+    std::deque<mad::RawReceive> backlog_;
+    boost::asio::steady_timer backlog_timer_;
+    bool backlog_armed_ = false;
+    double tokens_ = 0;
+    std::chrono::steady_clock::time_point tokens_at_{};
     SaCounters counters_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

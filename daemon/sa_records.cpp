@@ -82,22 +82,6 @@ std::optional<Lid> base_lid(const SubnetSnapshot& s, PortRef endport)
     return l->base;
 }
 
-// The port of `node` the SM's SMPs enter it through (NodeInfo.LocalPortNum
-// of a switch as the SM read it): the far end of the last hop of its DR path.
-PortNum entry_port(const SubnetSnapshot& s, NodeId node)
-{
-    const auto& f = s.found.fabric;
-    if (node.value >= s.found.paths.size()) return PortNum(0);
-    const auto& path = s.found.path_to(node);
-    PortRef at = s.found.sm_port;
-    for (std::size_t i = 0; i < path.hops(); ++i) {
-        auto far = f.remote(PortRef{at.node, PortNum(path[i])});
-        if (!far) return PortNum(0);
-        at = *far;
-    }
-    return at.port;
-}
-
 mad::NodeKind kind_of(topology::NodeType t)
 {
     switch (t) {
@@ -140,7 +124,9 @@ SaAnswer sa_node_records(const SaRequest& req)
         r.node_info.partition_cap = n.partition_cap;
         r.node_info.device_id = n.device_id;
         r.node_info.revision = n.revision;
-        r.node_info.local_port_num = n.is_switch() ? entry_port(req.snapshot, p.node) : p.port;
+        // A switch's is its management port 0, as a NodeInfo Get to its
+        // LID reads it (and OpenSM's SA answers); a CA's the record's port.
+        r.node_info.local_port_num = n.is_switch() ? PortNum(0) : p.port;
         r.node_info.vendor_id = n.vendor_id;
         r.description.text = n.description.substr(0, 64);
         c.offer(sa::encode(r));

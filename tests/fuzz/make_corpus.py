@@ -97,3 +97,36 @@ seed("sl_file", "one-vl", b"vls 1\nlids 3\n0x0000000000200001 0 000\n")
 
 for path in sorted((data / "config").glob("*.yaml")) + [root / "systemd" / "ibsmd.yaml"]:
     seed("config", path.name, path.read_bytes())
+
+# The SA harness: each request sa_client sent for tests/data/sa (rebuilt
+# from the capture's query line), OpenSM's answers as they came, and the
+# whole set as one stream.
+def sa_request(line):
+    # "# sa_client query SA_LID ATTR METHOD MASK [FIELDS]" -> a 256-byte MAD.
+    words = line.split()[3:]
+    methods = {"get": 0x01, "set": 0x02, "gettable": 0x12, "getmulti": 0x14, "delete": 0x15}
+    attr, method, mask = int(words[1], 0), methods[words[2]], int(words[3], 0)
+    mad = bytearray(256)
+    mad[0:4] = bytes([1, 3, 2, method])
+    mad[8:16] = (0x1234).to_bytes(8, "big")
+    mad[16:18] = attr.to_bytes(2, "big")
+    mad[48:56] = mask.to_bytes(8, "big")
+    for item in (words[4].split(",") if len(words) > 4 and not words[4].startswith("--") else []):
+        at, n, value = item.split(":")
+        mad[56 + int(at):56 + int(at) + int(n)] = int(value, 0).to_bytes(int(n), "big")
+    return bytes(mad)
+
+
+sa_stream = b""
+for path in sorted((data / "sa").glob("*.txt")):
+    lines = path.read_text().splitlines()
+    query = [l for l in lines if l.startswith("# sa_client query")]
+    if not query:
+        continue
+    req = sa_request(query[0])
+    seed("sa", path.stem, record(req))
+    sa_stream += record(req)
+    for l in lines:
+        if l.startswith("mad "):
+            seed("sa", path.stem + "-answer", record(bytes.fromhex(l[4:])))
+seed("sa", "all-queries", sa_stream)

@@ -56,7 +56,8 @@ namespace {
 [[noreturn]] void die(const std::string& why)
 {
     std::fprintf(stderr, "sa_client: %s\n", why.c_str());
-    std::exit(2);
+    std::fflush(stdout);
+    std::_Exit(2);
 }
 
 std::string hex(const std::uint8_t* p, std::size_t n, const std::vector<bool>* known = nullptr, std::size_t from = 0)
@@ -92,7 +93,7 @@ public:
         sbuf_.resize(umad_size() + sa::mad_size);
         rbuf_.resize(umad_size() + sa::mad_size);
     }
-    ~Port() { umad_close_port(port_); }
+    // No destructor closing the port: see leave().
 
     void send(const sa::Mad& mad, Lid sa_lid, std::size_t length = sa::mad_size)
     {
@@ -458,12 +459,23 @@ int cmd_malformed(int argc, char** argv)
 
 } // namespace
 
+// Leaves without closing the umad port: umad2sim's receiver thread hands a
+// MAD that arrives after its agent was unregistered (a segment the SA
+// resent while our last ACK was on its way) to a null queue and crashes
+// the process; an open port just queues it until the process is gone.
+[[noreturn]] void leave(int rc)
+{
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(rc);
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 2) die("usage: sa_client query|bench|malformed ...");
     const std::string cmd = argv[1];
-    if (cmd == "query") return cmd_query(argc, argv);
-    if (cmd == "bench") return cmd_bench(argc, argv);
-    if (cmd == "malformed") return cmd_malformed(argc, argv);
+    if (cmd == "query") leave(cmd_query(argc, argv));
+    if (cmd == "bench") leave(cmd_bench(argc, argv));
+    if (cmd == "malformed") leave(cmd_malformed(argc, argv));
     die("unknown command " + cmd);
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SA benchmark (issue 15): PathRecord queries answered per second, ibsmd's
+# SA vs OpenSM's on the same generated fabric in the same run, each SM on a
+# freshly started ibsim; and whether the query load slows ibsmd's sweeps.
+#
+# Load: tests/tools/sa_client bench on one host keeps OUTSTANDING (64)
+# SubnAdmGet(PathRecord) requests (SLID and DLID drawn at random from every
+# assigned LID) in flight for SECONDS, counting answers (errors and
+# requests unanswered after 1 s are counted apart). Every request and answer
+# crosses ibsim, so the simulator's packet rate is a ceiling for both SMs.
+#
+# Sweeps: with ibsmd up, SIGHUP makes it rediscover, route and reprogram
+# (a heavy sweep; LFT blocks already held are not resent); its log gives
+# the sweep's seconds ("SUBNET UP (generation N, heavy sweep): ... X s").
+# REPS sweeps without load and REPS with the load running, interleaved, are
+# compared (median); the SA answers from the last confirmed snapshot
+# throughout.
+#
+# usage: sa_bench.sh IBSMD IBSM SA_CLIENT [HOSTS]   (HOSTS: 648 | 3456 | 11664, default 3456)
+# env: OUTSTANDING (64), SECONDS_LOAD (10), REPS (3), SKIP_OPENSM=1, OSM_UP_S (300)
+set -euo pipefail
+IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); CLIENT=$(realpath "$3")
+HOSTS=${4:-3456}
+OUTSTANDING=${OUTSTANDING:-64}
+SECONDS_LOAD=${SECONDS_LOAD:-10}
+REPS=${REPS:-3}
+OSM_UP_S=${OSM_UP_S:-300}
+HERE=$(cd "$(dirname "$0")" && pwd)
+IBSMD_SOURCE_ROOT=${IBSMD_SOURCE_ROOT:-$(cd "$HERE/../.." && pwd)}
+. "$HERE/../integration/ibsim_env.sh"
+. "$HERE/fabrics.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# shellcheck disable=SC2046
+"$IBSM" topogen pgft $(pgft_args "$HOSTS") --out "$WORK/fabric.net" > /dev/null
+mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
+LOADER=${CAS[1]}
+load() { SIM_HOST=$LOADER sim "$@"; }
+PIDS=()
+cleanup_all() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
+    ibsim_cleanup
+}
+trap cleanup_all EXIT
+
+wait_log() { # FILE REGEX TIMEOUT_S [COUNT]
+    local i
+    for i in $(seq 1 $(($3 * 10))); do
+        [ "$(grep -cE "$2" "$1" 2> /dev/null || true)" -ge "${4:-1}" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# The highest LID assigned: the load draws SLID and DLID from 1..it.
+top_lid() { load ibnetdiscover -p 2> /dev/null | awk '$1 == "CA" || $1 == "SW" { if ($2 > m) m = $2 } END { print m + 0 }'; }
+sm_lid() { load sminfo 2> /dev/null | sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p'; }
+qps() { sed -n 's/.* = \([0-9]*\) queries\/s.*/\1/p' <<< "$1"; }
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "fabric: $HOSTS hosts ($(grep -c '^Switch' "$WORK/fabric.net") switches); load: $OUTSTANDING PathRecord Gets outstanding for ${SECONDS_LOAD} s from $LOADER; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- ibsmd
+# shellcheck disable=SC2046
+ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+t0=$(date +%s.%N)
+(cd "$WORK" && SIM_HOST=${CAS[0]} LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --state-dir "$WORK/state" \
+    --log-level info --smp-window 64) > "$WORK/ibsmd.log" 2>&1 &
+SM_PID=$!
+PIDS+=("$SM_PID")
+wait_log "$WORK/ibsmd.log" "SUBNET (UP|DEGRADED)" 300 || { tail "$WORK/ibsmd.log" >&2; fail "ibsmd not up within 300 s"; }
+up_s=$(sed -n 's/.*SUBNET UP (generation 1, heavy sweep): .*, \([0-9.]*\) s, .*/\1/p' "$WORK/ibsmd.log" | head -n1)
+sleep 2
+lid=$(sm_lid); top=$(top_lid)
+[ -n "$lid" ] && [ "$top" -gt 0 ] || fail "no SM LID / LIDs from sminfo and ibnetdiscover"
+echo "ibsmd: SUBNET UP in ${up_s} s (first bring-up), SM LID $lid, LIDs 1..$top"
+ours_line=$(load "$CLIENT" bench "$lid" 1 "$top" --outstanding "$OUTSTANDING" --seconds "$SECONDS_LOAD")
+echo "ibsmd SA:  $ours_line"
+ours=$(qps "$ours_line")
+
+ups() { grep -cE "SUBNET (UP|DEGRADED) \(generation [0-9]+, heavy sweep\)" "$WORK/ibsmd.log" || true; }
+sweep_seconds() { # SIGHUP, then the seconds of the heavy sweep it caused
+    local before i
+    before=$(ups)
+    kill -HUP "$SM_PID"
+    for i in $(seq 1 1200); do
+        if [ "$(ups)" -gt "$before" ]; then
+            grep -E "SUBNET (UP|DEGRADED) \(generation [0-9]+, heavy sweep\)" "$WORK/ibsmd.log" | tail -n1 |
+                sed -n 's/.*, \([0-9.]*\) s, .*/\1/p'
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "n/a"
+}
+quiet=(); loaded=()
+for r in $(seq 1 "$REPS"); do
+    quiet+=("$(sweep_seconds)")
+    sleep 1
+    load "$CLIENT" bench "$lid" 1 "$top" --outstanding "$OUTSTANDING" --seconds 600 > "$WORK/load-$r.txt" 2>&1 &
+    LOAD_PID=$!
+    PIDS+=("$LOAD_PID")
+    sleep 1
+    loaded+=("$(sweep_seconds)")
+    kill -INT "$LOAD_PID" 2> /dev/null || true
+    kill "$LOAD_PID" 2> /dev/null || true
+    wait "$LOAD_PID" 2> /dev/null || true
+    sleep 1
+done
+q_med=$(printf '%s\n' "${quiet[@]}" | median)
+l_med=$(printf '%s\n' "${loaded[@]}" | median)
+echo "ibsmd heavy sweeps (SIGHUP -> SUBNET UP), s: without load ${quiet[*]} (median $q_med); with the load ${loaded[*]} (median $l_med); ratio $(awk -v a="$l_med" -v b="$q_med" 'BEGIN { printf "%.3f", a / b }')"
+# What the SA answered during a loaded sweep (from its own counters at exit).
+kill -TERM "$SM_PID"; wait "$SM_PID" 2> /dev/null || true
+grep -E "SA: " "$WORK/ibsmd.log" | tail -n 2 || true
+ibsim_stop
+
+# ---- OpenSM
+theirs=""
+if [ -z "${SKIP_OPENSM:-}" ]; then
+    command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
+    rm -f "$WORK/console"
+    # shellcheck disable=SC2046
+    ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+    mkdir -p "$WORK/osm/cache"
+    opensm -c "$WORK/osm/osm.conf" > /dev/null 2>&1 || true
+    sed -i -e 's/^force_log_flush .*/force_log_flush TRUE/' -e "s|^log_file .*|log_file $WORK/osm/osm.log|" \
+        "$WORK/osm/osm.conf"
+    (cd "$WORK/osm" && SIM_HOST=${CAS[0]} OSM_CACHE_DIR="$WORK/osm/cache" LD_PRELOAD="$SIM_PRELOAD" \
+        exec opensm -F "$WORK/osm/osm.conf" -R ftree) > "$WORK/osm/osm.out" 2>&1 &
+    OSM_PID=$!
+    PIDS+=("$OSM_PID")
+    if wait_log "$WORK/osm/osm.log" "SUBNET UP" "$OSM_UP_S"; then
+        sleep 2
+        lid=$(sm_lid); top=$(top_lid)
+        echo "OpenSM: SUBNET UP, SM LID $lid, LIDs 1..$top"
+        theirs_line=$(load "$CLIENT" bench "$lid" 1 "$top" --outstanding "$OUTSTANDING" --seconds "$SECONDS_LOAD")
+        echo "OpenSM SA: $theirs_line"
+        theirs=$(qps "$theirs_line")
+    else
+        echo "OpenSM: no SUBNET UP within $OSM_UP_S s (last: $(tail -n1 "$WORK/osm/osm.log"))"
+    fi
+    kill "$OSM_PID" 2> /dev/null || true
+fi
+
+echo
+printf '%-28s %12s\n' "PathRecord Gets/s ($HOSTS hosts)" "queries/s"
+printf '%-28s %12s\n' "ibsmd" "$ours"
+printf '%-28s %12s\n' "OpenSM 3.3.23" "${theirs:-n/a}"
+[ -n "$theirs" ] && [ "$theirs" -gt 0 ] && echo "ibsmd / OpenSM: $(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1fx", a / b }')"
+echo "heavy sweep with / without the load: $(awk -v a="$l_med" -v b="$q_med" 'BEGIN { printf "%+.1f %%", (a / b - 1) * 100 }')"
