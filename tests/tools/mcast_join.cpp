@@ -76,11 +76,9 @@ public:
         if (agent_ < 0) die("umad_register(class 3) failed");
         buf_.resize(umad_size() + sa::mad_size);
     }
-    ~Port()
-    {
-        umad_release_port(&info_);
-        umad_close_port(port_);
-    }
+    // The port stays open until the process exits: umad2sim crashes a
+    // client that unregisters while an answer is on its way (DEVELOPERS.md).
+    ~Port() { umad_release_port(&info_); }
     std::uint64_t prefix() const { return be64toh(info_.gid_prefix); }
     std::uint64_t guid() const { return be64toh(info_.port_guid); }
     std::uint16_t sm_lid() const { return static_cast<std::uint16_t>(info_.sm_lid); }
