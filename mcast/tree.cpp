@@ -6,7 +6,7 @@
 #include <bit>
 #include <deque>
 #include <limits>
-#include <set>
+#include <tuple>
 
 namespace ibsm::mcast {
 
@@ -25,57 +25,68 @@ namespace {
 
 constexpr std::uint32_t far = std::numeric_limits<std::uint32_t>::max();
 
-struct Hop {
-    std::uint8_t out; // port on this switch
-    NodeId next;
-    std::uint8_t in; // port on the next switch
+// The multicast-capable switches, numbered 0..S-1, and the usable links
+// between them in CSR form (per switch in port order): the BFSs below run
+// over this compact graph with reused buffers, not over every node.
+struct SwitchLinks {
+    std::vector<std::int32_t> index_of;  // NodeId value -> switch index, -1
+    std::vector<NodeId> node;            // switch index -> NodeId
+    std::vector<std::uint32_t> first;    // size S+1
+    std::vector<std::uint32_t> from;     // the switch a link leaves
+    std::vector<std::uint32_t> next;     // neighbour switch index
+    std::vector<std::uint8_t> out_port;  // port on this switch
+    std::vector<std::uint8_t> in_port;   // port on the neighbour
+    std::size_t size() const { return node.size(); }
 };
 
-// Switch-to-switch links that can carry traffic, per switch in port order.
-std::vector<std::vector<Hop>> switch_links(const Fabric& fabric, const TreeOptions& options)
+SwitchLinks switch_links(const Fabric& fabric, const TreeOptions& options)
 {
-    std::vector<std::vector<Hop>> out(fabric.node_count());
+    SwitchLinks g;
+    g.index_of.assign(fabric.node_count(), -1);
     for (auto id : fabric.node_ids()) {
+        if (!fabric.node(id).is_switch() || (options.capable && !options.capable(id))) continue;
+        g.index_of[id.value] = static_cast<std::int32_t>(g.node.size());
+        g.node.push_back(id);
+    }
+    g.first.push_back(0);
+    for (NodeId id : g.node) {
         const auto& n = fabric.node(id);
-        if (!n.is_switch() || (options.capable && !options.capable(id))) continue;
         for (std::uint8_t p = 1; p <= n.num_ports(); ++p) {
             const PortRef end{id, PortNum(p)};
             if (!routing::link_usable(fabric, end)) continue;
             const PortRef far_end = *fabric.remote(end);
-            if (!fabric.node(far_end.node).is_switch()) continue;
-            if (options.capable && !options.capable(far_end.node)) continue;
-            out[id.value].push_back(Hop{p, far_end.node, far_end.port.value()});
+            const auto j = g.index_of[far_end.node.value];
+            if (j < 0) continue; // a CA, or a switch without multicast
+            g.from.push_back(static_cast<std::uint32_t>(g.first.size() - 1));
+            g.next.push_back(static_cast<std::uint32_t>(j));
+            g.out_port.push_back(p);
+            g.in_port.push_back(far_end.port.value());
         }
+        g.first.push_back(static_cast<std::uint32_t>(g.next.size()));
     }
-    return out;
+    return g;
 }
 
-struct Bfs {
-    std::vector<std::uint32_t> dist;
-    std::vector<std::optional<std::pair<NodeId, std::uint8_t>>> parent; // parent switch, port on it
-    std::vector<std::uint8_t> up_port;                                   // port towards the parent
-};
-
-Bfs bfs(const std::vector<std::vector<Hop>>& links, NodeId from)
+// BFS from `from` over `g`; dist and queue are the caller's buffers.
+// `parent_link`: when given, the CSR link each switch was reached by.
+void bfs(const SwitchLinks& g, std::uint32_t from, std::vector<std::uint32_t>& dist,
+         std::vector<std::uint32_t>& queue, std::vector<std::uint32_t>* parent_link = nullptr)
 {
-    Bfs b;
-    b.dist.assign(links.size(), far);
-    b.parent.resize(links.size());
-    b.up_port.assign(links.size(), 0);
-    std::deque<NodeId> queue{from};
-    b.dist[from.value] = 0;
-    while (!queue.empty()) {
-        const NodeId s = queue.front();
-        queue.pop_front();
-        for (const auto& h : links[s.value]) {
-            if (b.dist[h.next.value] != far) continue;
-            b.dist[h.next.value] = b.dist[s.value] + 1;
-            b.parent[h.next.value] = std::make_pair(s, h.out);
-            b.up_port[h.next.value] = h.in;
-            queue.push_back(h.next);
+    dist.assign(g.size(), far);
+    if (parent_link) parent_link->assign(g.size(), far);
+    queue.clear();
+    queue.push_back(from);
+    dist[from] = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        const std::uint32_t s = queue[head];
+        for (std::uint32_t l = g.first[s]; l < g.first[s + 1]; ++l) {
+            const std::uint32_t t = g.next[l];
+            if (dist[t] != far) continue;
+            dist[t] = dist[s] + 1;
+            if (parent_link) (*parent_link)[t] = l;
+            queue.push_back(t);
         }
     }
-    return b;
 }
 
 } // namespace
@@ -83,10 +94,11 @@ Bfs bfs(const std::vector<std::vector<Hop>>& links, NodeId from)
 Tree spanning_tree(const Fabric& fabric, std::span<const TreeMember> members, const TreeOptions& options)
 {
     Tree tree;
+    const SwitchLinks g = switch_links(fabric, options);
     // (1) where each member attaches.
     struct Attach {
         PortRef member;
-        NodeId sw;
+        std::uint32_t sw; // switch index
         std::uint8_t port; // 0: the switch itself
         bool receives;
     };
@@ -94,11 +106,9 @@ Tree spanning_tree(const Fabric& fabric, std::span<const TreeMember> members, co
     for (const auto& m : members) {
         const auto& node = fabric.node(m.port.node);
         if (node.is_switch()) {
-            if (options.capable && !options.capable(m.port.node)) {
-                tree.unreachable.push_back(m.port);
-                continue;
-            }
-            attach.push_back({m.port, m.port.node, 0, m.receives});
+            const auto i = g.index_of[m.port.node.value];
+            if (i < 0) tree.unreachable.push_back(m.port);
+            else attach.push_back({m.port, static_cast<std::uint32_t>(i), 0, m.receives});
             continue;
         }
         if (!routing::link_usable(fabric, m.port)) {
@@ -106,71 +116,79 @@ Tree spanning_tree(const Fabric& fabric, std::span<const TreeMember> members, co
             continue;
         }
         const PortRef sw_end = *fabric.remote(m.port);
-        if (!fabric.node(sw_end.node).is_switch() || (options.capable && !options.capable(sw_end.node))) {
+        const auto i = g.index_of[sw_end.node.value];
+        if (i < 0) {
             tree.unreachable.push_back(m.port); // CA-to-CA cable or a switch without multicast
             continue;
         }
-        attach.push_back({m.port, sw_end.node, sw_end.port.value(), m.receives});
+        attach.push_back({m.port, static_cast<std::uint32_t>(i), sw_end.port.value(), m.receives});
     }
-    std::set<NodeId> member_switches;
-    for (const auto& a : attach) member_switches.insert(a.sw);
+    std::vector<std::uint32_t> member_switches;
+    {
+        std::vector<bool> seen(g.size(), false);
+        for (const auto& a : attach)
+            if (!seen[a.sw]) {
+                seen[a.sw] = true;
+                member_switches.push_back(a.sw);
+            }
+    }
     if (member_switches.empty()) return tree;
 
     // (2) the root: fewest hops to the farthest member switch.
-    const auto links = switch_links(fabric, options);
-    std::vector<std::uint32_t> farthest(fabric.node_count(), 0), total(fabric.node_count(), 0),
-        reached(fabric.node_count(), 0);
-    for (NodeId ms : member_switches) {
-        const Bfs b = bfs(links, ms);
-        for (std::size_t s = 0; s < b.dist.size(); ++s) {
-            if (b.dist[s] == far) continue;
+    std::vector<std::uint32_t> farthest(g.size(), 0), reached(g.size(), 0), dist, queue;
+    std::vector<std::uint64_t> total(g.size(), 0);
+    for (std::uint32_t ms : member_switches) {
+        bfs(g, ms, dist, queue);
+        for (std::uint32_t s : queue) {
             ++reached[s];
-            farthest[s] = std::max(farthest[s], b.dist[s]);
-            total[s] += b.dist[s];
+            farthest[s] = std::max(farthest[s], dist[s]);
+            total[s] += dist[s];
         }
     }
     // Candidates: switches reaching the most member switches (all of them
     // on a connected fabric), then the smallest (farthest, total).
-    std::vector<NodeId> best;
-    auto key = [&](NodeId s) { return std::tuple(-static_cast<std::int64_t>(reached[s.value]), farthest[s.value], total[s.value]); };
-    for (auto id : fabric.node_ids()) {
-        if (!fabric.node(id).is_switch() || reached[id.value] == 0) continue;
-        if (best.empty() || key(id) < key(best.front())) {
-            best.assign(1, id);
-        } else if (key(id) == key(best.front())) {
-            best.push_back(id);
-        }
+    auto key = [&](std::uint32_t s) { return std::tuple(-static_cast<std::int64_t>(reached[s]), farthest[s], total[s]); };
+    std::vector<std::uint32_t> best;
+    for (std::uint32_t s = 0; s < g.size(); ++s) {
+        if (reached[s] == 0) continue;
+        if (best.empty() || key(s) < key(best.front())) best.assign(1, s);
+        else if (key(s) == key(best.front())) best.push_back(s);
     }
     std::sort(best.begin(), best.end(),
-              [&](NodeId a, NodeId b) { return fabric.node(a).guid < fabric.node(b).guid; });
-    const NodeId root = best[options.spread % best.size()];
-    tree.root = root;
+              [&](std::uint32_t a, std::uint32_t b) { return fabric.node(g.node[a]).guid < fabric.node(g.node[b]).guid; });
+    const std::uint32_t root = best[options.spread % best.size()];
+    tree.root = g.node[root];
 
     // (3) the shortest-path tree from the root, pruned to member switches.
-    const Bfs from_root = bfs(links, root);
-    std::vector<bool> on_tree(fabric.node_count(), false);
-    on_tree[root.value] = true;
-    for (NodeId ms : member_switches) {
-        if (from_root.dist[ms.value] == far) continue;
-        tree.depth = std::max<std::uint8_t>(tree.depth, static_cast<std::uint8_t>(std::min<std::uint32_t>(from_root.dist[ms.value], 255)));
-        NodeId s = ms;
-        while (!on_tree[s.value]) {
-            on_tree[s.value] = true;
-            const auto [parent, down] = *from_root.parent[s.value];
-            tree.masks[s].set(from_root.up_port[s.value]);
-            tree.masks[parent].set(down);
+    std::vector<std::uint32_t> parent_link;
+    bfs(g, root, dist, queue, &parent_link);
+    std::vector<bool> on_tree(g.size(), false);
+    on_tree[root] = true;
+    std::vector<PortMask> masks(g.size());
+    for (std::uint32_t ms : member_switches) {
+        if (dist[ms] == far) continue;
+        tree.depth = std::max<std::uint8_t>(tree.depth, static_cast<std::uint8_t>(std::min<std::uint32_t>(dist[ms], 255)));
+        std::uint32_t s = ms;
+        while (!on_tree[s]) {
+            on_tree[s] = true;
+            const std::uint32_t l = parent_link[s];
+            // Link l leaves the parent through out_port[l] and arrives here on in_port[l].
+            const std::uint32_t parent = g.from[l];
+            masks[s].set(g.in_port[l]);
+            masks[parent].set(g.out_port[l]);
             s = parent;
         }
     }
     // (4) the receiving members' own ports.
     for (const auto& a : attach) {
-        if (from_root.dist[a.sw.value] == far) {
+        if (dist[a.sw] == far) {
             tree.unreachable.push_back(a.member);
             continue;
         }
-        if (a.receives) tree.masks[a.sw].set(a.port);
+        if (a.receives) masks[a.sw].set(a.port);
     }
-    std::erase_if(tree.masks, [](const auto& e) { return !e.second.any(); });
+    for (std::uint32_t s = 0; s < g.size(); ++s)
+        if (masks[s].any()) tree.masks[g.node[s]] = masks[s];
     return tree;
 }
 
