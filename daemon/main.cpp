@@ -225,6 +225,7 @@ int run_sm(const daemon::Options& opts)
     // tables it keeps in step with the groups.
     auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), attrs.port_guid);
     settings.partitions = partitions;
+    settings.ports.enforce_partitions = true;
     daemon::McastSettings mcast_settings;
     mcast_settings.subnet_prefix = cfg.sm.subnet_prefix;
     mcast_settings.sm_key = cfg.sm.sm_key;

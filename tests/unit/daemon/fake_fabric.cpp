@@ -155,6 +155,8 @@ void FakeFabric::add_sim_node(NodeId id)
         // As ibsim's switches: 1024 MLIDs, 64-entry enforcement tables.
         si.multicast_fdb_cap = 1024;
         si.partition_enforcement_cap = 64;
+        si.inbound_enforcement_cap = true;
+        si.outbound_enforcement_cap = true;
         si.optimized_sl2vl_mapping = options_.optimized_sl2vl ? 1 : 0;
         // Its ports have just come up from DOWN to INIT.
         si.port_state_change = any_cable;
@@ -555,6 +557,10 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
     if (d->neighbor_mtu != 0) {
         if (d->neighbor_mtu > next.mtu_cap) return reply(target, fake_status::invalid_value);
         next.neighbor_mtu = d->neighbor_mtu;
+    }
+    if (sw && pn.value() != 0) {
+        next.partition_enforcement_inbound = d->partition_enforcement_inbound;
+        next.partition_enforcement_outbound = d->partition_enforcement_outbound;
     }
     const auto remote = fabric_.remote(target);
     const auto far_state = remote ? sim(*remote).info.port_state : mad::PortState::down;

@@ -145,6 +145,7 @@ TEST_CASE("P_Key tables: the default partition everywhere, configured keys where
                sm = port_guid(loop.fabric, t.hosts[0]);
     settings.partitions = std::make_shared<const partition::Partitions>(
         std::vector<partition::Definition>{{"storage", 0x0001, true, {{h1, true}, {h2, false}}}}, sm);
+    settings.ports.enforce_partitions = true;
     daemon::Bringup b(loop.transport, settings);
     auto o = loop.run([&] { return b.sweep(); });
     INFO(o.reason);
@@ -163,11 +164,17 @@ TEST_CASE("P_Key tables: the default partition everywhere, configured keys where
     CHECK(keys({t.leaves[0], PortNum(0)}) == std::vector<std::uint16_t>{0xffff, 0, 0});
     // 9 CA ports + 5 switch ports 0 + 9 switch ports facing CAs, one block each.
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_pkey_table) == 23);
+    // Enforcement where the P_Key tables face CAs, not between switches.
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(3)}).partition_enforcement_inbound);
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(3)}).partition_enforcement_outbound);
+    CHECK_FALSE(loop.fabric.port_info({t.leaves[0], PortNum(4)}).partition_enforcement_inbound);
+    CHECK_FALSE(loop.fabric.port_info({t.spines[0], PortNum(1)}).partition_enforcement_outbound);
 
     loop.fabric.reset_counters();
     auto again = loop.run([&] { return b.sweep(); });
     REQUIRE(again.up);
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_pkey_table) == 0);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::port_info) == 0);
 }
 
 TEST_CASE("Joins of every host build an MFT that reaches every member; leaves and re-routes keep it so",
