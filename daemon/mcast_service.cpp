@@ -103,6 +103,8 @@ SaAnswer McastService::on_request(const SaRequest& req)
 {
     const auto record = mad::decode_mc_member_record(req.record);
     if (!record) return SaAnswer::error(sa::status::req_invalid);
+    // MCMemberRecord has 18 components: a mask selecting more is malformed.
+    if (req.header.component_mask >> 18) return SaAnswer::error(sa::status::req_invalid);
     const SubnetSnapshot& snap = req.snapshot;
     Guid requester;
     if (auto p = snap.lids.lids.port_of(req.requester.lid)) requester = guid_of(snap.found.fabric, *p);

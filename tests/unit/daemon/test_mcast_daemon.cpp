@@ -237,6 +237,9 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     // A refused join: components missing.
     CHECK(call(sa::method::set, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid).status ==
           sa::status::insufficient_components);
+    // A component mask naming components MCMemberRecord does not have.
+    CHECK(call(sa::method::get_table, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid | (1ull << 18))
+              .status == sa::status::req_invalid);
 
     // H6..H8 (all of L2) leave: L2 drops out of the tree.
     for (unsigned h = 6; h < 9; ++h) {
