@@ -152,6 +152,28 @@ struct DumpConfig {
     bool operator==(const DumpConfig&) const = default;
 };
 
+// partitions: the first step of what OpenSM's partitions.conf offers
+// (IBA 10.9). The default partition (P_Key 0x7fff) with every port a full
+// member is always there and is not listed; each entry adds one partition
+// with the ports named by GUID as full or limited members. Restart-only.
+enum class Membership { full, limited };
+
+struct PartitionMember {
+    Guid port_guid;
+    Membership membership = Membership::full;
+
+    bool operator==(const PartitionMember&) const = default;
+};
+
+struct PartitionConfig {
+    std::string name;
+    std::uint16_t pkey = 0; // partition number, 0x0001..0x7ffe (membership bit clear)
+    bool ipoib = true;      // create the partition's IPoIB broadcast group
+    std::vector<PartitionMember> members;
+
+    bool operator==(const PartitionConfig&) const = default;
+};
+
 struct Config {
     RoutingConfig routing;
     SmpConfig smp;
@@ -161,6 +183,7 @@ struct Config {
     LogConfig log;
     SweepConfig sweep;
     DumpConfig dump;
+    std::vector<PartitionConfig> partitions;
 
     bool operator==(const Config&) const = default;
 };

@@ -81,6 +81,27 @@ std::string describe(const Config& c)
     out << YAML::Key << "sl" << YAML::Value << c.dump.sl;
     out << YAML::EndMap;
 
+    out << YAML::Key << "partitions" << YAML::Value;
+    // `partitions: []` on one line when none are configured, as the sample file writes it.
+    if (c.partitions.empty()) out << YAML::Flow;
+    out << YAML::BeginSeq;
+    for (const auto& p : c.partitions) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << p.name;
+        out << YAML::Key << "pkey" << YAML::Value << hex16(p.pkey);
+        out << YAML::Key << "ipoib" << YAML::Value << p.ipoib;
+        for (auto kind : {Membership::full, Membership::limited}) {
+            std::vector<std::string> guids;
+            for (const auto& m : p.members)
+                if (m.membership == kind) guids.push_back(m.port_guid.str());
+            if (guids.empty()) continue;
+            out << YAML::Key << (kind == Membership::full ? "full" : "limited") << YAML::Value << YAML::Flow << guids;
+        }
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    if (c.partitions.empty()) out << YAML::Comment("only the default partition 0x7fff, every port a full member");
+
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }

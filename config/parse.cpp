@@ -10,6 +10,7 @@
 
 #include "config/engines.h"
 #include "config/value_ranges.h"
+#include "config/partitions_parse.h"
 #include "config/yaml_reader.h"
 
 #include <algorithm>
@@ -32,7 +33,8 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 7> top_keys{"routing", "smp", "sm", "state_dir", "log", "sweep", "dump"};
+constexpr std::array<std::string_view, 8> top_keys{"routing", "smp", "sm",    "state_dir",
+                                                  "log",     "sweep", "dump", "partitions"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -333,6 +335,7 @@ std::vector<std::string> schema_keys()
     for (const auto& s : sections)
         for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
     out.emplace_back("state_dir");
+    out.emplace_back("partitions");
     return out;
 }
 
@@ -386,6 +389,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("log")) read_log(r, *e, c.log);
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
+    if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     return c;
 }
 

@@ -23,6 +23,18 @@ std::string list_text(const std::vector<std::string>& items)
     return out + "]";
 }
 
+std::string partitions_text(const std::vector<PartitionConfig>& parts)
+{
+    std::vector<std::string> items;
+    for (const auto& p : parts) {
+        std::string t = p.name + "=" + hex16(p.pkey) + (p.ipoib ? ",ipoib" : "") + ":";
+        for (const auto& m : p.members)
+            t += " " + m.port_guid.str() + (m.membership == Membership::full ? "=full" : "=limited");
+        items.push_back(std::move(t));
+    }
+    return list_text(items);
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
@@ -65,6 +77,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"dump.topology", yes_no(c.dump.topology)},
         {"dump.summary", yes_no(c.dump.summary)},
         {"dump.sl", yes_no(c.dump.sl)},
+        {"partitions", partitions_text(c.partitions)},
     };
 }
 

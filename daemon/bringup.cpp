@@ -108,7 +108,7 @@ const char* to_string(SubnetHealth h)
 
 Bringup::Bringup(mad::Transport& transport, BringupSettings settings)
     : transport_(transport), settings_(std::move(settings)), store_(settings_.state_dir), lfts_(settings_.lfts),
-      ports_(settings_.ports), vls_(settings_.vls)
+      ports_(settings_.ports), vls_(settings_.vls), pkeys_(settings_.pkeys)
 {
 }
 
@@ -251,6 +251,9 @@ boost::asio::awaitable<ProgramReport> Bringup::program(const DiscoveryResult& fo
                                            }));
     report.lfts = std::move(lft_report);
     report.vls = co_await vls_.program(transport_, std::move(vl_plan));
+    // P_Key tables before any port goes ACTIVE: IPoIB reads the table when
+    // its port comes up.
+    if (settings_.partitions) report.pkeys = co_await pkeys_.program(transport_, found, *settings_.partitions);
     report.ports = co_await ports_.configure(transport_);
     co_return report;
 }
@@ -384,6 +387,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         snap->reason = o.reason;
         snap->engine = o.engine;
         snap->lmc = settings_.lid.lmc;
+        snap->partitions = settings_.partitions;
         if (lids) snap->summary = summary_text(o, found, *lids, settings_);
         if (lids) snap->lids = std::move(*lids);
         snap->tables = std::move(tables);
@@ -469,6 +473,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         for (const auto& [ref, pi] : found.port_info)
             if (pi.port_state == mad::PortState::init) fresh.insert({f.node(ref.node).guid, ref.port.value()});
         vls_.forget(fresh);
+        pkeys_.forget(fresh); // a port that came up again may have lost its P_Key table
     }
     PhaseClock c4(transport_);
     auto prog = co_await program(found, lids, *tables);
@@ -479,7 +484,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
                        "), SwitchInfo sets " + std::to_string(prog.lfts.switch_info_sent) + ", VL tables read " +
                        std::to_string(prog.vls.gets) + " set " + std::to_string(prog.vls.sets) + " (SL2VL " +
                        std::to_string(prog.vls.sl2vl_sets) + ", VLArb " + std::to_string(prog.vls.vlarb_sets) +
-                       "), PortInfo sets " + std::to_string(prog.ports.sets)));
+                       "), PortInfo sets " + std::to_string(prog.ports.sets) +
+                       (settings_.partitions ? ", P_Key blocks sent " + std::to_string(prog.pkeys.blocks_sent) : "")));
     if (prog.vls.switches_left && o.kind == SweepKind::heavy)
         spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
                      "needs one VL, so any SL-to-VL map is deadlock-free (routing.switch_sl2vl: always programs "
@@ -488,6 +494,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
     log_failures(prog.lfts.failures, prog.lfts.failures.size());
     log_failures(prog.vls.failures, prog.vls.failed);
     log_failures(prog.ports.failures, prog.ports.failed);
+    log_failures(prog.pkeys.failures, prog.pkeys.failures.size());
 
     // activate: only on top of complete switch tables
     PortReport act;
@@ -508,6 +515,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         o.reason = std::to_string(prog.vls.failed) + " SL2VL/VLArb table(s) not confirmed";
     else if (!prog.ports.complete())
         o.reason = std::to_string(prog.ports.failed) + " PortInfo Set(s) failed";
+    else if (!prog.pkeys.complete())
+        o.reason = std::to_string(prog.pkeys.blocks_dirty) + " P_Key table block(s) not confirmed";
     else if (!act.complete())
         o.reason = std::to_string(act.failed) + " port activation Set(s) failed";
     else

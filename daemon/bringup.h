@@ -34,6 +34,7 @@
 #include "daemon/discovery.h"
 #include "daemon/lft_programmer.h"
 #include "daemon/lid_store.h"
+#include "daemon/pkey_programmer.h"
 #include "daemon/port_programmer.h"
 #include "daemon/subnet.h"
 #include "daemon/vl_programmer.h"
@@ -50,6 +51,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +66,10 @@ struct BringupSettings {
     LftSettings lfts;
     VlSettings vls;
     std::filesystem::path state_dir;
+    // P_Key tables (issue 15): programmed before activation when set; null
+    // leaves every port's table as it is. Restart-only.
+    std::shared_ptr<const partition::Partitions> partitions;
+    PKeySettings pkeys;
 };
 
 struct PhaseStats {
@@ -77,7 +83,8 @@ struct ProgramReport {
     LftReport lfts;
     VlReport vls;
     PortReport ports;
-    bool complete() const { return lfts.complete() && vls.complete() && ports.complete(); }
+    PKeyReport pkeys;
+    bool complete() const { return lfts.complete() && vls.complete() && ports.complete() && pkeys.complete(); }
 };
 
 enum class SweepKind : std::uint8_t { heavy, reroute };
@@ -192,6 +199,7 @@ private:
     LftProgrammer lfts_;
     PortProgrammer ports_;
     VlProgrammer vls_;
+    PKeyProgrammer pkeys_;
     SnapshotPtr snapshot_;
     std::uint64_t generation_ = 0;
     boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side

@@ -29,6 +29,7 @@
 #include "daemon/sa_services.h"
 #include "daemon/sa_paths.h"
 #include "daemon/sa_records.h"
+#include "daemon/mcast_service.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -125,10 +126,23 @@ daemon::BringupSettings bringup_settings(const config::Config& cfg)
     s.ports.width = width;
     s.lfts.width = width;
     s.vls.width = width;
+    s.pkeys.width = width;
     s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
     s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
     s.state_dir = cfg.state_dir;
     return s;
+}
+
+// The configured partitions (config.h) as the partition model's definitions.
+std::vector<partition::Definition> partition_definitions(const config::Config& cfg)
+{
+    std::vector<partition::Definition> out;
+    for (const auto& p : cfg.partitions) {
+        partition::Definition d{p.name, p.pkey, p.ipoib, {}};
+        for (const auto& m : p.members) d.members.emplace_back(m.port_guid, m.membership == config::Membership::full);
+        out.push_back(std::move(d));
+    }
+    return out;
 }
 
 daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
@@ -220,6 +234,19 @@ int run_sm(const daemon::Options& opts)
     services.register_with(sa);
     daemon::InformRegistry inform(sa);
     inform.register_with(sa);
+    // Partitions and multicast (issue 15): the P_Key tables the bring-up
+    // programs, and the MCMemberRecord handler with the switches' multicast
+    // tables it keeps in step with the groups.
+    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), attrs.port_guid);
+    settings.partitions = partitions;
+    settings.ports.enforce_partitions = true;
+    daemon::McastSettings mcast_settings;
+    mcast_settings.subnet_prefix = cfg.sm.subnet_prefix;
+    mcast_settings.sm_key = cfg.sm.sm_key;
+    mcast_settings.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
+    mcast_settings.mft.width = settings.lfts.width;
+    daemon::McastService mcast(io, transport, *partitions, mcast_settings);
+    mcast.install(sa);
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
         traps.on_trap(r);
@@ -252,6 +279,7 @@ int run_sm(const daemon::Options& opts)
             sa.publish(snap);
             inform.on_snapshot(before, snap); // traps 64/65 to subscribers
         }
+        if (!o.standby && !o.unchanged && o.up && snap && snap->generation == o.generation) mcast.on_snapshot(snap);
     });
     // systemd (Type=notify): READY, STATUS, RELOADING, WATCHDOG, STOPPING.
     daemon::ServiceNotifier notifier(io.get_executor());

@@ -59,6 +59,15 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
             d.operational_vls = std::min({current.vl_cap, far->second.vl_cap, settings.max_operational_vls});
         }
     }
+    // As OpenSM's osm_pkey_mgr.c, on switches with an enforcement table.
+    if (settings.enforce_partitions && sw && port.port.value() != 0) {
+        const auto si = found.switch_info.find(port.node);
+        const auto r = f.remote(port);
+        const bool faces_ca = r && !f.node(r->node).is_switch();
+        const bool table = si != found.switch_info.end() && si->second.partition_enforcement_cap > 0;
+        d.partition_enforcement_inbound = faces_ca && table && si->second.inbound_enforcement_cap;
+        d.partition_enforcement_outbound = faces_ca && table && si->second.outbound_enforcement_cap;
+    }
     return d;
 }
 

@@ -125,6 +125,8 @@ public:
     // values: get, get_table, set, delete_, get_multi). `record_size` is the
     // record's length in bytes (AttributeOffset is it rounded up to 8-byte
     // words). A later call for the same attribute replaces the earlier one.
+    // Whether a handler for `attr_id` is registered (ClassPortInfo's capability bits follow it).
+    bool serves(std::uint16_t attr_id) const { return handlers_.count(attr_id) != 0; }
     void handle(std::uint16_t attr_id, std::size_t record_size, std::initializer_list<std::uint8_t> methods,
                 SaHandler handler);
 

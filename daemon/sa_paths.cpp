@@ -212,7 +212,16 @@ private:
     bool accept(sa::PathRecord& pr) const
     {
         if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
-        if (has(sa::pr_mask::pkey) && (q_.pkey & 0x7fff) != (pr.pkey & 0x7fff)) return false;
+        if (has(sa::pr_mask::pkey)) {
+            // The partition asked for, if both ends share it (issue 15).
+            if (s_.partitions) {
+                auto k = s_.partitions->path_pkey(sa::gid_guid(pr.sgid), sa::gid_guid(pr.dgid), q_.pkey);
+                if (!k) return false;
+                pr.pkey = *k;
+            } else if ((q_.pkey & 0x7fff) != (pr.pkey & 0x7fff)) {
+                return false;
+            }
+        }
         if (has(sa::pr_mask::mtu)) {
             auto m = select(pr.mtu & 0x3f, q_.mtu_selector, q_.mtu);
             if (!m) return false;
@@ -288,7 +297,16 @@ std::optional<sa::PathRecord> build_path_record(const SubnetSnapshot& s, PortRef
     pr.dlid = *dlid;
     pr.reversible = true;
     pr.numb_path = 0;
-    pr.pkey = 0xffff;
+    // Ports that share no partition get no path (IBA 15.2.5.16: a path
+    // exists only within a partition); without a partition model every
+    // port is in the default one.
+    if (s.partitions) {
+        auto k = s.partitions->path_pkey(guid_of(s, src), guid_of(s, dst));
+        if (!k) return std::nullopt;
+        pr.pkey = *k;
+    } else {
+        pr.pkey = 0xffff;
+    }
     pr.sl = s.tables->sl.at(src, *dlid);
     pr.mtu_selector = 2;
     pr.mtu = w.mtu;

@@ -273,12 +273,12 @@ SaAnswer sa_sm_info_records(const SaRequest& req, const mad::SmInfo& ours)
     return c.done();
 }
 
-SaAnswer sa_class_port_info(const SaRequest&)
+SaAnswer sa_class_port_info(const SaRequest&, bool ud_multicast)
 {
     std::vector<std::uint8_t> r(class_port_info_size, 0);
     r[0] = 1;                     // BaseVersion
     r[1] = sa::class_version;     // ClassVersion
-    const std::uint16_t cap = sa_cap::multipath;
+    const std::uint16_t cap = sa_cap::multipath | (ud_multicast ? sa_cap::ud_multicast : 0);
     r[2] = static_cast<std::uint8_t>(cap >> 8);
     r[3] = static_cast<std::uint8_t>(cap);
     // CapabilityMask2 (27 bits) and RespTimeValue (5 bits): 4.096 us * 2^16
@@ -295,7 +295,10 @@ SaAnswer sa_class_port_info(const SaRequest&)
 void register_fabric_records(SaAgent& agent, std::function<mad::SmInfo()> sm_info)
 {
     using namespace sa::method;
-    agent.handle(sa::attr::class_port_info, class_port_info_size, {get}, sa_class_port_info);
+    // Asked at answer time: the multicast service registers after these.
+    agent.handle(sa::attr::class_port_info, class_port_info_size, {get}, [&agent](const SaRequest& r) {
+        return sa_class_port_info(r, agent.serves(sa::attr::mcmember_record));
+    });
     agent.handle(sa::attr::node_record, sa::node_record_size, {get, get_table}, sa_node_records);
     agent.handle(sa::attr::port_info_record, sa::port_info_record_size, {get, get_table}, sa_port_info_records);
     agent.handle(sa::attr::link_record, sa::link_record_size, {get, get_table}, sa_link_records);

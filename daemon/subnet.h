@@ -11,6 +11,7 @@
 #include "daemon/discovery.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
+#include "partition/partitions.h"
 #include "routing/tables.h"
 
 #include <chrono>
@@ -43,6 +44,10 @@ struct SubnetSnapshot {
     std::string engine;
     std::string summary; // summary.txt of this generation
     std::uint8_t lmc = 0;
+    // Partition membership the P_Key tables were programmed from (null: not
+    // programmed, every port only in the default partition). The SA answers
+    // PathRecords only between ports that share a partition.
+    std::shared_ptr<const partition::Partitions> partitions;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

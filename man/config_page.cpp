@@ -89,7 +89,8 @@ std::string config_page(std::string_view sample_text, std::string_view sample_na
             // A commented-out key of the schema: documented as not set by default.
             auto [k, v] = key_value(text);
             std::string dotted = section.empty() || line[0] != ' ' ? k : section + "." + k;
-            if (!k.empty() && text.rfind(' ', 0) != 0 && schema_set.count(dotted)) {
+            // ("# partitions:" opening a commented example block is text, not a key.)
+            if (!k.empty() && !trim(v).empty() && text.rfind(' ', 0) != 0 && schema_set.count(dotted)) {
                 documented.insert(dotted);
                 std::string note;
                 if (auto hash = text.find(" #"); hash != std::string::npos) note = trim(comment_text(text.substr(hash)));

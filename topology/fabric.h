@@ -74,7 +74,10 @@ struct Node {
     std::uint32_t vendor_id = 0;
     std::uint16_t device_id = 0;
     std::uint32_t revision = 0;
-    std::uint16_t partition_cap = 0; // NodeInfo.PartitionCap (the SA's NodeRecord repeats it)
+    // NodeInfo PartitionCap: P_Key table entries of a CA port or switch
+    // port 0 (0 = not known, e.g. read from a net file); the SA's
+    // NodeRecord repeats it.
+    std::uint16_t partition_cap = 0;
     std::optional<SwitchData> sw; // set for switches
     std::vector<Port> ports;      // size num_ports + 1; index = port number
 

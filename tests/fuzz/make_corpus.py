@@ -137,3 +137,20 @@ for path in sorted((data / "sa").glob("*.txt")):
         if l.startswith("mad "):
             seed("sa", path.stem + "-answer", record(bytes.fromhex(l[4:])))
 seed("sa", "all-queries", sa_stream)
+
+# The multicast harness: OpenSM's answers to IPoIB joins (tests/data/mcast)
+# as join, Get and leave operations of fuzz_mcast.cpp (63-byte records).
+def mcast_op(method, requester, mask, record):
+    return bytes([method, requester]) + mask.to_bytes(8, "big") + record[:52].ljust(52, b"\0")
+
+
+mcast_stream = b""
+for path in sorted((data / "mcast").glob("opensm_join_*.txt")):
+    for l in path.read_text().splitlines():
+        if l.startswith("mad "):
+            rec = bytes.fromhex(l[4:])[56:108]
+            rec = rec[:24] + (0x11).to_bytes(8, "big") + rec[32:]  # a port the harness knows
+            ops = mcast_op(0, 0, 0x10083, rec) + mcast_op(3, 1, 0x1, rec) + mcast_op(1, 0, 0x10003, rec)
+            seed("mcast", path.stem, ops)
+            mcast_stream += ops
+seed("mcast", "all", mcast_stream)

@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
     harnesses=(node_info node_description port_info switch_info lft sl2vl vl_arbitration sm_info notice
-               transport netfile lft_dump sl_file path_file config sa)
+               transport netfile lft_dump sl_file path_file config sa mcast)
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-fuzz.XXXXXX")
@@ -31,6 +31,7 @@ max_len() {
     case $1 in
         notice) echo 96 ;;          # an 80-byte Notice and a little more
         transport|sa) echo 2048 ;;  # several MAD records
+        mcast) echo 1024 ;;         # 16 MCMemberRecord operations
         netfile|lft_dump|sl_file|path_file|config) echo 8192 ;;
         *) echo 96 ;;               # a 64-byte SMP data field and a little more
     esac

@@ -152,12 +152,19 @@ void FakeFabric::add_sim_node(NodeId id)
     if (n.is_switch()) {
         mad::SwitchInfo si;
         si.linear_fdb_cap = options_.linear_fdb_cap;
+        // As ibsim's switches: 1024 MLIDs, 64-entry enforcement tables.
+        si.multicast_fdb_cap = 1024;
+        si.partition_enforcement_cap = 64;
+        si.inbound_enforcement_cap = true;
+        si.outbound_enforcement_cap = true;
         si.optimized_sl2vl_mapping = options_.optimized_sl2vl ? 1 : 0;
         // Its ports have just come up from DOWN to INIT.
         si.port_state_change = any_cable;
         s.sw = si;
         s.sl2vl.resize(n.ports.size() * n.ports.size());
+        s.mft.resize(1024);
     }
+    for (auto& port : s.ports) port.pkeys[0] = 0xffff; // what ibsim ports start with
     nodes_.push_back(std::move(s));
 }
 
@@ -488,6 +495,8 @@ FakeFabric::Answer FakeFabric::handle(const mad::Smp& req, Delivery d)
     case mad::attr::linear_forwarding_table: return lft(req, d.at.node);
     case mad::attr::sl2vl_table: return sl2vl(req, d.at);
     case mad::attr::vl_arbitration: return vl_arb(req, d.at);
+    case mad::attr_pkey_table: return pkey_table(req, d.at);
+    case mad::attr_multicast_forwarding_table: return mft(req, d.at.node);
     default: return Answer{fake_status::attribute_unsupported, {}};
     }
 }
@@ -548,6 +557,10 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
     if (d->neighbor_mtu != 0) {
         if (d->neighbor_mtu > next.mtu_cap) return reply(target, fake_status::invalid_value);
         next.neighbor_mtu = d->neighbor_mtu;
+    }
+    if (sw && pn.value() != 0) {
+        next.partition_enforcement_inbound = d->partition_enforcement_inbound;
+        next.partition_enforcement_outbound = d->partition_enforcement_outbound;
     }
     const auto remote = fabric_.remote(target);
     const auto far_state = remote ? sim(*remote).info.port_state : mad::PortState::down;
@@ -613,6 +626,71 @@ FakeFabric::Answer FakeFabric::lft(const mad::Smp& req, NodeId node)
     for (std::size_t i = 0; i < mad::lft_block_size; ++i)
         t.ports[i] = first + i < s.lft.size() ? s.lft[first + i] : mad::lft_no_route;
     return Answer{0, encoded(t)};
+}
+
+// 64 keys per port (NodeInfo PartitionCap 64, SwitchInfo
+// PartitionEnforcementCap 64): blocks 0 and 1; a switch's port is in the
+// modifier's bits 16..23, a CA answers for the port the SMP came in by.
+FakeFabric::Answer FakeFabric::pkey_table(const mad::Smp& req, PortRef at)
+{
+    const std::uint32_t mod = req.attr_mod();
+    const std::size_t block = mod & 0xffff;
+    PortRef port = at;
+    if (fabric_.node(at.node).is_switch()) {
+        const std::size_t p = (mod >> 16) & 0xff;
+        if (p > fabric_.node(at.node).num_ports()) return Answer{fake_status::invalid_value, {}};
+        port = PortRef{at.node, PortNum(static_cast<std::uint8_t>(p))};
+    }
+    if (block >= 2) return Answer{fake_status::invalid_value, {}};
+    auto& keys = sim(port).pkeys;
+    if (req.method() == static_cast<std::uint8_t>(mad::Method::set)) {
+        const auto t = mad::decode_pkey_table(req.data());
+        if (!t) return Answer{fake_status::invalid_value, {}};
+        std::copy(t->keys.begin(), t->keys.end(), keys.begin() + static_cast<std::ptrdiff_t>(block * 32));
+    }
+    mad::PKeyTable t;
+    std::copy_n(keys.begin() + static_cast<std::ptrdiff_t>(block * 32), 32, t.keys.begin());
+    return Answer{0, encoded(t)};
+}
+
+FakeFabric::Answer FakeFabric::mft(const mad::Smp& req, NodeId node)
+{
+    auto& s = nodes_.at(node.value);
+    if (!s.sw) return Answer{fake_status::attribute_unsupported, {}};
+    const std::uint32_t mod = req.attr_mod();
+    const std::size_t block = mod & 0x1ff;
+    const unsigned position = mod >> 28;
+    if ((block + 1) * mad::mft_block_size > s.mft.size() || position * 16u > fabric_.node(node).num_ports())
+        return Answer{fake_status::invalid_value, {}};
+    if (req.method() == static_cast<std::uint8_t>(mad::Method::set)) {
+        const auto t = mad::decode_multicast_forwarding_table(req.data());
+        if (!t) return Answer{fake_status::invalid_value, {}};
+        for (std::size_t i = 0; i < mad::mft_block_size; ++i) {
+            auto& bits = s.mft[block * mad::mft_block_size + i].bits[position / 4];
+            const unsigned shift = 16 * (position % 4);
+            bits = (bits & ~(0xffffull << shift)) | (std::uint64_t{t->masks[i]} << shift);
+        }
+    }
+    mad::MulticastForwardingTable t;
+    for (std::size_t i = 0; i < mad::mft_block_size; ++i)
+        t.masks[i] = s.mft[block * mad::mft_block_size + i].position(static_cast<std::uint8_t>(position));
+    return Answer{0, encoded(t)};
+}
+
+mad::PKeyTable FakeFabric::pkey_table(PortRef p, std::size_t block) const
+{
+    mad::PKeyTable t;
+    std::copy_n(sim(p).pkeys.begin() + static_cast<std::ptrdiff_t>(block * 32), 32, t.keys.begin());
+    return t;
+}
+
+std::map<std::uint16_t, mcast::PortMask> FakeFabric::mft(NodeId sw) const
+{
+    std::map<std::uint16_t, mcast::PortMask> out;
+    const auto& s = nodes_.at(sw.value);
+    for (std::size_t i = 0; i < s.mft.size(); ++i)
+        if (s.mft[i].any()) out[static_cast<std::uint16_t>(mad::multicast_lid_base + i)] = s.mft[i];
+    return out;
 }
 
 FakeFabric::Answer FakeFabric::sl2vl(const mad::Smp& req, PortRef at)

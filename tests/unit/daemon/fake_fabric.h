@@ -71,7 +71,9 @@
 // tells the transport's loop that something is queued.
 #pragma once
 
+#include "mad/multicast_forwarding_table.h"
 #include "mad/notice.h"
+#include "mad/pkey_table.h"
 #include "mad/port_info.h"
 #include "mad/sl2vl_table.h"
 #include "mad/sm_info.h"
@@ -79,6 +81,7 @@
 #include "mad/switch_info.h"
 #include "mad/umad_port.h"
 #include "mad/vl_arbitration.h"
+#include "mcast/tree.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
@@ -251,6 +254,10 @@ public:
     mad::Sl2VlTable sl2vl(topology::NodeId node, PortNum in, PortNum out) const;
     mad::VlArbitrationTable vl_arbitration(topology::PortRef p, mad::VlArbBlock block) const;
     const std::vector<mad::Smp>& responses_from_sm() const { return responses_; }
+    // P_Key table block of a port (CA port, switch port 0 or external port).
+    mad::PKeyTable pkey_table(topology::PortRef p, std::size_t block = 0) const;
+    // A switch's multicast table: MLID -> ports, non-empty entries only.
+    std::map<std::uint16_t, mcast::PortMask> mft(topology::NodeId sw) const;
     FabricReadback read_back() const;
 
 private:
@@ -258,6 +265,7 @@ private:
         mad::PortInfo info;
         std::array<mad::VlArbitrationTable, 4> vlarb{};
         mad::Sl2VlTable sl2vl{}; // CA ports
+        std::array<std::uint16_t, 64> pkeys{};
         std::optional<topology::PortRef> previous; // the far end unlink() pulled
     };
     struct Fault {
@@ -271,6 +279,7 @@ private:
         std::optional<mad::SwitchInfo> sw;
         std::vector<std::uint8_t> lft;         // grows on Set; missing entries are 0xFF
         std::vector<mad::Sl2VlTable> sl2vl;    // switches: [in * (n+1) + out]
+        std::vector<mcast::PortMask> mft;      // switches: MLID 0xC000 + i
         std::vector<Fault> faults;
     };
     struct Delivery {
@@ -303,6 +312,8 @@ private:
     Answer lft(const mad::Smp& req, topology::NodeId node);
     Answer sl2vl(const mad::Smp& req, topology::PortRef at);
     Answer vl_arb(const mad::Smp& req, topology::PortRef at);
+    Answer pkey_table(const mad::Smp& req, topology::PortRef at);
+    Answer mft(const mad::Smp& req, topology::NodeId node);
     void link_up(topology::PortRef a, topology::PortRef b);
     void port_state_changed(topology::NodeId node);
     void send_trap(const PendingTrap& t);

@@ -430,7 +430,7 @@ TEST_CASE("directed route: return path and hop pointer as IBA 14.2.2 leaves them
     CHECK(loop.fabric.counters().dropped_route == 4);
 
     // Unsupported attributes answer 0x000c, as hardware does; so do CAs asked for switch attributes.
-    auto bad = dr_get(loop, path({1}), 0x0016); // P_KeyTable
+    auto bad = dr_get(loop, path({1}), 0x0014); // GUIDInfo
     CHECK(bad.failure == mad::SmpFailure::bad_status);
     CHECK(bad.status == test::fake_status::attribute_unsupported);
     CHECK(dr_get(loop, DrPath{}, mad::attr::linear_forwarding_table).status == test::fake_status::attribute_unsupported);

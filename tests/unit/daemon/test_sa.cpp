@@ -482,6 +482,28 @@ TEST_CASE("MultiPathRecord: every (SGID, DGID) pair, NumbPath in total", "[sa]")
     CHECK(no_counts.run(*n.snap, daemon::sa_multipath_records).status == sa::status::insufficient_components);
 }
 
+TEST_CASE("ClassPortInfo: MultiPath always, UDMulticast once an MCMemberRecord handler is registered", "[sa][agent]")
+{
+    Subnet n;
+    Agent a;
+    daemon::register_fabric_records(a.agent, [] { return mad::SmInfo{}; });
+    a.agent.publish(n.snap);
+    auto cap = [&] {
+        a.agent.on_mad(received(Req(sa::method::get, sa::attr::class_port_info, 0).mad()));
+        auto sent = a.port.take();
+        REQUIRE(sent.size() == 1);
+        REQUIRE(sent.back().h().status == sa::status::ok);
+        const auto d = data_of(sent.back(), 4);
+        return static_cast<std::uint16_t>(d[2] << 8 | d[3]);
+    };
+    CHECK((cap() & daemon::sa_cap::multipath) != 0);
+    CHECK((cap() & daemon::sa_cap::ud_multicast) == 0);
+    a.agent.handle(sa::attr::mcmember_record, 56, {sa::method::get}, [](const daemon::SaRequest&) {
+        return daemon::SaAnswer{sa::status::ok, {}};
+    });
+    CHECK((cap() & daemon::sa_cap::ud_multicast) != 0);
+}
+
 TEST_CASE("the agent answers malformed and unserved requests with SA statuses", "[sa][agent]")
 {
     Subnet n;
