@@ -1,6 +1,8 @@
 // Path file writer, reader and resolver (see header).
 #include "routing/path_file.h"
 
+#include "routing/hex_digits.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -23,16 +25,6 @@ constexpr const char* header = R"(# ibsm path file: the DLID every source port u
 #                                           DLID = base + offset; "--" = no path
 # A switch is named by its node GUID (its port 0).
 )";
-
-constexpr char hex_digit[] = "0123456789abcdef";
-
-int digit_value(char ch)
-{
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
 
 } // namespace
 
@@ -61,8 +53,8 @@ void write_path_file(std::ostream& out, const topology::Fabric& fabric, const Pa
             if (o == PairDlids::no_path) {
                 line += "--";
             } else {
-                line += hex_digit[o >> 4];
-                line += hex_digit[o & 15];
+                line += hex::digit[o >> 4];
+                line += hex::digit[o & 15];
             }
         }
         line += '\n';
@@ -159,7 +151,7 @@ PathFile read_path_file(std::istream& in, std::string_view source)
             for (std::size_t d = 0; d < *count; ++d) {
                 const char a = digits[2 * d], b = digits[2 * d + 1];
                 if (a == '-' && b == '-') continue;
-                const int hi = digit_value(a), lo = digit_value(b);
+                const int hi = hex::value(a), lo = hex::value(b);
                 if (hi < 0 || lo < 0) throw fail("bad offset '" + digits.substr(2 * d, 2) + "' for destination " + std::to_string(d));
                 const int o = hi * 16 + lo;
                 if (o >= (1 << out.destinations[d].lmc))

@@ -1,6 +1,8 @@
 // SL file writer and reader (see header).
 #include "routing/sl_file.h"
 
+#include "routing/hex_digits.h"
+
 #include <charconv>
 #include <optional>
 #include <istream>
@@ -22,16 +24,6 @@ constexpr const char* header = R"(# ibsm SL file: the service level of every (so
 # A source without a line, or a LID past the end of its string, has SL 0.
 )";
 
-constexpr char hex_digit[] = "0123456789abcdef";
-
-int digit_value(char ch)
-{
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
 } // namespace
 
 void write_sl_file(std::ostream& out, const topology::Fabric& fabric, const RoutingTables& tables)
@@ -46,7 +38,7 @@ void write_sl_file(std::ostream& out, const topology::Fabric& fabric, const Rout
         std::size_t used = 0;
         for (std::uint32_t lid = 0; lid < sl.lid_limit(); ++lid)
             if (auto v = sl.get(row, lid)) {
-                digits[lid] = hex_digit[v];
+                digits[lid] = hex::digit[v];
                 used = lid + 1;
             }
         if (used == 0) continue;
@@ -113,7 +105,7 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
         if (!seen.insert(ref).second) throw fail("source " + guid.str() + " port " + b + " given twice");
         if (c.size() > *lid_limit) throw fail("SL string longer than 'lids' (" + std::to_string(*lid_limit) + ")");
         for (char ch : c) {
-            const int v = digit_value(ch);
+            const int v = hex::value(ch);
             if (v < 0) throw fail(std::string("bad SL digit '") + ch + "'");
             if (v >= *vls) throw fail("SL " + std::to_string(v) + " not below 'vls' " + std::to_string(*vls));
         }
@@ -132,7 +124,7 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
     for (const auto& r : rows) {
         const std::size_t row = *out.sl.row_of(r.port);
         for (std::size_t lid = 0; lid < r.digits.size(); ++lid) {
-            if (const int v = digit_value(r.digits[lid]))
+            if (const int v = hex::value(r.digits[lid]))
                 out.sl.set(row, static_cast<std::uint32_t>(lid), static_cast<std::uint8_t>(v));
         }
     }
