@@ -18,7 +18,8 @@ namespace {
 // an empty inner optional when it applies but the pair has no path.
 std::optional<std::optional<Lid>> pair_dlid(const SubnetSnapshot& s, topology::PortRef src, topology::PortRef dst)
 {
-    if (!s.tables || !s.tables->pair_dlids) return std::nullopt;
+    // A port's path to itself never leaves it: its base LID, as without per-pair routing.
+    if (!s.tables || !s.tables->pair_dlids || src == dst) return std::nullopt;
     const auto& pd = *s.tables->pair_dlids;
     const auto d = pd.destination_index(dst);
     if (!d) return std::nullopt;

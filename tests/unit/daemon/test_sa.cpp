@@ -422,6 +422,16 @@ TEST_CASE("per-pair path routing (pathsel + color/L): one PathRecord per pair, o
         }
     }
     CHECK(pairs == 32 * 31);
+    // A port's path to itself: one record, its own base LID.
+    const PortRef self = pd.destinations.front().port;
+    const auto me = Req(sa::method::get_table, sa::attr::path_record, sa::pr_mask::sgid | sa::pr_mask::dgid)
+                        .put(24, 8, sa::default_gid_prefix)
+                        .put(32, 8, f.port(self).guid.value())
+                        .put(8, 8, sa::default_gid_prefix)
+                        .put(16, 8, f.port(self).guid.value())
+                        .run(*snap, daemon::sa_path_records);
+    REQUIRE(me.records.size() == 1);
+    CHECK(sa::decode_path_record(me.records[0])->dlid == pd.destinations.front().base);
     // Not only base LIDs: color/L gave some destinations several LIDs and
     // some pairs use one of the others (else this test proves nothing).
     CHECK(off_base > 0);
