@@ -1,10 +1,9 @@
 // Path file writer, reader and resolver (see header).
 #include "routing/path_file.h"
 
-#include "routing/hex_digits.h"
+#include "routing/file_text.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <istream>
@@ -53,8 +52,8 @@ void write_path_file(std::ostream& out, const topology::Fabric& fabric, const Pa
             if (o == PairDlids::no_path) {
                 line += "--";
             } else {
-                line += hex::digit[o >> 4];
-                line += hex::digit[o & 15];
+                line += file_text::hex_digit[o >> 4];
+                line += file_text::hex_digit[o & 15];
             }
         }
         line += '\n';
@@ -85,13 +84,8 @@ PathFile read_path_file(std::istream& in, std::string_view source)
         return PathFileError(std::string(source) + ":" + std::to_string(line_no) + ": " + what);
     };
     auto number = [&](const std::string& text, std::uint64_t max, int base, const char* what) {
-        std::string_view t = text;
-        if (base == 16 && (t.starts_with("0x") || t.starts_with("0X"))) t.remove_prefix(2);
-        std::uint64_t v = 0;
-        auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, base);
-        if (t.empty() || ec != std::errc() || end != t.data() + t.size() || v > max)
-            throw fail(std::string("bad ") + what + " '" + text + "'");
-        return v;
+        if (auto v = file_text::parse_unsigned(text, base, max)) return *v;
+        throw fail(std::string("bad ") + what + " '" + text + "'");
     };
 
     PathFile out;
@@ -151,7 +145,7 @@ PathFile read_path_file(std::istream& in, std::string_view source)
             for (std::size_t d = 0; d < *count; ++d) {
                 const char a = digits[2 * d], b = digits[2 * d + 1];
                 if (a == '-' && b == '-') continue;
-                const int hi = hex::value(a), lo = hex::value(b);
+                const int hi = file_text::hex_value(a), lo = file_text::hex_value(b);
                 if (hi < 0 || lo < 0) throw fail("bad offset '" + digits.substr(2 * d, 2) + "' for destination " + std::to_string(d));
                 const int o = hi * 16 + lo;
                 if (o >= (1 << out.destinations[d].lmc))

@@ -1,9 +1,8 @@
 // SL file writer and reader (see header).
 #include "routing/sl_file.h"
 
-#include "routing/hex_digits.h"
+#include "routing/file_text.h"
 
-#include <charconv>
 #include <optional>
 #include <istream>
 #include <ostream>
@@ -38,7 +37,7 @@ void write_sl_file(std::ostream& out, const topology::Fabric& fabric, const Rout
         std::size_t used = 0;
         for (std::uint32_t lid = 0; lid < sl.lid_limit(); ++lid)
             if (auto v = sl.get(row, lid)) {
-                digits[lid] = hex::digit[v];
+                digits[lid] = file_text::hex_digit[v];
                 used = lid + 1;
             }
         if (used == 0) continue;
@@ -54,13 +53,8 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
         return SlFileError(std::string(source) + ":" + std::to_string(line_no) + ": " + what);
     };
     auto number = [&](const std::string& text, std::uint64_t max, int base, const char* what) {
-        std::string_view t = text;
-        if (base == 16 && (t.starts_with("0x") || t.starts_with("0X"))) t.remove_prefix(2);
-        std::uint64_t v = 0;
-        auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, base);
-        if (t.empty() || ec != std::errc() || end != t.data() + t.size() || v > max)
-            throw fail(std::string("bad ") + what + " '" + text + "'");
-        return v;
+        if (auto v = file_text::parse_unsigned(text, base, max)) return *v;
+        throw fail(std::string("bad ") + what + " '" + text + "'");
     };
 
     std::optional<std::uint8_t> vls;
@@ -105,7 +99,7 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
         if (!seen.insert(ref).second) throw fail("source " + guid.str() + " port " + b + " given twice");
         if (c.size() > *lid_limit) throw fail("SL string longer than 'lids' (" + std::to_string(*lid_limit) + ")");
         for (char ch : c) {
-            const int v = hex::value(ch);
+            const int v = file_text::hex_value(ch);
             if (v < 0) throw fail(std::string("bad SL digit '") + ch + "'");
             if (v >= *vls) throw fail("SL " + std::to_string(v) + " not below 'vls' " + std::to_string(*vls));
         }
@@ -124,7 +118,7 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
     for (const auto& r : rows) {
         const std::size_t row = *out.sl.row_of(r.port);
         for (std::size_t lid = 0; lid < r.digits.size(); ++lid) {
-            if (const int v = hex::value(r.digits[lid]))
+            if (const int v = file_text::hex_value(r.digits[lid]))
                 out.sl.set(row, static_cast<std::uint32_t>(lid), static_cast<std::uint8_t>(v));
         }
     }
