@@ -32,8 +32,7 @@ std::string status_line(const SweepOutcome& o, const SubnetSnapshot* snap)
     if (!o.up) return one_line("not up: " + (o.reason.empty() ? std::string("no sweep has configured it") : o.reason));
     std::string s = o.degraded ? "degraded" : "up";
     if (snap) {
-        const std::size_t lids = snap->lids.lids.port_count() << snap->lmc;
-        s += fmt::format(", gen {}, {} LIDs, {}", snap->generation, lids, snap->engine.empty() ? o.engine : snap->engine);
+        s += fmt::format(", gen {}, {} LIDs, {}", snap->generation, snap->lids.lids.lid_count(), snap->engine.empty() ? o.engine : snap->engine);
     }
     s += fmt::format(", last {} {:.2f} s", o.kind == SweepKind::heavy ? "heavy sweep" : "re-route", o.seconds);
     if (o.degraded) s += ": " + o.reason;

@@ -60,4 +60,11 @@ std::vector<std::pair<topology::PortRef, PortLids>> LidMap::entries() const
     return out;
 }
 
+std::size_t LidMap::lid_count() const
+{
+    std::size_t n = 0;
+    for (const auto& [port, lids] : by_port_) n += lids.count();
+    return n;
+}
+
 } // namespace ibsm::lidassign

@@ -38,6 +38,8 @@ public:
     // Every assigned (port, lids), ordered by base LID.
     std::vector<std::pair<topology::PortRef, PortLids>> entries() const;
     std::size_t port_count() const { return by_port_.size(); }
+    // LIDs handed out: 2^LMC per port, each port with its own LMC.
+    std::size_t lid_count() const;
 
 private:
     std::vector<std::optional<topology::PortRef>> by_lid_;

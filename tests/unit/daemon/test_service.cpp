@@ -85,6 +85,16 @@ TEST_CASE("STATUS: one line from the outcome and the published snapshot", "[serv
           "degraded, gen 12, 4176 LIDs, ftree, last heavy sweep 1.00 s: no engine passed the gate ftree: 3 pairs "
           "unreachable");
 
+    // LIDs are counted per port: a switch keeps one LID under LMC 2, and
+    // per-pair routing gives CA ports LMCs of their own.
+    auto mixed = snapshot(7, 0, 0);
+    mixed->lmc = 2;
+    mixed->lids.lids.assign(topology::PortRef{topology::NodeId(0), PortNum(0)}, Lid(1), 0);
+    mixed->lids.lids.assign(topology::PortRef{topology::NodeId(1), PortNum(1)}, Lid(4), 2);
+    mixed->lids.lids.assign(topology::PortRef{topology::NodeId(2), PortNum(1)}, Lid(8), 3);
+    CHECK(daemon::status_line(up(daemon::SweepKind::heavy, 1), mixed.get()) ==
+          "up, gen 7, 13 LIDs, ftree, last heavy sweep 1.00 s");
+
     daemon::SweepOutcome standby;
     standby.standby = true;
     standby.reason = "SM 0x0002c90300000001 (priority 15) is master";

@@ -30,6 +30,7 @@ TEST_CASE("LidMap assigns LMC blocks and looks them up both ways")
     CHECK_FALSE(m.port_of(Lid(0)));
 
     m.assign(pr(2, 1), Lid(4), 1);
+    CHECK(m.lid_count() == 1 + 4 + 2); // each port its own LMC
     auto e = m.entries();
     REQUIRE(e.size() == 3);
     CHECK(e[0].second.base == Lid(1));
