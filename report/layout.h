@@ -1,0 +1,48 @@
+// Where each node of a report Model is drawn.
+//
+// Why: a fat-tree reads best by level (tops above, leaves and hosts below,
+// seed 003 §II-B numbering from the existing ranking); any other fabric gets
+// a force-directed layout from Graphviz (libgvc/libcgraph): neato for small
+// graphs, sfdp (multilevel, O(n log n)) for large ones.
+//
+// Data structures: positions in user units (the SVG's viewBox), one per node
+// of the model they were computed for, keyed by node GUID for --compare so
+// two models of (nearly) the same fabric share one layout.
+#pragma once
+
+#include "report/model.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ibsm::report {
+
+struct Point {
+    double x = 0, y = 0;
+};
+
+struct Layout {
+    std::string method; // "levels", "neato" or "sfdp"
+    double width = 0, height = 0;
+    std::unordered_map<Guid, Point> at; // node GUID -> centre
+};
+
+// What is handed to Graphviz: one vertex per node, one edge per link (a
+// bundle is one edge, weighted by its cable count). Exposed for unit tests.
+struct LayoutInput {
+    std::vector<std::string> vertices; // node GUIDs as hex, index = model node
+    std::vector<std::pair<std::size_t, std::size_t>> edges;
+    std::vector<unsigned> edge_weight;
+    std::string engine; // "neato" or "sfdp"
+};
+LayoutInput layout_input(const Model& model);
+
+// Levels when model.height > 0, else Graphviz. Throws std::runtime_error when
+// Graphviz fails (message says which engine).
+Layout compute_layout(const Model& model);
+
+// One layout for two models (--compare): nodes of both, by GUID.
+Layout compute_layout(const Model& a, const Model& b);
+
+} // namespace ibsm::report
