@@ -32,6 +32,10 @@ struct Options {
     bool switch_traffic = true;
     unsigned threads = 0; // 0 = hardware concurrency
     std::size_t max_examples = 5;
+    // Fill Report::link_loads (every channel's load and up to link_examples
+    // routes over it) for ibsm report.
+    bool keep_link_loads = false;
+    std::size_t link_examples = 3;
     // Called as the stages advance (progress.h); from worker threads, never
     // concurrently. Empty: no reporting.
     ProgressFn progress;

@@ -70,6 +70,15 @@ struct LoadReport {
     std::optional<NamedLink> max_link;
 };
 
+// One directed channel's load for the drawing (ibsm report): the routes of
+// efi_all over it, and a few of them as examples.
+struct LinkLoad {
+    NamedLink link;
+    std::uint64_t load = 0;
+    bool switch_link = false; // both ends switches
+    std::vector<NamedPair> examples;
+};
+
 struct LidReport {
     std::size_t ca_ports = 0, switches_with_lid = 0;
     std::size_t lids = 0; // LIDs owned, every LMC LID counted
@@ -93,6 +102,8 @@ struct Report {
     // fabric does not have.
     bool pair_routes = false;
     std::uint64_t pair_missing = 0;
+    // Every channel, filled only with Options::keep_link_loads (not in to_json).
+    std::vector<LinkLoad> link_loads;
     std::optional<EbbResult> ebb;
     std::optional<ShiftResult> shifts;
     std::string host_order; // "name" or "given"
