@@ -148,6 +148,9 @@ struct DumpConfig {
     bool topology = true; // topology.net (ibnetdiscover text with the LIDs)
     bool summary = true;  // summary.txt
     bool sl = true;       // sl.txt, the SL of every pair, when routing uses SLs
+    // report.html, the route-quality report of `ibsm report` (report/html.h):
+    // off by default, since it runs the whole analysis for every generation.
+    bool report = false;
 
     bool operator==(const DumpConfig&) const = default;
 };

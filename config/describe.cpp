@@ -79,6 +79,7 @@ std::string describe(const Config& c)
     out << YAML::Key << "topology" << YAML::Value << c.dump.topology;
     out << YAML::Key << "summary" << YAML::Value << c.dump.summary;
     out << YAML::Key << "sl" << YAML::Value << c.dump.sl;
+    out << YAML::Key << "report" << YAML::Value << c.dump.report;
     out << YAML::EndMap;
 
     out << YAML::Key << "partitions" << YAML::Value;

@@ -52,7 +52,7 @@ constexpr std::array<std::string_view, 3> log_keys{"level", "file", "max_size_mb
 constexpr std::array<std::string_view, 4> sweep_keys{
     "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
 };
-constexpr std::array<std::string_view, 4> dump_keys{"lfts", "topology", "summary", "sl"};
+constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary", "sl", "report"};
 
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
@@ -276,6 +276,7 @@ void read_dump(const Reader& r, const Entry& at, DumpConfig& c)
     if (auto* e = s.find("topology")) c.topology = r.boolean(*e);
     if (auto* e = s.find("summary")) c.summary = r.boolean(*e);
     if (auto* e = s.find("sl")) c.sl = r.boolean(*e);
+    if (auto* e = s.find("report")) c.report = r.boolean(*e);
 }
 
 

@@ -77,6 +77,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"dump.topology", yes_no(c.dump.topology)},
         {"dump.summary", yes_no(c.dump.summary)},
         {"dump.sl", yes_no(c.dump.sl)},
+        {"dump.report", yes_no(c.dump.report)},
         {"partitions", partitions_text(c.partitions)},
     };
 }

@@ -167,6 +167,9 @@ std::string to_state_json(const DaemonStatus& s)
     j["sm_lid"] = s.sm_lid;
     j["fabric"] = Json{{"nodes", s.nodes}, {"switches", s.switches}, {"cas", s.cas}, {"links", s.links}};
     j["lids"] = Json{{"ports", s.lid_ports}, {"top", s.top_lid}, {"lmc", s.lmc}};
+    if (s.report.generation)
+        j["report"] = Json{
+            {"path", s.report.path}, {"generation", s.report.generation}, {"written", s.report.written}};
     Json phases = Json::array();
     for (const auto& p : s.last_sweep.phases)
         phases.push_back(Json{{"name", p.name}, {"seconds", p.seconds}, {"smps", p.smps}, {"detail", p.detail}});
@@ -242,6 +245,13 @@ DaemonStatus status_from_json(std::string_view text)
     s.lid_ports = field<std::uint64_t>(l, "ports");
     s.top_lid = field<std::uint32_t>(l, "top");
     s.lmc = field<unsigned>(l, "lmc");
+    // Present only while dump.report has written one.
+    if (j.contains("report")) {
+        const Json& r = member(j, "report");
+        s.report.path = field<std::string>(r, "path");
+        s.report.generation = field<std::uint64_t>(r, "generation");
+        s.report.written = field<double>(r, "written");
+    }
     const Json& ls = member(j, "last_sweep");
     s.last_sweep.kind = field<std::string>(ls, "kind");
     s.last_sweep.outcome = field<std::string>(ls, "outcome");
@@ -404,6 +414,9 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
          std::to_string(s.cas) + " CAs), " + std::to_string(s.links) + " links\n";
     o += "LIDs:         " + std::to_string(s.lid_ports) + " ports, top LID " + std::to_string(s.top_lid) + ", LMC " +
          std::to_string(s.lmc) + "\n";
+    if (s.report.generation)
+        o += "report:       " + s.report.path + " (generation " + std::to_string(s.report.generation) + ", " +
+             age(now - s.report.written) + ")\n";
     const auto& l = s.last_sweep;
     if (l.kind.empty()) {
         o += "last sweep:   none yet\n";

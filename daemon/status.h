@@ -86,6 +86,14 @@ struct DaemonStatus {
         std::vector<StatusPhase> phases;
     } last_sweep;
 
+    // report.html (dump.report): where, of which generation (0: none) and
+    // when it was written (Unix seconds).
+    struct Report {
+        std::string path;
+        std::uint64_t generation = 0;
+        double written = 0;
+    } report;
+
     StatusCounters counters;
     std::vector<StatusTrap> traps;              // by number, ascending
     std::vector<StatusPhaseTotal> phase_totals; // in first-seen order

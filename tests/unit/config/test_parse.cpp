@@ -40,6 +40,7 @@ TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]"
     CHECK(c.dump.topology);
     CHECK(c.dump.summary);
     CHECK(c.dump.sl);
+    CHECK_FALSE(c.dump.report);
 }
 
 TEST_CASE("empty text, comments only and empty sections mean defaults", "[config][parse]")
@@ -95,7 +96,17 @@ TEST_CASE("dump files are switched off one at a time", "[config][parse]")
     CHECK_FALSE(c.dump.topology);
     CHECK(c.dump.summary);
     CHECK_FALSE(c.dump.sl);
+    CHECK_FALSE(c.dump.report);
     CHECK(c.sweep == SweepConfig{});
+}
+
+TEST_CASE("the route-quality report is switched on with dump.report", "[config][parse]")
+{
+    const Config c = parse_config("dump:\n  report: true\n", "t.yaml");
+    CHECK(c.dump.report);
+    CHECK(c.dump.lfts);
+    CHECK_THROWS_WITH(parse_config("dump:\n  report: yes please\n", "t.yaml"),
+                      Catch::Contains("t.yaml:2: key 'dump.report'"));
 }
 
 TEST_CASE("the debounce window may equal its cap", "[config][parse]")

@@ -160,6 +160,22 @@ TEST_CASE("state.json reads back to the record it was written from")
     CHECK(r.events.back().text == "re-route: degraded, generation 12");
 }
 
+TEST_CASE("state.json names report.html only once one is written, and the status text points at it")
+{
+    DaemonStatus s = sample();
+    CHECK_FALSE(nlohmann::json::parse(to_state_json(s)).contains("report"));
+    CHECK(to_status_text(s, s.updated, true).find("report:") == std::string::npos);
+    s.report = {"/var/lib/ibsmd/report.html", 11, s.updated - 60};
+    const std::string text = to_state_json(s);
+    CHECK(nlohmann::json::parse(text)["report"]["generation"] == 11);
+    const DaemonStatus r = status_from_json(text);
+    CHECK(r.report.path == "/var/lib/ibsmd/report.html");
+    CHECK(r.report.generation == 11);
+    CHECK(to_state_json(r) == text);
+    CHECK(to_status_text(r, s.updated, true).find("report:       /var/lib/ibsmd/report.html (generation 11, 60 s ago)\n") !=
+          std::string::npos);
+}
+
 TEST_CASE("a state file that is not ours is refused with the reason")
 {
     CHECK_THROWS_AS(status_from_json("{"), StatusFormatError);
