@@ -1,0 +1,199 @@
+#include "report/graphviz_layout.h"
+
+#include <dlfcn.h>
+#include <gvc.h>
+#include <gvplugin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#ifndef IBSM_GRAPHVIZ_LAYOUT_PLUGIN
+#error "IBSM_GRAPHVIZ_LAYOUT_PLUGIN (path of libgvplugin_neato_layout.so.N) comes from report/meson.build"
+#endif
+
+namespace ibsm::report {
+
+namespace {
+
+constexpr const char* plugin_path = IBSM_GRAPHVIZ_LAYOUT_PLUGIN;
+constexpr const char* plugin_symbol = "gvplugin_neato_layout_LTX_library";
+
+std::mutex graphviz_mutex;
+std::string graphviz_messages; // what Graphviz reported during the current call (under the mutex)
+
+int collect_message(char* text)
+{
+    graphviz_messages += text;
+    return 0;
+}
+
+// cgraph takes char* for names and values it only reads (it copies them).
+char* mut(const char* s)
+{
+    return const_cast<char*>(s);
+}
+
+// Graphviz reports through a process-wide handler; while a layout runs its
+// messages are kept for the exception instead of going to stderr.
+class MessageCapture {
+public:
+    MessageCapture() : previous_(agseterrf(collect_message)) { graphviz_messages.clear(); }
+    ~MessageCapture() { agseterrf(previous_); }
+    MessageCapture(const MessageCapture&) = delete;
+    MessageCapture& operator=(const MessageCapture&) = delete;
+
+private:
+    agusererrf previous_;
+};
+
+class Plugin {
+public:
+    explicit Plugin(const std::string& engine) : handle_(dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL))
+    {
+        if (handle_ == nullptr) {
+            const char* why = dlerror();
+            throw std::runtime_error("graphviz " + engine + ": cannot load the layout plugin: " +
+                                     (why != nullptr ? why : plugin_path));
+        }
+        library_ = dlsym(handle_, plugin_symbol);
+        if (library_ == nullptr) {
+            dlclose(handle_);
+            throw std::runtime_error("graphviz " + engine + ": " + plugin_path + " has no " + plugin_symbol);
+        }
+    }
+    ~Plugin() { dlclose(handle_); }
+    Plugin(const Plugin&) = delete;
+    Plugin& operator=(const Plugin&) = delete;
+    void* library() const { return library_; }
+
+private:
+    void* handle_;
+    void* library_ = nullptr;
+};
+
+class Context {
+public:
+    explicit Context(const Plugin& plugin)
+    {
+        lt_symlist_t builtins[] = {{plugin_symbol, plugin.library()}, {nullptr, nullptr}};
+        gvc_ = gvContextPlugins(builtins, 0);
+    }
+    ~Context() { gvFreeContext(gvc_); }
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+    GVC_t* get() const { return gvc_; }
+
+private:
+    GVC_t* gvc_ = nullptr;
+};
+
+class Graph {
+public:
+    Graph() : g_(agopen(mut("fabric"), Agundirected, nullptr)) {}
+    ~Graph()
+    {
+        if (laid_out_ != nullptr)
+            gvFreeLayout(laid_out_, g_);
+        agclose(g_);
+    }
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    Agraph_t* get() const { return g_; }
+    void laid_out_by(GVC_t* gvc) { laid_out_ = gvc; }
+
+private:
+    Agraph_t* g_;
+    GVC_t* laid_out_ = nullptr;
+};
+
+// Prism's triangulation sums in an order that follows heap addresses, so
+// the same input differs from run to run in the last bits (~1e-10 points);
+// a hundredth of a unit is far below what a drawing shows and far above that.
+double steady(double v)
+{
+    return std::round(v * 100) / 100;
+}
+
+std::string format_points(double points)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", points / 72.0); // Graphviz sizes are in inches
+    return buf;
+}
+
+} // namespace
+
+Layout graphviz_layout(const Model& model, const LayoutInput& input)
+{
+    if (input.vertices.size() != model.nodes.size())
+        throw std::invalid_argument("graphviz layout: input has " + std::to_string(input.vertices.size()) +
+                                    " vertices for " + std::to_string(model.nodes.size()) + " nodes");
+    Layout layout;
+    layout.method = input.engine;
+    layout.node_spacing = graphviz_node_size;
+    if (model.nodes.empty())
+        return layout;
+
+    std::lock_guard lock(graphviz_mutex);
+    MessageCapture capture;
+    Plugin plugin(input.engine);
+    Context context(plugin);
+    Graph graph;
+    Agraph_t* g = graph.get();
+
+    // Graph attributes: a fixed seed, overlaps removed (prism), components
+    // packed side by side, no edge routing (the report draws straight lines).
+    agattr(g, AGRAPH, mut("start"), mut("1"));
+    agattr(g, AGRAPH, mut("overlap"), mut("prism"));
+    agattr(g, AGRAPH, mut("pack"), mut("true"));
+    agattr(g, AGRAPH, mut("splines"), mut("none"));
+    // sfdp's ideal edge length (inches); neato's default len is 1 inch too.
+    agattr(g, AGRAPH, mut("K"), mut("1"));
+    const std::string size = format_points(graphviz_node_size);
+    agattr(g, AGNODE, mut("shape"), mut("circle"));
+    agattr(g, AGNODE, mut("fixedsize"), mut("true"));
+    agattr(g, AGNODE, mut("width"), mut(size.c_str()));
+    agattr(g, AGNODE, mut("height"), mut(size.c_str()));
+    agattr(g, AGNODE, mut("label"), mut(""));
+    Agsym_t* weight = agattr(g, AGEDGE, mut("weight"), mut("1"));
+
+    std::vector<Agnode_t*> nodes;
+    nodes.reserve(input.vertices.size());
+    for (const std::string& name : input.vertices)
+        nodes.push_back(agnode(g, mut(name.c_str()), 1));
+    for (std::size_t i = 0; i < input.edges.size(); ++i) {
+        const auto [a, b] = input.edges[i];
+        Agedge_t* e = agedge(g, nodes.at(a), nodes.at(b), nullptr, 1);
+        agxset(e, weight, mut(std::to_string(input.edge_weight.at(i)).c_str()));
+    }
+
+    // sfdp's coarsening draws from rand() before it seeds it from `start`:
+    // without this the first layout in a process differs from the next ones.
+    std::srand(1);
+    if (gvLayout(context.get(), g, input.engine.c_str()) != 0) {
+        std::string why = graphviz_messages;
+        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+            why.pop_back();
+        throw std::runtime_error("graphviz " + input.engine + " layout failed" + (why.empty() ? "" : ": " + why));
+    }
+    graph.laid_out_by(context.get());
+
+    const boxf bb = GD_bb(g);
+    layout.width = steady(bb.UR.x - bb.LL.x + 2 * graphviz_margin);
+    layout.height = steady(bb.UR.y - bb.LL.y + 2 * graphviz_margin);
+    layout.at.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const pointf p = ND_coord(nodes[i]);
+        layout.at[model.nodes[i].guid] = {steady(p.x - bb.LL.x + graphviz_margin),
+                                          steady(bb.UR.y - p.y + graphviz_margin)};
+    }
+    return layout;
+}
+
+} // namespace ibsm::report
