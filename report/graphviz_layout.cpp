@@ -120,10 +120,10 @@ double steady(double v)
     return std::round(v * 100) / 100;
 }
 
-std::string format_points(double points)
+std::string format_inches(double inches)
 {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", points / 72.0); // Graphviz sizes are in inches
+    std::snprintf(buf, sizeof buf, "%.4f", inches);
     return buf;
 }
 
@@ -134,6 +134,10 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     if (input.vertices.size() != model.nodes.size())
         throw std::invalid_argument("graphviz layout: input has " + std::to_string(input.vertices.size()) +
                                     " vertices for " + std::to_string(model.nodes.size()) + " nodes");
+    // Graphviz 2.42 answers an unknown engine with a list of the known ones
+    // that it never frees; only the two engines layout_input picks are asked for.
+    if (input.engine != "neato" && input.engine != "sfdp")
+        throw std::runtime_error("graphviz " + input.engine + ": not a layout engine of the report (neato, sfdp)");
     Layout layout;
     layout.method = input.engine;
     layout.node_spacing = graphviz_node_size;
@@ -155,13 +159,18 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     agattr(g, AGRAPH, mut("splines"), mut("none"));
     // sfdp's ideal edge length (inches); neato's default len is 1 inch too.
     agattr(g, AGRAPH, mut("K"), mut("1"));
-    const std::string size = format_points(graphviz_node_size);
+    const std::string size = format_inches(graphviz_node_size / 72); // Graphviz sizes are in inches
     agattr(g, AGNODE, mut("shape"), mut("circle"));
     agattr(g, AGNODE, mut("fixedsize"), mut("true"));
     agattr(g, AGNODE, mut("width"), mut(size.c_str()));
     agattr(g, AGNODE, mut("height"), mut(size.c_str()));
     agattr(g, AGNODE, mut("label"), mut(""));
-    Agsym_t* weight = agattr(g, AGEDGE, mut("weight"), mut("1"));
+    // A bundle's cable count: sfdp takes it as the edge weight. neato in
+    // Graphviz 2.42 leaks an array per layout once edges carry a weight, so
+    // there a bundle of c cables gets a shorter ideal length instead,
+    // 1/sqrt(c) inch (at least 0.5), which also draws its ends together.
+    const bool neato = input.engine == "neato";
+    Agsym_t* strength = neato ? agattr(g, AGEDGE, mut("len"), mut("1")) : agattr(g, AGEDGE, mut("weight"), mut("1"));
 
     std::vector<Agnode_t*> nodes;
     nodes.reserve(input.vertices.size());
@@ -170,7 +179,12 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     for (std::size_t i = 0; i < input.edges.size(); ++i) {
         const auto [a, b] = input.edges[i];
         Agedge_t* e = agedge(g, nodes.at(a), nodes.at(b), nullptr, 1);
-        agxset(e, weight, mut(std::to_string(input.edge_weight.at(i)).c_str()));
+        const unsigned cables = std::max(1u, input.edge_weight.at(i));
+        if (cables == 1)
+            continue;
+        const std::string value = neato ? format_inches(std::max(0.5, 1 / std::sqrt(static_cast<double>(cables))))
+                                        : std::to_string(cables);
+        agxset(e, strength, mut(value.c_str()));
     }
 
     // sfdp's coarsening draws from rand() before it seeds it from `start`:

@@ -9,8 +9,8 @@
 //
 // Data structures: one cgraph graph per call, nodes named by GUID (the
 // LayoutInput), every node a fixed circle of graphviz_node_size points
-// without a label (no font metrics needed), one edge per bundle whose weight
-// is its cable count. Positions come back in points, y up; they are turned
+// without a label (no font metrics needed), one edge per bundle; its cable count
+// is sfdp's edge weight and shortens neato's ideal edge length (see the .cpp). Positions come back in points, y up; they are turned
 // into user units with y down and a margin.
 //
 // Plugins: gvContext() would read the plugin list (…/graphviz/config6a,

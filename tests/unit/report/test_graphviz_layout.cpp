@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace ibsm;
@@ -149,4 +150,28 @@ TEST_CASE("graphviz: a failing layout throws and names the engine")
     }
     // The failure leaves Graphviz usable.
     require_inside(compute_layout(m), m);
+}
+
+TEST_CASE("graphviz: bundles of parallel cables are drawn shorter than single cables")
+{
+    // Along x = 2 the torus wraps onto the same neighbour: two cables.
+    const Model m = torus(2, 6, 1);
+    const LayoutInput in = layout_input(m);
+    REQUIRE(std::count(in.edge_weight.begin(), in.edge_weight.end(), 2u) == 6);
+    const Layout l = compute_layout(m);
+    REQUIRE(l.method == "neato");
+    require_inside(l, m);
+    double bundled = 0, single = 0;
+    std::size_t nb = 0, ns = 0;
+    for (const Link& link : m.links) {
+        if (!link.switch_link)
+            continue;
+        (link.cables.size() == 2 ? bundled : single) += distance(l, m, link.a, link.b);
+        ++(link.cables.size() == 2 ? nb : ns);
+    }
+    REQUIRE(nb == 6);
+    REQUIRE(ns == 12);
+    // 0.43 here; with every ideal length equal the ladder's rungs come out
+    // at 0.60 of the rails.
+    REQUIRE(bundled / static_cast<double>(nb) < 0.5 * single / static_cast<double>(ns));
 }
