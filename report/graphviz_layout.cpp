@@ -1,5 +1,7 @@
 #include "report/graphviz_layout.h"
 
+#include "report/host_placement.h"
+
 #include <dlfcn.h>
 #include <gvc.h>
 #include <gvplugin.h>
@@ -151,9 +153,13 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     Graph graph;
     Agraph_t* g = graph.get();
 
-    // Graph attributes: a fixed seed, overlaps removed (prism), components
-    // packed side by side, no edge routing (the report draws straight lines).
-    agattr(g, AGRAPH, mut("start"), mut("1"));
+    // Graph attributes: neato starts from classical MDS (start=self: no
+    // randomness, and a torus comes out as the familiar ring of rings rather
+    // than a tangle); sfdp only starts at random, from a fixed seed. Overlaps
+    // removed (prism), components packed side by side, no edge routing (the
+    // report draws straight lines).
+    const bool neato = input.engine == "neato";
+    agattr(g, AGRAPH, mut("start"), mut(neato ? "regular" : "1"));
     agattr(g, AGRAPH, mut("overlap"), mut("prism"));
     agattr(g, AGRAPH, mut("pack"), mut("true"));
     agattr(g, AGRAPH, mut("splines"), mut("none"));
@@ -169,13 +175,27 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     // Graphviz 2.42 leaks an array per layout once edges carry a weight, so
     // there a bundle of c cables gets a shorter ideal length instead,
     // 1/sqrt(c) inch (at least 0.5), which also draws its ends together.
-    const bool neato = input.engine == "neato";
     Agsym_t* strength = neato ? agattr(g, AGEDGE, mut("len"), mut("1")) : agattr(g, AGEDGE, mut("weight"), mut("1"));
 
     std::vector<Agnode_t*> nodes;
     nodes.reserve(input.vertices.size());
     for (const std::string& name : input.vertices)
         nodes.push_back(agnode(g, mut(name.c_str()), 1));
+    // sfdp: a switch is as big as the ring its hosts are moved to afterwards.
+    const double min_distance = graphviz_node_size + 8; // prism's gap: 4 points a side
+    if (!neato) {
+        Agsym_t* width = agattr(g, AGNODE, mut("width"), nullptr);
+        Agsym_t* height = agattr(g, AGNODE, mut("height"), nullptr);
+        const auto hosts_of = hosts_by_switch(model);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (hosts_of[i].empty())
+                continue;
+            const double diameter = 2 * (host_ring_radius(hosts_of[i].size(), min_distance) + graphviz_node_size / 2 + 2);
+            const std::string inches = format_inches(diameter / 72);
+            agxset(nodes[i], width, mut(inches.c_str()));
+            agxset(nodes[i], height, mut(inches.c_str()));
+        }
+    }
     for (std::size_t i = 0; i < input.edges.size(); ++i) {
         const auto [a, b] = input.edges[i];
         Agedge_t* e = agedge(g, nodes.at(a), nodes.at(b), nullptr, 1);
@@ -198,15 +218,25 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     }
     graph.laid_out_by(context.get());
 
-    const boxf bb = GD_bb(g);
-    layout.width = steady(bb.UR.x - bb.LL.x + 2 * graphviz_margin);
-    layout.height = steady(bb.UR.y - bb.LL.y + 2 * graphviz_margin);
-    layout.at.reserve(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const pointf p = ND_coord(nodes[i]);
-        layout.at[model.nodes[i].guid] = {steady(p.x - bb.LL.x + graphviz_margin),
-                                          steady(bb.UR.y - p.y + graphviz_margin)};
+    std::vector<Point> at(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        at[i] = {ND_coord(nodes[i]).x, -ND_coord(nodes[i]).y}; // y down, as in SVG
+    if (input.engine == "sfdp")
+        place_hosts_by_switch(model, at, min_distance);
+
+    double min_x = at[0].x, max_x = at[0].x, min_y = at[0].y, max_y = at[0].y;
+    for (const Point& p : at) {
+        min_x = std::min(min_x, p.x);
+        max_x = std::max(max_x, p.x);
+        min_y = std::min(min_y, p.y);
+        max_y = std::max(max_y, p.y);
     }
+    const double edge = graphviz_margin + graphviz_node_size / 2;
+    layout.width = steady(max_x - min_x + 2 * edge);
+    layout.height = steady(max_y - min_y + 2 * edge);
+    layout.at.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        layout.at[model.nodes[i].guid] = {steady(at[i].x - min_x + edge), steady(at[i].y - min_y + edge)};
     return layout;
 }
 

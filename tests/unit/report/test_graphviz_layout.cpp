@@ -2,6 +2,7 @@
 // on a random fabric past the threshold, reproducible, every node inside the
 // drawing, cabled nodes nearer than others; a bad engine is named.
 #include "report/graphviz_layout.h"
+#include "report/host_placement.h"
 #include "report/layout.h"
 #include "tests/unit/report/fabric_model.h"
 #include "topology/gen_irregular.h"
@@ -103,6 +104,22 @@ TEST_CASE("graphviz: a random fabric past the threshold is laid out by sfdp, rep
     REQUIRE(l.method == "sfdp");
     require_inside(l, m);
     require_links_short(l, m);
+    // Every host beside its switch, on the ring reserved for it (sfdp alone
+    // flings them to the rim, hundreds of units away).
+    const double min_distance = graphviz_node_size + 8;
+    const auto hosts_of = hosts_by_switch(m);
+    std::size_t hosts = 0;
+    for (std::size_t s = 0; s < m.nodes.size(); ++s)
+        for (std::size_t h : hosts_of[s]) {
+            ++hosts;
+            REQUIRE(distance(l, m, s, h) <= host_ring_radius(hosts_of[s].size(), min_distance) + 0.1);
+        }
+    REQUIRE(hosts == 480);
+    double closest = 1e300;
+    for (std::size_t a = 0; a < m.nodes.size(); ++a)
+        for (std::size_t b = a + 1; b < m.nodes.size(); ++b)
+            closest = std::min(closest, distance(l, m, a, b));
+    REQUIRE(closest >= l.node_spacing);
     REQUIRE(same(l, compute_layout(m)));
 }
 
