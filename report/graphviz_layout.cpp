@@ -177,28 +177,38 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     // 1/sqrt(c) inch (at least 0.5), which also draws its ends together.
     Agsym_t* strength = neato ? agattr(g, AGEDGE, mut("len"), mut("1")) : agattr(g, AGEDGE, mut("weight"), mut("1"));
 
-    std::vector<Agnode_t*> nodes;
-    nodes.reserve(input.vertices.size());
-    for (const std::string& name : input.vertices)
-        nodes.push_back(agnode(g, mut(name.c_str()), 1));
-    // sfdp: a switch is as big as the ring its hosts are moved to afterwards.
+    // sfdp: the hosts on a single cable stay out of the graph (placed round
+    // their switch afterwards, host_placement.h), and a switch is drawn as
+    // big as the ring they will sit on, so nothing else lands there. That
+    // also leaves sfdp a fifth of the nodes on a fabric with four hosts a switch.
     const double min_distance = graphviz_node_size + 8; // prism's gap: 4 points a side
+    std::vector<std::vector<std::size_t>> hosts_of(model.nodes.size());
+    std::vector<bool> left_out(model.nodes.size(), false);
     if (!neato) {
-        Agsym_t* width = agattr(g, AGNODE, mut("width"), nullptr);
-        Agsym_t* height = agattr(g, AGNODE, mut("height"), nullptr);
-        const auto hosts_of = hosts_by_switch(model);
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            if (hosts_of[i].empty())
-                continue;
-            const double diameter = 2 * (host_ring_radius(hosts_of[i].size(), min_distance) + graphviz_node_size / 2 + 2);
-            const std::string inches = format_inches(diameter / 72);
-            agxset(nodes[i], width, mut(inches.c_str()));
-            agxset(nodes[i], height, mut(inches.c_str()));
-        }
+        hosts_of = hosts_by_switch(model);
+        for (const auto& hosts : hosts_of)
+            for (std::size_t h : hosts)
+                left_out[h] = true;
+    }
+    std::vector<Agnode_t*> nodes(input.vertices.size(), nullptr);
+    Agsym_t* width = agattr(g, AGNODE, mut("width"), nullptr);
+    Agsym_t* height = agattr(g, AGNODE, mut("height"), nullptr);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (left_out[i])
+            continue;
+        nodes[i] = agnode(g, mut(input.vertices[i].c_str()), 1);
+        if (hosts_of[i].empty())
+            continue;
+        const double diameter = 2 * (host_ring_radius(hosts_of[i].size(), min_distance) + graphviz_node_size / 2 + 2);
+        const std::string inches = format_inches(diameter / 72);
+        agxset(nodes[i], width, mut(inches.c_str()));
+        agxset(nodes[i], height, mut(inches.c_str()));
     }
     for (std::size_t i = 0; i < input.edges.size(); ++i) {
         const auto [a, b] = input.edges[i];
-        Agedge_t* e = agedge(g, nodes.at(a), nodes.at(b), nullptr, 1);
+        if (nodes.at(a) == nullptr || nodes.at(b) == nullptr)
+            continue;
+        Agedge_t* e = agedge(g, nodes[a], nodes[b], nullptr, 1);
         const unsigned cables = std::max(1u, input.edge_weight.at(i));
         if (cables == 1)
             continue;
@@ -220,9 +230,14 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
 
     std::vector<Point> at(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i)
-        at[i] = {ND_coord(nodes[i]).x, -ND_coord(nodes[i]).y}; // y down, as in SVG
-    if (input.engine == "sfdp")
+        if (nodes[i] != nullptr)
+            at[i] = {ND_coord(nodes[i]).x, -ND_coord(nodes[i]).y}; // y down, as in SVG
+    if (!neato) {
+        for (std::size_t s = 0; s < hosts_of.size(); ++s)
+            for (std::size_t h : hosts_of[s])
+                at[h] = at[s];
         place_hosts_by_switch(model, at, min_distance);
+    }
 
     double min_x = at[0].x, max_x = at[0].x, min_y = at[0].y, max_y = at[0].y;
     for (const Point& p : at) {

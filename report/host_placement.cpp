@@ -99,10 +99,15 @@ void place_hosts_by_switch(const Model& model, std::vector<Point>& at, double mi
             continue;
         for (std::size_t h : hosts_of[s])
             grid.erase(h);
-        const double first_ring = host_ring_radius(hosts_of[s].size(), min_distance);
-        for (std::size_t h : hosts_of[s]) {
+        const std::size_t k = hosts_of[s].size();
+        const double first_ring = host_ring_radius(k, min_distance);
+        for (std::size_t j = 0; j < k; ++j) {
+            const std::size_t h = hosts_of[s][j];
             const Point sw = at[s], old = at[h];
-            const double toward = std::atan2(old.y - sw.y, old.x - sw.x);
+            const double toward = old.x == sw.x && old.y == sw.y
+                                      ? 2 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(k) -
+                                            std::numbers::pi / 2
+                                      : std::atan2(old.y - sw.y, old.x - sw.x);
             bool moved = false;
             for (int ring = 0; ring < 3 && !moved; ++ring) {
                 const double r = first_ring + ring * min_distance;

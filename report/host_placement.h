@@ -12,12 +12,13 @@
 // `min_distance` wide for the "is this spot free" test (a spot is free when no
 // node centre lies within min_distance, so only the 3x3 cells around it count).
 //
-// Algorithm: switch by switch (model order), its single-cable hosts are taken
-// out of the grid, then each is put on the first free spot of rings round the
-// switch (radius host_ring_radius, then one and two min_distance further;
-// 32 angles each, starting from the direction of the host's old position and
-// alternating either side of it). A host with no free spot keeps its old
-// position. Deterministic.
+// Algorithm: switch by switch (model order), its k single-cable hosts are
+// taken out of the grid, then the j-th is put on the first free spot of
+// rings round the switch (radius host_ring_radius, then one and two
+// min_distance further; 32 angles each, alternating either side of the
+// preferred angle: the direction of the host's old position, or j/k of a
+// turn from the top when it sits on its switch, as the sfdp layout leaves
+// it). A host with no free spot keeps its old position. Deterministic.
 #pragma once
 
 #include "report/layout.h"

@@ -1,6 +1,7 @@
 // How long report::compute_layout takes on the fabric sizes issue 16 names:
-// sfdp on random fabrics of ~1 000 and ~4 000 nodes (and neato just below the
-// sfdp threshold, which is why the threshold is where it is), the levels
+// sfdp on random fabrics of ~1 000 and ~4 000 nodes, with four hosts a switch
+// (placed round their switch, not by sfdp) and without hosts; neato just
+// below the sfdp threshold, which is why the threshold is where it is; the levels
 // layout on the 3 456-host tree with hosts and on the 11 664-host tree with
 // hosts folded (tests/bench/fabrics.sh's PGFT parameters).
 // Prints one line per case: nodes, links, method, width x height, best and
@@ -63,6 +64,9 @@ int main(int argc, char** argv)
     measure("sfdp random 100x4", random_fabric(100, 4, 1), runs);
     measure("sfdp random 200x4", random_fabric(200, 4, 1), runs);
     measure("sfdp random 800x4", random_fabric(800, 4, 1), runs);
+    // Without hosts every node goes through sfdp.
+    measure("sfdp random 1000x0", random_fabric(1000, 0, 1), runs);
+    measure("sfdp random 4000x0", random_fabric(4000, 0, 1), runs);
     measure("levels tree-3456", tree({12, 12, 24}, {1, 12, 12}, false), runs);
     measure("levels tree-11664 fold", tree({18, 18, 36}, {1, 18, 18}, true), runs);
     measure("levels tree-11664", tree({18, 18, 36}, {1, 18, 18}, false), runs);
