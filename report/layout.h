@@ -25,11 +25,20 @@ struct Point {
 struct Layout {
     std::string method; // "levels", "neato" or "sfdp"
     double width = 0, height = 0;
+    // Smallest distance between two node centres the layout aims for: how
+    // large a node mark may be drawn without touching its neighbours.
+    double node_spacing = 0;
     std::unordered_map<Guid, Point> at; // node GUID -> centre
 };
 
+// Graphs with at least this many nodes are laid out by sfdp: neato's stress
+// majorization needs all-pairs distances (O(n^2) memory and time per pass).
+inline constexpr std::size_t sfdp_from_nodes = 500;
+
 // What is handed to Graphviz: one vertex per node, one edge per link (a
 // bundle is one edge, weighted by its cable count). Exposed for unit tests.
+// (sfdp leaves out hosts on a single cable and places them round their
+// switch itself: report/host_placement.h.)
 struct LayoutInput {
     std::vector<std::string> vertices; // node GUIDs as hex, index = model node
     std::vector<std::pair<std::size_t, std::size_t>> edges;
