@@ -87,7 +87,7 @@ double node_radius(const Model& model, const Layout& layout)
 std::string svg_open(const char* cls, const Layout& layout, double margin, const std::string& extra)
 {
     const Coords c(layout);
-    return std::string("<svg class=\"") + cls + "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"" + c(-margin) + " " +
+    return std::string("<svg class=\"") + cls + "\" viewBox=\"" + c(-margin) + " " +
            c(-margin) + " " + c(layout.width + 2 * margin) + " " + c(layout.height + 2 * margin) +
            "\" preserveAspectRatio=\"xMidYMid meet\"" + extra + ">\n";
 }
