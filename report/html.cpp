@@ -121,7 +121,7 @@ const char* class_title(routing::analysis::PairClass c)
 std::string credit_card_part(const Values& v, const std::string& key, const char* title, const CreditReport& c)
 {
     std::string o = "<tr><th colspan=\"3\">" + std::string(title) + "</th></tr>";
-    if (!c.computed) return o + row({"not computed", "", v(key + ".computed")});
+    if (!c.computed) return o + row({"not computed", "", v(key + ".computed", false, "hide")});
     o += row({"credit loop", "", v(key + ".has_loop", true, "big")});
     for (std::size_t i = 0; i < c.vls.size(); ++i) {
         const std::string k = key + ".vls." + std::to_string(i);
@@ -148,7 +148,7 @@ std::string summary_cards(const Report& r, std::size_t side)
     for (const ClassReport& c : r.classes) {
         const std::string k = std::string("pairs.") + routing::analysis::to_string(c.cls);
         if (!c.counted) {
-            reach += row({class_title(c.cls), "not counted " + v(k + ".counted"), "", "", ""});
+            reach += row({class_title(c.cls), "not counted" + v(k + ".counted", false, "hide"), "", "", ""});
             continue;
         }
         reach += row({class_title(c.cls), v(k + ".pairs"), v(k + ".delivered"), v(k + ".unreachable", true),
@@ -170,7 +170,7 @@ std::string summary_cards(const Report& r, std::size_t side)
                       row({"seed", v("ebb.seed")}) + row({"unroutable flows", v("ebb.unroutable_flows", true)}) +
                       "</table>");
     else
-        o += card("Effective bisection bandwidth", "not computed " + v("ebb"));
+        o += card("Effective bisection bandwidth", "not computed" + v("ebb", false, "hide"));
     if (r.shifts)
         o += card("Shift permutations", "<div class=\"big\">" + v("shifts.min") + "</div><table>" +
                                             row({"min", v("shifts.min")}) + row({"average", v("shifts.average")}) +
@@ -178,7 +178,7 @@ std::string summary_cards(const Report& r, std::size_t side)
                                             row({"host order", v("shifts.order")}) +
                                             row({"unroutable flows", v("shifts.unroutable_flows", true)}) + "</table>");
     else
-        o += card("Shift permutations", "not computed " + v("shifts"));
+        o += card("Shift permutations", "not computed" + v("shifts", false, "hide"));
     o += card("Link load (routes per link)",
               "<div class=\"big\">" + v("edge_forwarding.all_links.max") + "</div><table>" +
                   row({"CA-to-CA routes", v("edge_forwarding.routes")}) +

@@ -31,13 +31,12 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:20px 0 8px}h3{font-siz
 .card table{border-collapse:collapse;font-size:13px}.card td,.card th{padding:1px 6px 1px 0;text-align:right}
 .card td:first-child,.card th:first-child{text-align:left}
 .bad{color:#c00;font-weight:600}.ok{color:#080}
-.big{font-size:22px;font-weight:600}
+.big{font-size:22px;font-weight:600}.hide{display:none}
 svg.fab,svg.diff{width:100%;height:auto;max-height:80vh;background:#fff;border:1px solid #ddd;border-radius:6px;cursor:grab}
 line.l{stroke-linecap:round;vector-effect:non-scaling-stroke}
 line.l:hover{stroke:#000}
 line.cl{stroke:#e0f;stroke-dasharray:8 4;stroke-opacity:1}
 rect.s{fill:#446;stroke:#fff;stroke-width:.5;vector-effect:non-scaling-stroke}
-rect.cl{fill:#e0f}
 circle.h{fill:#889}
 .legend{display:flex;align-items:center;gap:6px;font-size:12px;color:#555;margin:4px 0}
 .legend span.sw{display:inline-block;width:18px;height:8px;border-radius:2px}
