@@ -120,8 +120,10 @@ std::string svg_fabric(const Model& model, const Layout& layout, std::size_t sid
         const Link& l = model.links[i];
         if (l.a >= at.size() || l.b >= at.size()) throw std::invalid_argument("report model link names a missing node");
         const std::uint64_t load = l.max_load();
+        // A credit-loop link stays visible however little it carries.
+        const double width = load_width(load, model.max_load, l.cables.size());
         o += line(c, i, l.on_credit_loop ? "l cl" : "l", at[l.a], at[l.b], load_colour(load, model.max_load),
-                  load_width(load, model.max_load, l.cables.size()));
+                  l.on_credit_loop ? std::max(width, 3.0) : width);
         Json cables = Json::array();
         for (const Cable& k : l.cables) cables.push_back(Json::array({k.port_a, k.port_b, k.load_ab, k.load_ba}));
         Json examples = Json::array();
