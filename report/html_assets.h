@@ -89,8 +89,13 @@ svgs.forEach(function(svg){
   var f=ev.deltaY<0?0.8:1.25,px=v[0]+(ev.clientX-r.left)/r.width*v[2],py=v[1]+(ev.clientY-r.top)/r.height*v[3];
   setAll([px-(px-v[0])*f,py-(py-v[1])*f,v[2]*f,v[3]*f]);},{passive:false});
 });
+// Build the hover text of the first link once: a blob the hover code cannot
+// read fails here, at load (window.onerror), not at the first mouse-over.
+D.sides.forEach(function(s,k){if(s.links.length)linkText(k,0);if(s.nodes.length)nm(k,0);});
+if(D.diff.length)diffText(0);
 var links=0;document.querySelectorAll('svg.fab line[data-i]').forEach(function(){links++;});
 document.body.setAttribute('data-links-drawn',String(links));
+document.body.setAttribute('data-ms',String(Math.round(performance.now())));
 document.body.setAttribute('data-ready','1');
 })();
 )";
