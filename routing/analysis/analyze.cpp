@@ -1,5 +1,6 @@
 #include "routing/analysis/analyze.h"
 
+#include "routing/analysis/channel_examples.h"
 #include "routing/analysis/congestion.h"
 #include "routing/analysis/connectivity.h"
 #include "routing/analysis/credit_loops.h"
@@ -71,6 +72,20 @@ LoadReport load_report(const Network& net, const LoadSummary& s)
     return r;
 }
 
+std::vector<LinkLoad> link_loads(const Network& net, const std::vector<std::uint64_t>& load,
+                                 const ChannelExamples& examples)
+{
+    std::vector<LinkLoad> out;
+    out.reserve(load.size());
+    for (std::size_t c = 0; c < load.size(); ++c) {
+        const auto ci = static_cast<std::int32_t>(c);
+        const Channel& ch = net.channel(ci);
+        out.push_back(LinkLoad{named_link(net, ci), load[c], ch.tail_switch >= 0 && ch.head_switch >= 0,
+                               named_pairs(net, examples.of(ci))});
+    }
+    return out;
+}
+
 LidReport lid_report(const Network& net, const RoutingTables& tables)
 {
     LidReport r;
@@ -133,6 +148,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
         if (net.lid_owner(l) >= 0 && !(pair_routes && !net.endpoint(net.lid_owner(l)).is_switch)) dests.push_back(l);
     const unsigned workers =
         static_cast<unsigned>(std::min<std::size_t>(worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
+    const std::size_t link_examples = options.keep_link_loads ? options.link_examples : 0;
     struct Worker {
         DestinationTree tree;
         ConnectivityCounter conn;
@@ -144,7 +160,8 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
         ws.push_back(std::make_unique<Worker>(Worker{DestinationTree{},
                                                      ConnectivityCounter(net, &sp, options.switch_traffic,
                                                                          options.max_examples),
-                                                     CdgBuilder(net, sls), EdgeForwardingCounter(net)}));
+                                                     CdgBuilder(net, sls),
+                                                     EdgeForwardingCounter(net, link_examples)}));
     PathTable paths(net);
     StageProgress trace(options.progress, "trace", dests.size());
     parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
@@ -160,13 +177,17 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     struct PairWorker {
         PairStats ca, sw;
         std::vector<std::uint64_t> load;
+        ChannelExamples examples;
         std::uint64_t routes = 0;
     };
     std::vector<PairWorker> pw(workers);
     if (pair_routes) {
         const PairRoutes& pr = *pair_routes;
         paths.use_pair_routes(pr);
-        for (auto& p : pw) p.load.assign(net.channels().size(), 0);
+        for (auto& p : pw) {
+            p.load.assign(net.channels().size(), 0);
+            p.examples = ChannelExamples(net.channels().size(), link_examples);
+        }
         std::vector<std::uint32_t> seq(2 * workers, 0);
         parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
             const std::int32_t src = pr.source(s);
@@ -189,8 +210,14 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
                     } else {
                         st.add_delivered(static_cast<unsigned>(path.size()) + 1u, shortest + 1u, 1);
                         ++k.routes;
-                        if (const std::int32_t inj = net.injection_channel(src); inj >= 0) ++k.load[static_cast<std::size_t>(inj)];
-                        for (std::int32_t c : path) ++k.load[static_cast<std::size_t>(c)];
+                        if (const std::int32_t inj = net.injection_channel(src); inj >= 0) {
+                            ++k.load[static_cast<std::size_t>(inj)];
+                            k.examples.add(inj, src, dlid->value());
+                        }
+                        for (std::int32_t c : path) {
+                            ++k.load[static_cast<std::size_t>(c)];
+                            k.examples.add(c, src, dlid->value());
+                        }
                     }
                 } else {
                     auto& list = r == Reach::loop ? st.loop_examples : st.unreachable_examples;
@@ -212,16 +239,19 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     StageProgress credit(options.progress, "credit_loops", 1);
     Connectivity conn = ws[0]->conn.result();
     std::optional<EdgeForwarding> pair_efi;
+    std::vector<std::uint64_t> pair_load;
+    ChannelExamples pair_examples(net.channels().size(), link_examples);
     if (pair_routes) {
-        std::vector<std::uint64_t> load(net.channels().size(), 0);
+        pair_load.assign(net.channels().size(), 0);
         std::uint64_t routes = 0;
         for (const PairWorker& k : pw) {
             conn.of(PairClass::ca_to_ca).merge(k.ca, options.max_examples);
             conn.of(PairClass::switch_to_ca).merge(k.sw, options.max_examples);
-            for (std::size_t c = 0; c < load.size(); ++c) load[c] += k.load[c];
+            for (std::size_t c = 0; c < pair_load.size(); ++c) pair_load[c] += k.load[c];
+            pair_examples.merge(k.examples);
             routes += k.routes;
         }
-        pair_efi = summarise_loads(net, load, routes);
+        pair_efi = summarise_loads(net, pair_load, routes);
         rep.pair_routes = true;
         rep.pair_missing = pair_routes->missing();
     }
@@ -250,6 +280,9 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     rep.efi_routes = efi.routes;
     rep.efi_all = load_report(net, efi.all);
     rep.efi_switch_links = load_report(net, efi.switch_links);
+    if (options.keep_link_loads)
+        rep.link_loads = pair_routes ? link_loads(net, pair_load, pair_examples)
+                                     : link_loads(net, ws[0]->efi.loads(), ws[0]->efi.examples());
     ws.clear();
     credit.tick();
     lap("credit_loops");

@@ -4,12 +4,28 @@
 
 namespace ibsm::routing::analysis {
 
-EdgeForwardingCounter::EdgeForwardingCounter(const Network& net)
+EdgeForwardingCounter::EdgeForwardingCounter(const Network& net, std::size_t examples_per_channel)
     : net_(&net), load_(net.channels().size(), 0), delivered_at_(net.switch_count(), 0),
-      self_(net.endpoints().size(), 0), ca_at_(net.switch_count(), 0), through_(net.switch_count(), 0)
+      self_(net.endpoints().size(), 0), ca_at_(net.switch_count(), 0), through_(net.switch_count(), 0),
+      examples_(net.channels().size(), examples_per_channel)
 {
     for (const Endpoint& e : net.endpoints())
         if (!e.is_switch && e.attach_switch >= 0) ++ca_at_[static_cast<std::size_t>(e.attach_switch)];
+    if (examples_per_channel == 0) return;
+    const std::size_t switches = net.switch_count();
+    ca_first_.assign(switches + 1, 0);
+    for (std::size_t s = 0; s < switches; ++s) ca_first_[s + 1] = ca_first_[s] + ca_at_[s];
+    ca_list_.resize(ca_first_[switches]);
+    std::vector<std::uint32_t> fill(ca_first_.begin(), ca_first_.end() - 1);
+    for (std::size_t e = 0; e < net.endpoints().size(); ++e) {
+        const Endpoint& ep = net.endpoints()[e];
+        if (!ep.is_switch && ep.attach_switch >= 0)
+            ca_list_[fill[static_cast<std::size_t>(ep.attach_switch)]++] = static_cast<std::int32_t>(e);
+    }
+    sample_count_.assign(switches, 0);
+    samples_.resize(switches * (examples_per_channel + 1));
+    rep_.assign(switches * examples_per_channel, -1);
+    rep_count_.assign(switches, 0);
 }
 
 void EdgeForwardingCounter::add(const DestinationTree& t)
@@ -30,6 +46,7 @@ void EdgeForwardingCounter::add(const DestinationTree& t)
         ++delivered_at_[si];
         routes_ += n;
     }
+    if (examples_.per_channel()) add_examples(t);
     // Farthest first: every switch's inflow is complete when it is reached.
     for (std::int32_t s : t.order) {
         auto si = static_cast<std::size_t>(s);
@@ -41,15 +58,78 @@ void EdgeForwardingCounter::add(const DestinationTree& t)
     }
 }
 
+void EdgeForwardingCounter::add_examples(const DestinationTree& t)
+{
+    const Network& net = *net_;
+    const std::size_t per = examples_.per_channel(), keep = per + 1;
+    for (std::int32_t s : t.order) {
+        auto si = static_cast<std::size_t>(s);
+        if (sample_count_[si] < keep) samples_[si * keep + sample_count_[si]++] = PairExample{t.lid, 0, t.owner};
+        // The switch's own CAs first, starting at a place rotated by LID so
+        // the examples of one channel come from different sources; never
+        // the destination.
+        rep_count_[si] = 0;
+        const std::uint32_t first = ca_first_[si], n = ca_first_[si + 1] - first;
+        for (std::uint32_t i = 0; i < n && rep_count_[si] < per; ++i) {
+            const std::int32_t ca = ca_list_[first + (t.lid + i) % n];
+            if (ca != t.owner) rep_[si * per + rep_count_[si]++] = ca;
+        }
+    }
+    // Farthest first, so a switch's representatives are complete (its own,
+    // then those flowing in) before it forwards them.
+    for (std::int32_t s : t.order) {
+        auto si = static_cast<std::size_t>(s);
+        const std::int32_t c = t.next[si];
+        const std::uint32_t have = rep_count_[si];
+        if (c < 0 || have == 0) continue;
+        for (std::uint32_t k = 0; k < have && !examples_.full(c); ++k) examples_.add(c, rep_[si * per + k], t.lid);
+        const std::int32_t nxt = net.channel(c).head_switch;
+        if (nxt < 0) continue;
+        auto ni = static_cast<std::size_t>(nxt);
+        for (std::uint32_t k = 0; k < have && rep_count_[ni] < per; ++k) rep_[ni * per + rep_count_[ni]++] = rep_[si * per + k];
+    }
+}
+
 void EdgeForwardingCounter::merge(const EdgeForwardingCounter& o)
 {
     for (std::size_t i = 0; i < load_.size(); ++i) load_[i] += o.load_[i];
     for (std::size_t i = 0; i < delivered_at_.size(); ++i) delivered_at_[i] += o.delivered_at_[i];
     for (std::size_t i = 0; i < self_.size(); ++i) self_[i] += o.self_[i];
     routes_ += o.routes_;
+    examples_.merge(o.examples_);
+    const std::size_t keep = examples_.per_channel() + 1;
+    for (std::size_t s = 0; s < sample_count_.size() && s < o.sample_count_.size(); ++s)
+        for (std::uint32_t k = 0; k < o.sample_count_[s] && sample_count_[s] < keep; ++k)
+            samples_[s * keep + sample_count_[s]++] = o.samples_[s * keep + k];
 }
 
 EdgeForwarding EdgeForwardingCounter::result() const
+{
+    return summarise_loads(*net_, loads(), routes_);
+}
+
+ChannelExamples EdgeForwardingCounter::examples() const
+{
+    const Network& net = *net_;
+    ChannelExamples out = examples_;
+    const std::size_t keep = out.per_channel() + 1;
+    if (keep == 1) return out;
+    // A CA's cable toward its switch carries its routes to every destination
+    // the switch delivers to.
+    for (std::size_t e = 0; e < net.endpoints().size(); ++e) {
+        const Endpoint& ep = net.endpoints()[e];
+        std::int32_t inj = net.injection_channel(static_cast<std::int32_t>(e));
+        if (ep.is_switch || ep.attach_switch < 0 || inj < 0) continue;
+        auto si = static_cast<std::size_t>(ep.attach_switch);
+        for (std::uint32_t k = 0; k < sample_count_[si]; ++k) {
+            const PairExample& d = samples_[si * keep + k];
+            if (d.source != static_cast<std::int32_t>(e)) out.add(inj, static_cast<std::int32_t>(e), d.lid);
+        }
+    }
+    return out;
+}
+
+std::vector<std::uint64_t> EdgeForwardingCounter::loads() const
 {
     const Network& net = *net_;
     std::vector<std::uint64_t> load = load_;
@@ -61,7 +141,7 @@ EdgeForwarding EdgeForwardingCounter::result() const
         if (ep.is_switch || ep.attach_switch < 0 || inj < 0) continue;
         load[static_cast<std::size_t>(inj)] += delivered_at_[static_cast<std::size_t>(ep.attach_switch)] - self_[e];
     }
-    return summarise_loads(net, load, routes_);
+    return load;
 }
 
 EdgeForwarding summarise_loads(const Network& net, const std::vector<std::uint64_t>& load, std::uint64_t routes)

@@ -14,8 +14,16 @@
 // Algorithm: per destination the routes form an in-tree; summing the number
 // of sources that enter at each switch farthest-first gives the routes on
 // each tree channel. O(P x switches) overall.
+//
+// Examples (ibsm report, when asked for): in the same farthest-first pass
+// each switch that routes any source carries up to k representative ones
+// (its own CAs, rotated by LID, then those that flowed in first), and the
+// channel it forwards on is offered (representative, LID) for each. A CA's
+// cable toward its switch takes its examples from the first destinations its
+// switch delivered to. O(k) extra per (switch, destination).
 #pragma once
 
+#include "routing/analysis/channel_examples.h"
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
 
@@ -42,19 +50,36 @@ EdgeForwarding summarise_loads(const Network& net, const std::vector<std::uint64
 
 class EdgeForwardingCounter {
 public:
-    explicit EdgeForwardingCounter(const Network& net);
+    // examples_per_channel 0: no examples kept.
+    explicit EdgeForwardingCounter(const Network& net, std::size_t examples_per_channel = 0);
     // Only traces of a CA port's base LID are counted; others are ignored.
     void add(const DestinationTree& tree);
     void merge(const EdgeForwardingCounter& other);
     EdgeForwarding result() const;
+    // Routes per channel (index = channel), as result() summarises them.
+    std::vector<std::uint64_t> loads() const;
+    // Up to examples_per_channel routes per channel, CA cables included.
+    ChannelExamples examples() const;
 
 private:
+    void add_examples(const DestinationTree& tree);
+
     const Network* net_;
     std::vector<std::uint64_t> load_;          // per channel (switch-originated tails)
     std::vector<std::uint64_t> delivered_at_;  // per switch: CA destinations it delivers to
     std::vector<std::uint64_t> self_;          // per endpoint: its own base LID counted in delivered_at_
     std::vector<std::uint32_t> ca_at_;
     std::vector<std::uint64_t> through_;       // scratch
+    // Examples: CA endpoints per switch (CSR), the destinations each switch
+    // delivered to first (up to examples + 1, for the CAs' own cables), the
+    // representative sources per switch (scratch).
+    ChannelExamples examples_;
+    std::vector<std::uint32_t> ca_first_;
+    std::vector<std::int32_t> ca_list_;
+    std::vector<std::uint32_t> sample_count_;
+    std::vector<PairExample> samples_; // lid and owning endpoint (in `source`)
+    std::vector<std::int32_t> rep_;
+    std::vector<std::uint32_t> rep_count_;
     std::uint64_t routes_ = 0;
 };
 

@@ -368,3 +368,73 @@ TEST_CASE("a dual-port CA is two hosts named by port")
     CHECK(rep.of(PairClass::ca_to_ca).pairs == 6);
     CHECK(rep.of(PairClass::ca_to_ca).unreachable == 0);
 }
+
+TEST_CASE("link loads of the unbalanced tree, by hand, with examples on their channels")
+{
+    Tree t(false);
+    Options o = with(10);
+    o.run_ebb = false;
+    o.run_shifts = false;
+    CHECK(analyze(t.fabric, t.tables, o).link_loads.empty());
+    o.keep_link_loads = true;
+    o.link_examples = 3;
+    Report rep = analyze(t.fabric, t.tables, o);
+    // Every cable each way: 4 host cables and 4 leaf-spine cables.
+    REQUIRE(rep.link_loads.size() == 16);
+    std::map<std::string, const LinkLoad*> by;
+    for (const LinkLoad& l : rep.link_loads) by[link_label(l.link)] = &l;
+    REQUIRE(by.size() == 16);
+    // See the header: S1 carries every crossing route, S2 none; each CA
+    // cable carries P-1 = 3 routes each way.
+    for (const char* hot : {"L1[3] -> S1[1]", "L2[3] -> S1[2]", "S1[1] -> L1[3]", "S1[2] -> L2[3]"}) {
+        INFO(hot);
+        REQUIRE(by.count(hot));
+        CHECK(by[hot]->load == 4);
+        CHECK(by[hot]->switch_link);
+        CHECK(by[hot]->examples.size() == 3);
+    }
+    for (const char* cold : {"L1[4] -> S2[1]", "L2[4] -> S2[2]", "S2[1] -> L1[4]", "S2[2] -> L2[4]"}) {
+        INFO(cold);
+        REQUIRE(by.count(cold));
+        CHECK(by[cold]->load == 0);
+        CHECK(by[cold]->examples.empty());
+    }
+    for (const char* h : {"h1", "h2", "h3", "h4"}) {
+        const bool on_l1 = h[1] <= '2';
+        const std::string leaf = on_l1 ? "L1" : "L2";
+        const std::string port = (h[1] == '1' || h[1] == '3') ? "1" : "2";
+        const LinkLoad* up = by.at(std::string(h) + "[1] -> " + leaf + "[" + port + "]");
+        const LinkLoad* down = by.at(leaf + "[" + port + "] -> " + h + "[1]");
+        CHECK(up->load == 3);
+        CHECK(down->load == 3);
+        CHECK_FALSE(up->switch_link);
+        REQUIRE(up->examples.size() == 3);
+        REQUIRE(down->examples.size() == 3);
+        for (const NamedPair& e : up->examples) {
+            CHECK(e.source == h);
+            CHECK(e.destination != h);
+        }
+        for (const NamedPair& e : down->examples) {
+            CHECK(e.destination == h);
+            CHECK(e.source != h);
+        }
+    }
+    // Routes on L1 -> S1 come from L1's hosts and go to L2's.
+    for (const NamedPair& e : by["L1[3] -> S1[1]"]->examples) {
+        CHECK((e.source == "h1" || e.source == "h2"));
+        CHECK((e.destination == "h3" || e.destination == "h4"));
+        CHECK(e.dlid == (e.destination == "h3" ? 7u : 8u));
+    }
+    for (const NamedPair& e : by["S1[1] -> L1[3]"]->examples) {
+        CHECK((e.source == "h3" || e.source == "h4"));
+        CHECK((e.destination == "h1" || e.destination == "h2"));
+    }
+    // The JSON form does not carry them.
+    Options plain = o;
+    plain.keep_link_loads = false;
+    Report without = analyze(t.fabric, t.tables, plain);
+    rep.seconds.clear();
+    without.seconds.clear();
+    CHECK(to_json(rep) == to_json(without));
+    CHECK(to_text(rep) == to_text(without));
+}
