@@ -38,8 +38,8 @@ line.l:hover{stroke:#000}
 line.cl{stroke:#e0f;stroke-dasharray:8 4;stroke-opacity:1}
 rect.s{fill:#446;stroke:#fff;stroke-width:.5;vector-effect:non-scaling-stroke}
 circle.h{fill:#889}
-.legend{display:flex;align-items:center;gap:6px;font-size:12px;color:#555;margin:4px 0}
-.legend span.sw{display:inline-block;width:18px;height:8px;border-radius:2px}
+.legend{font-size:12px;color:#555;margin:4px 0 8px}
+.legend span.sw{display:inline-block;width:18px;height:8px;border-radius:2px;vertical-align:middle;margin:0 3px 0 6px}
 table.t{border-collapse:collapse;font-size:13px;background:#fff}
 table.t td,table.t th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 table.t td.n{text-align:right;font-variant-numeric:tabular-nums}
