@@ -210,13 +210,15 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
                     } else {
                         st.add_delivered(static_cast<unsigned>(path.size()) + 1u, shortest + 1u, 1);
                         ++k.routes;
+                        // Pair order, so the kept examples do not depend on the threads.
+                        const auto pair_seq = static_cast<std::uint32_t>(s * pr.destination_count() + d);
                         if (const std::int32_t inj = net.injection_channel(src); inj >= 0) {
                             ++k.load[static_cast<std::size_t>(inj)];
-                            k.examples.add(inj, src, dlid->value());
+                            k.examples.add(inj, src, dlid->value(), pair_seq);
                         }
                         for (std::int32_t c : path) {
                             ++k.load[static_cast<std::size_t>(c)];
-                            k.examples.add(c, src, dlid->value());
+                            k.examples.add(c, src, dlid->value(), pair_seq);
                         }
                     }
                 } else {

@@ -7,7 +7,10 @@
 // the rest.
 //
 // Data structures: a flat array of per_channel slots per channel and a fill
-// count; per_channel 0 keeps nothing (every call is a no-op).
+// count; per_channel 0 keeps nothing (every call is a no-op). Each
+// accumulator is offered examples in increasing (seq, lid) order, and merge
+// keeps the smallest, so the examples do not depend on how the work was split
+// between threads.
 #pragma once
 
 #include "routing/analysis/connectivity.h"
@@ -24,14 +27,15 @@ public:
 
     std::size_t per_channel() const { return per_; }
     bool full(std::int32_t channel) const { return count_[static_cast<std::size_t>(channel)] >= per_; }
-    // Keeps (source endpoint, lid) unless the channel has its examples already.
-    void add(std::int32_t channel, std::int32_t source, std::uint32_t lid)
+    // Keeps (source endpoint, lid) unless the channel has its examples
+    // already; `seq` orders examples of different LIDs (see merge).
+    void add(std::int32_t channel, std::int32_t source, std::uint32_t lid, std::uint32_t seq = 0)
     {
         auto c = static_cast<std::size_t>(channel);
         if (count_.empty() || count_[c] >= per_) return;
-        slots_[c * per_ + count_[c]++] = PairExample{lid, 0, source};
+        slots_[c * per_ + count_[c]++] = PairExample{lid, seq, source};
     }
-    // Appends other's examples after this one's, up to per_channel.
+    // The per_channel first of both by (seq, lid), this one's first on ties.
     void merge(const ChannelExamples& other);
     std::vector<PairExample> of(std::int32_t channel) const;
 
@@ -40,5 +44,11 @@ private:
     std::vector<std::uint32_t> count_;
     std::vector<PairExample> slots_;
 };
+
+// Keeps in slots[at ..] the `limit` first by (seq, lid) of its `count`
+// sorted entries and other's sorted entries; count updated.
+void merge_first(std::vector<PairExample>& slots, std::size_t at, std::uint32_t& count,
+                 const std::vector<PairExample>& other, std::size_t other_at, std::uint32_t other_count,
+                 std::size_t limit);
 
 } // namespace ibsm::routing::analysis

@@ -99,8 +99,7 @@ void EdgeForwardingCounter::merge(const EdgeForwardingCounter& o)
     examples_.merge(o.examples_);
     const std::size_t keep = examples_.per_channel() + 1;
     for (std::size_t s = 0; s < sample_count_.size() && s < o.sample_count_.size(); ++s)
-        for (std::uint32_t k = 0; k < o.sample_count_[s] && sample_count_[s] < keep; ++k)
-            samples_[s * keep + sample_count_[s]++] = o.samples_[s * keep + k];
+        merge_first(samples_, s * keep, sample_count_[s], o.samples_, s * keep, o.sample_count_[s], keep);
 }
 
 EdgeForwarding EdgeForwardingCounter::result() const

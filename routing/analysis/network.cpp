@@ -39,9 +39,7 @@ bool natural_less(const std::string& a, const std::string& b)
     return a.size() - i < b.size() - j;
 }
 
-namespace {
-
-std::vector<std::string> make_node_names(const Fabric& fabric)
+std::vector<std::string> node_display_names(const Fabric& fabric)
 {
     std::unordered_map<std::string, int> uses;
     for (const Node& n : fabric.nodes()) ++uses[n.description];
@@ -57,8 +55,6 @@ std::vector<std::string> make_node_names(const Fabric& fabric)
     }
     return names;
 }
-
-} // namespace
 
 namespace {
 
@@ -90,13 +86,13 @@ std::vector<PortLids> lids_on_ports(const Fabric& fabric)
 } // namespace
 
 Network::Network(const Fabric& fabric, const RoutingTables& tables)
-    : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(make_node_names(fabric))
+    : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(node_display_names(fabric))
 {
     build(tables, lids_on_ports(fabric));
 }
 
 Network::Network(const Fabric& fabric, const RoutingTables& tables, std::vector<PortLids> lids)
-    : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(make_node_names(fabric))
+    : fabric_(&fabric), switch_of_node_(fabric.node_count(), -1), node_names_(node_display_names(fabric))
 {
     for (const PortLids& l : lids) {
         if (l.port.node.value >= fabric.node_count() || l.port.port.value() >= fabric.node(l.port.node).ports.size())

@@ -126,6 +126,10 @@ private:
     std::vector<std::string> node_names_;
 };
 
+// Every node's display name (index = NodeId value), as Network::display_name
+// gives it; for code that names nodes without a Network (report/model.h).
+std::vector<std::string> node_display_names(const topology::Fabric& fabric);
+
 // Natural ordering of names: runs of digits compare by value ("h2" < "h10").
 bool natural_less(const std::string& a, const std::string& b);
 
