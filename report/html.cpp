@@ -199,16 +199,22 @@ std::string port_label(const routing::analysis::NamedPort& p)
 std::string top_links_table(const Report& r, std::size_t side)
 {
     if (r.link_loads.empty()) return "<p>No per-link loads in this analysis.</p>\n";
-    std::vector<std::size_t> order(r.link_loads.size());
-    std::iota(order.begin(), order.end(), 0);
+    // Switch links only when there are any: a host link's load is fixed by
+    // the number of hosts, whatever the routing does.
+    const bool switch_only =
+        std::any_of(r.link_loads.begin(), r.link_loads.end(), [](const auto& l) { return l.switch_link; });
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < r.link_loads.size(); ++i)
+        if (!switch_only || r.link_loads[i].switch_link) order.push_back(i);
     const std::size_t n = std::min<std::size_t>(20, order.size());
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
                       [&](std::size_t a, std::size_t b) {
                           return r.link_loads[a].load != r.link_loads[b].load ? r.link_loads[a].load > r.link_loads[b].load
                                                                               : a < b;
                       });
-    std::string o = "<table class=\"t top\" data-side=\"" + std::to_string(side) + "\">" +
-                    row({"#", "from", "to", "load", "kind"}, "th") + "\n";
+    std::string o = std::string("<h3>The ") + std::to_string(n) + " most loaded directed " +
+                    (switch_only ? "switch-to-switch " : "") + "links</h3><table class=\"t top\" data-side=\"" +
+                    std::to_string(side) + "\">" + row({"#", "from", "to", "load", "kind"}, "th") + "\n";
     for (std::size_t i = 0; i < n; ++i) {
         const auto& l = r.link_loads[order[i]];
         o += "<tr data-load=\"" + std::to_string(l.load) + "\"><td class=\"n\">" + std::to_string(i + 1) + "</td><td>" +
@@ -357,7 +363,7 @@ std::string render_html(const std::vector<Side>& sides, const Layout& layout, co
     o += diff;
     o += "<h2>Link loads</h2>\n" + per_side(sides, [](const Side& s, std::size_t i) {
              return "<h3>Histogram of directed links by load</h3>" + svg_histogram(s.analysis->link_loads) +
-                    "<h3>The 20 most loaded directed links</h3>" + top_links_table(*s.analysis, i);
+                    top_links_table(*s.analysis, i);
          });
     o += "<h2>Problems</h2>\n" + per_side(sides, [](const Side& s, std::size_t i) { return problems(*s.analysis, i); });
 

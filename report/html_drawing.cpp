@@ -202,8 +202,8 @@ std::string svg_histogram(const std::vector<routing::analysis::LinkLoad>& loads)
     std::uint64_t max = 0;
     for (const auto& l : loads) max = std::max(max, l.load);
     // Up to 20 bars of equal load ranges; one bar per load when loads are small.
-    const std::uint64_t bars = std::min<std::uint64_t>(20, max + 1);
-    const std::uint64_t step = (max + 1 + bars - 1) / bars;
+    const std::uint64_t step = (max + 1 + 19) / 20;
+    const std::uint64_t bars = (max + 1 + step - 1) / step;
     std::vector<std::uint64_t> count(bars, 0);
     for (const auto& l : loads) ++count[std::min<std::uint64_t>(l.load / step, bars - 1)];
     const std::uint64_t top = *std::max_element(count.begin(), count.end());

@@ -3,6 +3,7 @@
 // the to_json value at its data-key, names are escaped and repaired to
 // UTF-8, nothing external is referenced; and the escaping helpers.
 #include "report/html.h"
+#include "report/html_drawing.h"
 #include "report/html_text.h"
 
 #include <catch2/catch.hpp>
@@ -143,6 +144,9 @@ TEST_CASE("render_html draws one line per bundle and marks the credit loop", "[r
     CHECK(html.find("sw-b[2] &rarr; sw-a[2]") != std::string::npos);
     // Top links table: hottest first.
     CHECK(html.find("<tr data-load=\"4\"><td class=\"n\">1</td>") != std::string::npos);
+    // Host links (load fixed by the host count) stay out while there are switch links.
+    CHECK(html.find("The 2 most loaded directed switch-to-switch links") != std::string::npos);
+    CHECK(html.find("<tr data-load=\"0\">") == std::string::npos);
 }
 
 TEST_CASE("render_html summary values are to_json's values at their data-key", "[report][html]")
@@ -216,4 +220,22 @@ TEST_CASE("render_html wants one or two sides and a position for every node", "[
     Layout missing = sample_layout();
     missing.at.erase(Guid(3));
     CHECK_THROWS_AS(render_html({{"a", &r, &m}}, missing, {}), std::invalid_argument);
+}
+
+TEST_CASE("svg_histogram bars cover 0..max in equal ranges, no bar beyond the maximum", "[report][html]")
+{
+    auto loads = [](std::initializer_list<std::uint64_t> values) {
+        std::vector<ra::LinkLoad> v;
+        for (auto x : values) v.push_back({{}, x, true, {}});
+        return v;
+    };
+    CHECK(svg_histogram({}).empty());
+    const std::string small = svg_histogram(loads({0, 1, 4, 4}));
+    CHECK(small.find("data-bars=\"5\"") != std::string::npos); // one bar per load 0..4
+    CHECK(count(small, "data-count=\"2\"") == 1);
+    CHECK(small.find("load 4: 2 directed links") != std::string::npos);
+    const std::string wide = svg_histogram(loads({0, 12, 31, 31, 31}));
+    CHECK(wide.find("data-bars=\"16\"") != std::string::npos); // ranges of 2: 0-1 .. 30-31
+    CHECK(wide.find("load 30-31: 3 directed links") != std::string::npos);
+    CHECK(wide.find("load 32") == std::string::npos);
 }
