@@ -286,8 +286,9 @@ std::string diff_section(const std::vector<Side>& sides, const Layout& layout, S
         o += " <span class=\"sw\" style=\"background:" + diff_colour(d, static_cast<std::uint64_t>(max_abs)) +
              "\"></span>" + std::to_string(d);
     }
-    o += " routes on the bundle's hottest cable: blue carries less in the second routing, red more.</div>\n";
-    o += svg_diff(diffs, layout, names, blob);
+    o += " routes: the largest change of one cable in one direction, blue where the second routing carries less, "
+         "red more; width: the hotter side's load.</div>\n";
+    o += "<div class=\"sides\"><div class=\"side\">" + svg_diff(diffs, layout, names, blob) + "</div>\n<div class=\"side\">";
 
     std::vector<std::size_t> order(diffs.size());
     std::iota(order.begin(), order.end(), 0);
@@ -298,14 +299,14 @@ std::string diff_section(const std::vector<Side>& sides, const Layout& layout, S
                           return magnitude(a) != magnitude(b) ? magnitude(a) > magnitude(b) : a < b;
                       });
     o += "<h3>Largest changes</h3><table class=\"t changes\">" +
-         row({"link", "first", "second", "change"}, "th") + "\n";
+         row({"link", "hottest cable, first", "second", "largest change"}, "th") + "\n";
     for (std::size_t i = 0; i < n && magnitude(order[i]) > 0; ++i) {
         const LinkDiff& d = diffs[order[i]];
         o += "<tr><td>" + html_escape(d.name_a) + " &harr; " + html_escape(d.name_b) + "</td><td class=\"n\">" +
              std::to_string(d.first) + "</td><td class=\"n\">" + std::to_string(d.second) + "</td><td class=\"n\">" +
              (d.diff() > 0 ? "+" : "") + std::to_string(d.diff()) + "</td></tr>\n";
     }
-    return o + "</table>\n";
+    return o + "</table></div></div>\n";
 }
 
 // One block per side, side by side.

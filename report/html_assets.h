@@ -9,7 +9,8 @@
 //   S: every name, once;  sides[k].nodes[i] = [name, kind 0 switch/1 host,
 //   level, folded hosts];  sides[k].links[i] = [a, b, [[port_a, port_b,
 //   load a->b, load b->a], ...], [[source, destination], ...], credit loop 0/1];
-//   diff[i] = [name a, name b, load first, load second] (--compare).
+//   diff[i] = [name a, name b, hottest load first, second, largest cable
+//   change] (--compare).
 // The drawing's elements carry data-i (link) or data-n (node) indices into it.
 #pragma once
 
@@ -64,8 +65,9 @@ function linkText(side,i){var L=D.sides[side].links[i],a=nm(side,L[0]),b=nm(side
  L[2].forEach(function(c){h+='<br>port '+c[0]+' &rarr; '+c[1]+': '+c[2]+' routes; port '+c[1]+' &rarr; '+c[0]+': '+c[3]+' routes';});
  if(L[3].length){h+='<br><span class="ex">e.g. ';h+=L[3].map(function(x){return e(S[x[0]])+' &rarr; '+e(S[x[1]]);}).join('<br>&nbsp;&nbsp;&nbsp;&nbsp;');h+='</span>';}
  return h;}
-function diffText(i){var d=D.diff[i];var x=d[3]-d[2];
- return '<b>'+e(S[d[0]])+'</b> &harr; <b>'+e(S[d[1]])+'</b><br>first: '+d[2]+' routes, second: '+d[3]+' ('+(x>0?'+':'')+x+')';}
+function diffText(i){var d=D.diff[i];
+ return '<b>'+e(S[d[0]])+'</b> &harr; <b>'+e(S[d[1]])+'</b><br>hottest cable: '+d[2]+' routes first, '+d[3]+
+  ' second<br>largest change on one cable: '+(d[4]>0?'+':'')+d[4];}
 function show(ev,h){tip.innerHTML=h;tip.style.display='block';
  var x=ev.clientX+14,y=ev.clientY+14;if(x+tip.offsetWidth>innerWidth)x=ev.clientX-tip.offsetWidth-14;
  if(y+tip.offsetHeight>innerHeight)y=ev.clientY-tip.offsetHeight-14;tip.style.left=x+'px';tip.style.top=y+'px';}

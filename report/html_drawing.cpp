@@ -152,7 +152,12 @@ std::string svg_fabric(const Model& model, const Layout& layout, std::size_t sid
 
 std::vector<LinkDiff> link_diffs(const Model& first, const Model& second)
 {
-    std::map<std::pair<Guid, Guid>, LinkDiff> by_ends;
+    struct Loads {
+        std::uint64_t first = 0, second = 0;
+    };
+    // Per bundle (its nodes' GUIDs, lower first): each directed cable, as
+    // (port on the lower GUID, port on the higher, towards the higher?).
+    std::map<std::pair<Guid, Guid>, std::pair<LinkDiff, std::map<std::tuple<unsigned, unsigned, bool>, Loads>>> by_ends;
     auto add = [&](const Model& m, bool is_second) {
         for (const Link& l : m.links) {
             const Node& na = m.nodes.at(l.a);
@@ -160,19 +165,32 @@ std::vector<LinkDiff> link_diffs(const Model& first, const Model& second)
             const bool swap = nb.guid < na.guid;
             const Node& lo = swap ? nb : na;
             const Node& hi = swap ? na : nb;
-            LinkDiff& d = by_ends[{lo.guid, hi.guid}];
+            auto& [d, cables] = by_ends[{lo.guid, hi.guid}];
             d.a = lo.guid;
             d.b = hi.guid;
             d.name_a = lo.name;
             d.name_b = hi.name;
             (is_second ? d.second : d.first) = l.max_load();
+            for (const Cable& c : l.cables) {
+                const unsigned port_lo = swap ? c.port_b : c.port_a, port_hi = swap ? c.port_a : c.port_b;
+                const std::uint64_t up = swap ? c.load_ba : c.load_ab, down = swap ? c.load_ab : c.load_ba;
+                (is_second ? cables[{port_lo, port_hi, true}].second : cables[{port_lo, port_hi, true}].first) = up;
+                (is_second ? cables[{port_lo, port_hi, false}].second : cables[{port_lo, port_hi, false}].first) = down;
+            }
         }
     };
     add(first, false);
     add(second, true);
     std::vector<LinkDiff> out;
     out.reserve(by_ends.size());
-    for (auto& [ends, d] : by_ends) out.push_back(std::move(d));
+    for (auto& [ends, entry] : by_ends) {
+        auto& [d, cables] = entry;
+        for (const auto& [cable, loads] : cables) {
+            const std::int64_t change = static_cast<std::int64_t>(loads.second) - static_cast<std::int64_t>(loads.first);
+            if (std::llabs(change) > std::llabs(d.change)) d.change = change;
+        }
+        out.push_back(std::move(d));
+    }
     return out;
 }
 
@@ -190,7 +208,7 @@ std::string svg_diff(const std::vector<LinkDiff>& diffs, const Layout& layout, S
         const LinkDiff& d = diffs[i];
         o += line(c, i, "l", position(layout, d.a, d.name_a), position(layout, d.b, d.name_b),
                   diff_colour(d.diff(), max_abs), load_width(std::max(d.first, d.second), max_load));
-        blob.push_back(Json::array({names.id(d.name_a), names.id(d.name_b), d.first, d.second}));
+        blob.push_back(Json::array({names.id(d.name_a), names.id(d.name_b), d.first, d.second, d.change}));
     }
     o += "</svg>\n";
     return o;

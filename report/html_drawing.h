@@ -39,12 +39,16 @@ private:
 // `blob` receives {"nodes": ..., "links": ...} for the script.
 std::string svg_fabric(const Model& model, const Layout& layout, std::size_t side, Strings& names, Json& blob);
 
-// One link of either side, with its bundle's hottest load on each side.
+// One link of either side: its bundle's hottest cable load on each side, and
+// the largest change of one cable in one direction (second minus first; the
+// hottest loads can stay equal while routes move between parallel cables or
+// directions).
 struct LinkDiff {
     Guid a, b; // a < b
     std::string name_a, name_b;
     std::uint64_t first = 0, second = 0;
-    std::int64_t diff() const { return static_cast<std::int64_t>(second) - static_cast<std::int64_t>(first); }
+    std::int64_t change = 0;
+    std::int64_t diff() const { return change; }
 };
 // Every link of either model, keyed by its two nodes' GUIDs, in a stable order.
 std::vector<LinkDiff> link_diffs(const Model& first, const Model& second);

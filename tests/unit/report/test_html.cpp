@@ -239,3 +239,28 @@ TEST_CASE("svg_histogram bars cover 0..max in equal ranges, no bar beyond the ma
     CHECK(wide.find("load 30-31: 3 directed links") != std::string::npos);
     CHECK(wide.find("load 32") == std::string::npos);
 }
+
+TEST_CASE("link_diffs sees routes move between parallel cables under an equal hottest load", "[report][html]")
+{
+    const Model first = sample_model();
+    // The second model lists the nodes the other way round (sw-b first): the
+    // bundle and its cables are matched by GUIDs and ports, not by index.
+    Model second;
+    second.nodes = {first.nodes[1], first.nodes[0], first.nodes[2]};
+    Link ba;
+    ba.a = 0;
+    ba.b = 1;
+    ba.cables = {{1, 1, 1, 0}, {2, 2, 0, 4}}; // sw-b -> sw-a now 1 on cable 1; sw-a -> sw-b now 4 on cable 2
+    second.links = {ba};
+    const auto diffs = link_diffs(first, second);
+    REQUIRE(diffs.size() == 2);
+    const LinkDiff& ab = diffs[0]; // GUIDs 1-2 sort before 1-3
+    CHECK(ab.name_a == "sw-a");
+    CHECK(ab.name_b == "sw-b");
+    CHECK(ab.first == 4);
+    CHECK(ab.second == 4);
+    CHECK(ab.diff() == -4); // cable 1 sw-a -> sw-b: 4 -> 0 (cable 2 gains +4: a tie keeps the first found)
+    CHECK(diffs[1].first == 0);
+    CHECK(diffs[1].second == 0);
+    CHECK(diffs[1].diff() == 0);
+}
