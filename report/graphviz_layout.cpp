@@ -1,5 +1,7 @@
 #include "report/graphviz_layout.h"
 
+#include "report/host_placement.h"
+
 #include <dlfcn.h>
 #include <gvc.h>
 #include <gvplugin.h>
@@ -120,10 +122,10 @@ double steady(double v)
     return std::round(v * 100) / 100;
 }
 
-std::string format_points(double points)
+std::string format_inches(double inches)
 {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", points / 72.0); // Graphviz sizes are in inches
+    std::snprintf(buf, sizeof buf, "%.4f", inches);
     return buf;
 }
 
@@ -134,6 +136,10 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     if (input.vertices.size() != model.nodes.size())
         throw std::invalid_argument("graphviz layout: input has " + std::to_string(input.vertices.size()) +
                                     " vertices for " + std::to_string(model.nodes.size()) + " nodes");
+    // Graphviz 2.42 answers an unknown engine with a list of the known ones
+    // that it never frees; only the two engines layout_input picks are asked for.
+    if (input.engine != "neato" && input.engine != "sfdp")
+        throw std::runtime_error("graphviz " + input.engine + ": not a layout engine of the report (neato, sfdp)");
     Layout layout;
     layout.method = input.engine;
     layout.node_spacing = graphviz_node_size;
@@ -147,30 +153,68 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     Graph graph;
     Agraph_t* g = graph.get();
 
-    // Graph attributes: a fixed seed, overlaps removed (prism), components
-    // packed side by side, no edge routing (the report draws straight lines).
-    agattr(g, AGRAPH, mut("start"), mut("1"));
+    // Graph attributes: neato starts from classical MDS (start=self: no
+    // randomness, and a torus comes out as the familiar ring of rings rather
+    // than a tangle); sfdp only starts at random, from a fixed seed. Overlaps
+    // removed (prism), components packed side by side, no edge routing (the
+    // report draws straight lines).
+    const bool neato = input.engine == "neato";
+    agattr(g, AGRAPH, mut("start"), mut(neato ? "regular" : "1"));
     agattr(g, AGRAPH, mut("overlap"), mut("prism"));
     agattr(g, AGRAPH, mut("pack"), mut("true"));
     agattr(g, AGRAPH, mut("splines"), mut("none"));
     // sfdp's ideal edge length (inches); neato's default len is 1 inch too.
     agattr(g, AGRAPH, mut("K"), mut("1"));
-    const std::string size = format_points(graphviz_node_size);
+    const std::string size = format_inches(graphviz_node_size / 72); // Graphviz sizes are in inches
     agattr(g, AGNODE, mut("shape"), mut("circle"));
     agattr(g, AGNODE, mut("fixedsize"), mut("true"));
     agattr(g, AGNODE, mut("width"), mut(size.c_str()));
     agattr(g, AGNODE, mut("height"), mut(size.c_str()));
     agattr(g, AGNODE, mut("label"), mut(""));
-    Agsym_t* weight = agattr(g, AGEDGE, mut("weight"), mut("1"));
+    // A bundle's cable count: sfdp takes it as the edge weight. neato in
+    // Graphviz 2.42 leaks an array per layout once edges carry a weight, so
+    // there a bundle of c cables gets a shorter ideal length instead,
+    // 1/sqrt(c) inch (at least 0.5), which also draws its ends together.
+    Agsym_t* strength = neato ? agattr(g, AGEDGE, mut("len"), mut("1")) : agattr(g, AGEDGE, mut("weight"), mut("1"));
 
-    std::vector<Agnode_t*> nodes;
-    nodes.reserve(input.vertices.size());
-    for (const std::string& name : input.vertices)
-        nodes.push_back(agnode(g, mut(name.c_str()), 1));
+    // sfdp: the hosts on a single cable stay out of the graph (placed round
+    // their switch afterwards, host_placement.h), and a switch is drawn as
+    // big as the ring they will sit on, so nothing else lands there. That
+    // also leaves sfdp a fifth of the nodes on a fabric with four hosts a switch.
+    const double min_distance = graphviz_node_size + 8; // prism's gap: 4 points a side
+    std::vector<std::vector<std::size_t>> hosts_of(model.nodes.size());
+    std::vector<bool> left_out(model.nodes.size(), false);
+    if (!neato) {
+        hosts_of = hosts_by_switch(model);
+        for (const auto& hosts : hosts_of)
+            for (std::size_t h : hosts)
+                left_out[h] = true;
+    }
+    std::vector<Agnode_t*> nodes(input.vertices.size(), nullptr);
+    Agsym_t* width = agattr(g, AGNODE, mut("width"), nullptr);
+    Agsym_t* height = agattr(g, AGNODE, mut("height"), nullptr);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (left_out[i])
+            continue;
+        nodes[i] = agnode(g, mut(input.vertices[i].c_str()), 1);
+        if (hosts_of[i].empty())
+            continue;
+        const double diameter = 2 * (host_ring_radius(hosts_of[i].size(), min_distance) + graphviz_node_size / 2 + 2);
+        const std::string inches = format_inches(diameter / 72);
+        agxset(nodes[i], width, mut(inches.c_str()));
+        agxset(nodes[i], height, mut(inches.c_str()));
+    }
     for (std::size_t i = 0; i < input.edges.size(); ++i) {
         const auto [a, b] = input.edges[i];
-        Agedge_t* e = agedge(g, nodes.at(a), nodes.at(b), nullptr, 1);
-        agxset(e, weight, mut(std::to_string(input.edge_weight.at(i)).c_str()));
+        if (nodes.at(a) == nullptr || nodes.at(b) == nullptr)
+            continue;
+        Agedge_t* e = agedge(g, nodes[a], nodes[b], nullptr, 1);
+        const unsigned cables = std::max(1u, input.edge_weight.at(i));
+        if (cables == 1)
+            continue;
+        const std::string value = neato ? format_inches(std::max(0.5, 1 / std::sqrt(static_cast<double>(cables))))
+                                        : std::to_string(cables);
+        agxset(e, strength, mut(value.c_str()));
     }
 
     // sfdp's coarsening draws from rand() before it seeds it from `start`:
@@ -184,15 +228,30 @@ Layout graphviz_layout(const Model& model, const LayoutInput& input)
     }
     graph.laid_out_by(context.get());
 
-    const boxf bb = GD_bb(g);
-    layout.width = steady(bb.UR.x - bb.LL.x + 2 * graphviz_margin);
-    layout.height = steady(bb.UR.y - bb.LL.y + 2 * graphviz_margin);
-    layout.at.reserve(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const pointf p = ND_coord(nodes[i]);
-        layout.at[model.nodes[i].guid] = {steady(p.x - bb.LL.x + graphviz_margin),
-                                          steady(bb.UR.y - p.y + graphviz_margin)};
+    std::vector<Point> at(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i] != nullptr)
+            at[i] = {ND_coord(nodes[i]).x, -ND_coord(nodes[i]).y}; // y down, as in SVG
+    if (!neato) {
+        for (std::size_t s = 0; s < hosts_of.size(); ++s)
+            for (std::size_t h : hosts_of[s])
+                at[h] = at[s];
+        place_hosts_by_switch(model, at, min_distance);
     }
+
+    double min_x = at[0].x, max_x = at[0].x, min_y = at[0].y, max_y = at[0].y;
+    for (const Point& p : at) {
+        min_x = std::min(min_x, p.x);
+        max_x = std::max(max_x, p.x);
+        min_y = std::min(min_y, p.y);
+        max_y = std::max(max_y, p.y);
+    }
+    const double edge = graphviz_margin + graphviz_node_size / 2;
+    layout.width = steady(max_x - min_x + 2 * edge);
+    layout.height = steady(max_y - min_y + 2 * edge);
+    layout.at.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        layout.at[model.nodes[i].guid] = {steady(at[i].x - min_x + edge), steady(at[i].y - min_y + edge)};
     return layout;
 }
 

@@ -9,11 +9,13 @@
 //
 // Data structures: one cgraph graph per call, nodes named by GUID (the
 // LayoutInput), every node a fixed circle of graphviz_node_size points
-// without a label (no font metrics needed), one edge per bundle whose weight
-// is its cable count. Positions come back in points, y up; they are turned
-// into user units with y down and a margin.
+// without a label (no font metrics needed), one edge per bundle; its cable
+// count is sfdp's edge weight and shortens neato's ideal edge length (see
+// the .cpp). Positions come back in points, y up; they are turned into user
+// units (1 point = 1 unit) with y down and a margin. After sfdp, hosts are
+// moved beside their switch (host_placement.h: sfdp flings them to the rim).
 //
-// Plugins: gvContext() would read the plugin list (…/graphviz/config6a,
+// Plugins: gvContext() would read the plugin list (.../graphviz/config6a,
 // written by the libgvc6 package's postinst `libgvc6-config-update -c`) and
 // select the pango text-layout plugin at once; Graphviz 2.42 never frees
 // that list's text and fontconfig keeps its caches, both reported as leaks
@@ -22,13 +24,15 @@
 // pkg-config at build time) and handed to gvContextPlugins without demand
 // loading: nothing else is loaded, gvFreeContext frees everything.
 //
-// Reproducible: the graph attribute start=1 seeds the initial placement,
-// rand() (which sfdp's coarsening uses unseeded) is reseeded before each
-// layout, and positions are rounded to 1/100 unit because prism's overlap
-// removal varies in the last bits with heap addresses; so the same input
-// gives the same layout, in one process or another. Graphviz keeps global state (its error
-// handler, the prototype graph of default attributes), so calls are
-// serialised by a mutex: the daemon renders off its loop, maybe twice at once.
+// Reproducible: neato starts from classical MDS (start=self), sfdp from a
+// fixed seed (start=1); rand(), which sfdp's coarsening uses unseeded, is
+// reseeded before each layout; positions are rounded to 1/100 unit because
+// prism's overlap removal varies in the last bits with heap addresses. So
+// the same input gives the same layout, in one process or another.
+//
+// Graphviz keeps global state (its error handler, the prototype graph of
+// default attributes), so calls are serialised by a mutex: the daemon
+// renders off its loop, maybe twice at once.
 #pragma once
 
 #include "report/layout.h"

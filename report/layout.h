@@ -37,6 +37,8 @@ inline constexpr std::size_t sfdp_from_nodes = 500;
 
 // What is handed to Graphviz: one vertex per node, one edge per link (a
 // bundle is one edge, weighted by its cable count). Exposed for unit tests.
+// (sfdp leaves out hosts on a single cable and places them round their
+// switch itself: report/host_placement.h.)
 struct LayoutInput {
     std::vector<std::string> vertices; // node GUIDs as hex, index = model node
     std::vector<std::pair<std::size_t, std::size_t>> edges;

@@ -2,6 +2,7 @@
 // on a random fabric past the threshold, reproducible, every node inside the
 // drawing, cabled nodes nearer than others; a bad engine is named.
 #include "report/graphviz_layout.h"
+#include "report/host_placement.h"
 #include "report/layout.h"
 #include "tests/unit/report/fabric_model.h"
 #include "topology/gen_irregular.h"
@@ -9,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace ibsm;
@@ -102,6 +104,22 @@ TEST_CASE("graphviz: a random fabric past the threshold is laid out by sfdp, rep
     REQUIRE(l.method == "sfdp");
     require_inside(l, m);
     require_links_short(l, m);
+    // Every host beside its switch, on the ring reserved for it (sfdp alone
+    // flings them to the rim, hundreds of units away).
+    const double min_distance = graphviz_node_size + 8;
+    const auto hosts_of = hosts_by_switch(m);
+    std::size_t hosts = 0;
+    for (std::size_t s = 0; s < m.nodes.size(); ++s)
+        for (std::size_t h : hosts_of[s]) {
+            ++hosts;
+            REQUIRE(distance(l, m, s, h) <= host_ring_radius(hosts_of[s].size(), min_distance) + 0.1);
+        }
+    REQUIRE(hosts == 480);
+    double closest = 1e300;
+    for (std::size_t a = 0; a < m.nodes.size(); ++a)
+        for (std::size_t b = a + 1; b < m.nodes.size(); ++b)
+            closest = std::min(closest, distance(l, m, a, b));
+    REQUIRE(closest >= l.node_spacing);
     REQUIRE(same(l, compute_layout(m)));
 }
 
@@ -149,4 +167,28 @@ TEST_CASE("graphviz: a failing layout throws and names the engine")
     }
     // The failure leaves Graphviz usable.
     require_inside(compute_layout(m), m);
+}
+
+TEST_CASE("graphviz: bundles of parallel cables are drawn shorter than single cables")
+{
+    // Along x = 2 the torus wraps onto the same neighbour: two cables.
+    const Model m = torus(2, 6, 1);
+    const LayoutInput in = layout_input(m);
+    REQUIRE(std::count(in.edge_weight.begin(), in.edge_weight.end(), 2u) == 6);
+    const Layout l = compute_layout(m);
+    REQUIRE(l.method == "neato");
+    require_inside(l, m);
+    double bundled = 0, single = 0;
+    std::size_t nb = 0, ns = 0;
+    for (const Link& link : m.links) {
+        if (!link.switch_link)
+            continue;
+        (link.cables.size() == 2 ? bundled : single) += distance(l, m, link.a, link.b);
+        ++(link.cables.size() == 2 ? nb : ns);
+    }
+    REQUIRE(nb == 6);
+    REQUIRE(ns == 12);
+    // 0.43 here; with every ideal length equal the ladder's rungs come out
+    // at 0.60 of the rails.
+    REQUIRE(bundled / static_cast<double>(nb) < 0.5 * single / static_cast<double>(ns));
 }
