@@ -45,7 +45,7 @@ table.t{border-collapse:collapse;font-size:13px;background:#fff}
 table.t td,table.t th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 table.t td.n{text-align:right;font-variant-numeric:tabular-nums}
 svg.hist{background:#fff;border:1px solid #ddd;border-radius:6px}
-svg.hist rect{fill:#5a7bd5}svg.hist text{font-size:10px;fill:#444}
+svg.hist rect{stroke:#0002}svg.hist text{font-size:10px;fill:#444}
 ol.cycle{font-family:monospace;font-size:12px}
 #tip{position:fixed;display:none;background:#fff;border:1px solid #888;border-radius:4px;padding:6px 8px;
 font-size:12px;max-width:460px;box-shadow:0 2px 8px rgba(0,0,0,.2);pointer-events:none;z-index:9}

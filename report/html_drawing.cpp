@@ -84,6 +84,17 @@ double node_radius(const Model& model, const Layout& layout)
     return std::min(closest * 0.4, extent / 40);
 }
 
+// Stroke widths are screen pixels (non-scaling strokes, so zooming in does
+// not fatten lines). On a dense drawing the 1..6 px of load_width would paint
+// the whole area: they shrink with the closest node spacing as shown at a
+// nominal 1500 px wide drawing, down to a tenth.
+double width_scale(double spacing, const Layout& layout)
+{
+    const double extent = std::max({layout.width, layout.height, 1e-9});
+    const double spacing_px = spacing * 1500 / extent;
+    return std::clamp(spacing_px / 8, 0.1, 1.0);
+}
+
 std::string svg_open(const char* cls, const Layout& layout, double margin, const std::string& extra)
 {
     const Coords c(layout);
@@ -106,6 +117,7 @@ std::string svg_fabric(const Model& model, const Layout& layout, std::size_t sid
 {
     const Coords c(layout);
     const double r = node_radius(model, layout);
+    const double scale = width_scale(r / 0.4, layout);
     std::vector<Point> at;
     at.reserve(model.nodes.size());
     for (const Node& n : model.nodes) at.push_back(position(layout, n.guid, n.name));
@@ -121,7 +133,7 @@ std::string svg_fabric(const Model& model, const Layout& layout, std::size_t sid
         if (l.a >= at.size() || l.b >= at.size()) throw std::invalid_argument("report model link names a missing node");
         const std::uint64_t load = l.max_load();
         // A credit-loop link stays visible however little it carries.
-        const double width = load_width(load, model.max_load, l.cables.size());
+        const double width = scale * load_width(load, model.max_load, l.cables.size());
         o += line(c, i, l.on_credit_loop ? "l cl" : "l", at[l.a], at[l.b], load_colour(load, model.max_load),
                   l.on_credit_loop ? std::max(width, 3.0) : width);
         Json cables = Json::array();
@@ -197,6 +209,7 @@ std::vector<LinkDiff> link_diffs(const Model& first, const Model& second)
 std::string svg_diff(const std::vector<LinkDiff>& diffs, const Layout& layout, Strings& names, Json& blob)
 {
     const Coords c(layout);
+    const double scale = width_scale(layout.node_spacing > 0 ? layout.node_spacing : c.extent(), layout);
     std::uint64_t max_abs = 0, max_load = 0;
     for (const LinkDiff& d : diffs) {
         max_abs = std::max<std::uint64_t>(max_abs, static_cast<std::uint64_t>(std::llabs(d.diff())));
@@ -207,7 +220,7 @@ std::string svg_diff(const std::vector<LinkDiff>& diffs, const Layout& layout, S
     for (std::size_t i = 0; i < diffs.size(); ++i) {
         const LinkDiff& d = diffs[i];
         o += line(c, i, "l", position(layout, d.a, d.name_a), position(layout, d.b, d.name_b),
-                  diff_colour(d.diff(), max_abs), load_width(std::max(d.first, d.second), max_load));
+                  diff_colour(d.diff(), max_abs), scale * load_width(std::max(d.first, d.second), max_load));
         blob.push_back(Json::array({names.id(d.name_a), names.id(d.name_b), d.first, d.second, d.change}));
     }
     o += "</svg>\n";
@@ -237,8 +250,9 @@ std::string svg_histogram(const std::vector<routing::analysis::LinkLoad>& loads)
         const double x = left + static_cast<double>(k) * bar_w;
         const std::string range = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
         std::snprintf(buf, sizeof buf,
-                      "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" data-count=\"%llu\"><title>", x + 1,
-                      h - bh, bar_w - 2, bh, static_cast<unsigned long long>(count[k]));
+                      "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" data-count=\"%llu\"><title>",
+                      x + 1, h - bh, bar_w - 2, bh, load_colour(hi, max).c_str(),
+                      static_cast<unsigned long long>(count[k]));
         o += buf;
         o += "load " + range + ": " + std::to_string(count[k]) + " directed links</title></rect>\n";
         std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x + bar_w / 2, h - bh - 3);
@@ -246,11 +260,11 @@ std::string svg_histogram(const std::vector<routing::analysis::LinkLoad>& loads)
         o += std::to_string(count[k]) + "</text>\n";
         std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x + bar_w / 2, h + 14);
         o += buf;
-        o += range + "</text>\n";
+        o += std::to_string(lo) + "</text>\n";
     }
     std::snprintf(buf, sizeof buf, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", w / 2, h + bottom - 2);
     o += buf;
-    o += "routes over a directed link (edge-forwarding load)</text>\n</svg>\n";
+    o += "routes over a directed link (edge-forwarding load; each bar from the load under it)</text>\n</svg>\n";
     return o;
 }
 
