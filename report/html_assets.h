@@ -60,9 +60,10 @@ function e(s){return String(s).replace(/[&<>"']/g,function(c){return '&#'+c.char
 function nm(side,i){var n=D.sides[side].nodes[i];var t=e(S[n[0]]);
  if(n[1]===0&&n[2])t+=' (level '+n[2]+')';if(n[3])t+=' ['+n[3]+' hosts folded in]';return t;}
 function linkText(side,i){var L=D.sides[side].links[i],a=nm(side,L[0]),b=nm(side,L[1]);
+ var sa=e(S[D.sides[side].nodes[L[0]][0]]),sb=e(S[D.sides[side].nodes[L[1]][0]]);
  var h='<b>'+a+'</b> &harr; <b>'+b+'</b>';if(L[4])h+='<br><b style="color:#c0c">on a credit-loop cycle</b>';
  h+='<br>'+L[2].length+' cable'+(L[2].length>1?'s':'');
- L[2].forEach(function(c){h+='<br>port '+c[0]+' &rarr; '+c[1]+': '+c[2]+' routes; port '+c[1]+' &rarr; '+c[0]+': '+c[3]+' routes';});
+ L[2].forEach(function(c){h+='<br>'+sa+'['+c[0]+'] &rarr; '+sb+'['+c[1]+']: '+c[2]+' routes; back: '+c[3];});
  if(L[3].length){h+='<br><span class="ex">e.g. ';h+=L[3].map(function(x){return e(S[x[0]])+' &rarr; '+e(S[x[1]]);}).join('<br>&nbsp;&nbsp;&nbsp;&nbsp;');h+='</span>';}
  return h;}
 function diffText(i){var d=D.diff[i];
@@ -95,6 +96,12 @@ svgs.forEach(function(svg){
 // read fails here, at load (window.onerror), not at the first mouse-over.
 D.sides.forEach(function(s,k){if(s.links.length)linkText(k,0);if(s.nodes.length)nm(k,0);});
 if(D.diff.length)diffText(0);
+// #selftest (the browser test): hover the first link of each drawing with a
+// synthetic mouse event, through the page's own handlers, and leave what the
+// details box showed in data-hover-<k> on <body>.
+if(location.hash==='#selftest')svgs.forEach(function(svg,k){var l=svg.querySelector('line[data-i]');if(!l)return;
+ l.dispatchEvent(new MouseEvent('mousemove',{bubbles:true,clientX:10,clientY:10}));
+ document.body.setAttribute('data-hover-'+k,tip.style.display==='block'?tip.textContent:'');});
 var links=0;document.querySelectorAll('svg.fab line[data-i]').forEach(function(){links++;});
 document.body.setAttribute('data-links-drawn',String(links));
 document.body.setAttribute('data-ms',String(Math.round(performance.now())));

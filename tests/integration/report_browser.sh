@@ -36,14 +36,15 @@ route() {
     [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || { cat "$1.route.log" >&2; fail "ibsm route $1 exited $rc"; }
 }
 
-# render NAME: DOM and screenshot of NAME.html; console output of the page
-# (the report never logs) or a crash fails.
+# render NAME: DOM (with the page's #selftest hover) and screenshot of
+# NAME.html; console output of the page (the report never logs) or a crash
+# fails.
 render() {
     local name=$1 url="file://$WORK/$1.html"
     local chrome=(chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run
                   --user-data-dir="$WORK/profile-$name" --enable-logging=stderr --v=0)
     local t0=$(date +%s.%N)
-    timeout 120 "${chrome[@]}" --dump-dom "$url" > "$name.dom.html" 2> "$name.dom.log" \
+    timeout 120 "${chrome[@]}" --dump-dom "$url#selftest" > "$name.dom.html" 2> "$name.dom.log" \
         || { tail -n 20 "$name.dom.log" >&2; fail "chromium --dump-dom $name exited with an error"; }
     local t1=$(date +%s.%N)
     timeout 120 "${chrome[@]}" --screenshot="$WORK/$name.png" --window-size=1600,1200 "$url" > /dev/null 2> "$name.shot.log" \

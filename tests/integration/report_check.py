@@ -5,6 +5,8 @@ Inputs: the report file as written, the DOM Chromium dumped after running
 its scripts, the screenshot, and per side the `ibsm analyze --json` output
 and the topology.net it scored. Checks, independently of the C++ code:
   * the page ran: <body data-ready="1">, no data-error (window.onerror);
+  * hovering the first link (the page's #selftest) showed its two ends and
+    its cable count in the details box;
   * nothing external: no http(s) URL, no src=/href= in the written file;
   * one <line data-i> per cable bundle in each side's drawing, the bundles
     counted here from topology.net (distinct pairs of cabled nodes);
@@ -256,6 +258,13 @@ def main():
         missing = [key for key in REQUIRED_KEYS if key not in seen]
         if missing:
             fail(f"side {k}: summary lacks {missing}")
+        # The page's #selftest hovered link 0 through its own mouse handlers.
+        hover = dom.body_attrs.get(f"data-hover-{k}", "")
+        first = blob["sides"][k]["links"][0]
+        ends = [names[nodes[first[0]][0]], names[nodes[first[1]][0]]]
+        cables = len(first[2])
+        if not all(e in hover for e in ends) or f"{cables} cable" not in hover:
+            fail(f"side {k}: hovering link 0 ({ends[0]} - {ends[1]}, {cables} cables) showed {hover!r}")
         print(f"side {k}: {len(lines)} links drawn = bundles in topology.net; {len(seen)} summary values "
               f"equal ibsm analyze --json")
 
