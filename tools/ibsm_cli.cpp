@@ -35,7 +35,8 @@ IbsmCli::IbsmCli()
     cli::setup(*app_, "ibsm");
     app_->require_subcommand(1);
     for (const CommandSpec* spec :
-         {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command()})
+         {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command(),
+          &report_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }

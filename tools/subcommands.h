@@ -14,5 +14,6 @@ const CommandSpec& route_command();
 const CommandSpec& topodiff_command();
 const CommandSpec& analyze_command();
 const CommandSpec& status_command();
+const CommandSpec& report_command();
 
 } // namespace ibsm::tools
