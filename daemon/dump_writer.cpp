@@ -1,6 +1,7 @@
 #include "daemon/dump_writer.h"
 
 #include "daemon/atomic_file.h"
+#include "daemon/report_dump.h"
 #include "daemon/state_dump.h"
 #include "routing/path_file.h"
 #include "routing/sl_file.h"
@@ -62,7 +63,72 @@ void DumpWriter::publish(SnapshotPtr snap)
 {
     if (!snap) return;
     newest_ = snap->generation;
+    if (which_.report && snap->tables) {
+        newest_report_ = snap->generation;
+        boost::asio::post(report_pool_, [this, snap] { write_report(snap); });
+    } else if (!which_.report) {
+        remove_report(); // one left by an earlier run with the report on
+    }
     boost::asio::post(pool_, [this, snap = std::move(snap), which = which_] { write(snap, which); });
+}
+
+void DumpWriter::set_config(config::DumpConfig which)
+{
+    // Turned off (SIGHUP): a report of an older generation would mislead.
+    if (which_.report && !which.report) remove_report();
+    which_ = which;
+}
+
+void DumpWriter::remove_report()
+{
+    boost::asio::post(report_pool_, [this] {
+        std::error_code ignored;
+        std::filesystem::remove(dir_ / "report.html", ignored);
+        report_fingerprint_ = 0;
+        report_generation_ = 0;
+    });
+}
+
+void DumpWriter::write_report(const SnapshotPtr& snap)
+{
+    if (snap->generation < newest_report_) return; // a newer generation is queued
+    const auto& s = *snap;
+    // The report depends on the fabric, the LIDs and the tables; a re-route
+    // that changed nothing keeps the file (and its generation) as it is.
+    Fingerprint fp;
+    add_fabric(fp, s.found.fabric);
+    add_lids(fp, s);
+    fp.add(s.engine);
+    for (const auto& [id, lft] : s.tables->lfts)
+        fp.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
+    if (s.tables->pair_dlids) fp.add_bytes(s.tables->pair_dlids->offset.data(), s.tables->pair_dlids->offset.size());
+    if (fp.value() == report_fingerprint_) {
+        ++unchanged_;
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        const std::string html = render_generation_report(s);
+        write_file_atomically(dir_ / "report.html", html);
+        report_fingerprint_ = fp.value();
+        ++written_;
+        report_generation_ = s.generation;
+        report_written_ =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        if (report_failing_) spdlog::info("report.html written to {} again", dir_.string());
+        report_failing_ = false;
+        spdlog::info("generation {}: wrote report.html ({} KiB) to {} in {:.3f} s", s.generation, html.size() / 1024,
+                     dir_.string(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    } catch (const std::exception& e) {
+        ++failed_;
+        report_fingerprint_ = 0;
+        if (!report_failing_)
+            spdlog::error("report.html for generation {} not written ({}); the SM keeps running. Make {} writable or "
+                          "turn the report off (dump.report in the configuration)",
+                          s.generation, e.what(), dir_.string());
+        report_failing_ = true;
+    }
 }
 
 void DumpWriter::publish_status(StatusFiles files)

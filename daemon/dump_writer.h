@@ -19,6 +19,10 @@
 // fingerprinted from its inputs (tables, LIDs, fabric) and rewritten
 // (atomically: temp, fsync, rename) when the fingerprint differs.
 //
+// report.html (dump.report, report_dump.h) has its own thread: it runs the
+// whole route analysis, seconds on a large fabric, and must not hold up the
+// other dumps or the status files; like them it skips stale generations.
+//
 // The daemon's status (status_reporter.h) goes through the same thread:
 // state.json and metrics.prom are replaced on every publish_status() (the
 // temp-and-rename is node_exporter's textfile convention), and summary.txt
@@ -48,10 +52,14 @@ struct StatusFiles {
 class DumpWriter {
 public:
     DumpWriter(std::filesystem::path dir, config::DumpConfig which) : dir_(std::move(dir)), which_(which) {}
-    ~DumpWriter() { pool_.join(); }
+    ~DumpWriter()
+    {
+        report_pool_.join();
+        pool_.join();
+    }
 
     // Loop thread: what to write from the next publish() on (SIGHUP).
-    void set_config(config::DumpConfig which) { which_ = which; }
+    void set_config(config::DumpConfig which);
     // Loop thread: writes `snap`'s files in the background.
     void publish(SnapshotPtr snap);
     // Loop thread: writes state.json and metrics.prom, and summary.txt again
@@ -59,7 +67,17 @@ public:
     // skipped.
     void publish_status(StatusFiles files);
     // Waits for the jobs handed over so far (shutdown, tests).
-    void drain() { pool_.join(); }
+    void drain()
+    {
+        report_pool_.join();
+        pool_.join();
+    }
+
+    // The newest report.html written (0: none yet) and when (Unix seconds);
+    // any thread.
+    std::uint64_t report_generation() const { return report_generation_; }
+    double report_written() const { return report_written_; }
+    std::filesystem::path report_path() const { return dir_ / "report.html"; }
 
     // Files written / skipped unchanged / failed so far (any thread).
     std::uint64_t written() const { return written_; }
@@ -68,6 +86,8 @@ public:
 
 private:
     void write(const SnapshotPtr& snap, config::DumpConfig which);
+    void write_report(const SnapshotPtr& snap);
+    void remove_report();
     void write_status(const StatusFiles& files, config::DumpConfig which);
     // summary.txt from the last snapshot's summary and the status tail.
     void write_summary(config::DumpConfig which, unsigned& files);
@@ -80,7 +100,13 @@ private:
     std::map<std::string, std::uint64_t> fingerprints_; // writer thread only
     std::string summary_, summary_tail_;                // writer thread only
     bool status_failing_ = false;                       // writer thread only
+    std::atomic<std::uint64_t> newest_report_{0};
+    std::atomic<std::uint64_t> report_generation_{0};
+    std::atomic<double> report_written_{0};
+    std::uint64_t report_fingerprint_ = 0; // report thread only
+    bool report_failing_ = false;          // report thread only
     boost::asio::thread_pool pool_{1};
+    boost::asio::thread_pool report_pool_{1};
 };
 
 } // namespace ibsm::daemon

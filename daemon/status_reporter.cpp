@@ -173,6 +173,11 @@ DaemonStatus StatusReporter::current() const
             s.traps.push_back(StatusTrap{number, counts.received, counts.repeats});
     }
     s.events.assign(events_.begin(), events_.end());
+    if (const auto gen = dumps_.report_generation()) {
+        s.report.path = dumps_.report_path().string();
+        s.report.generation = gen;
+        s.report.written = dumps_.report_written();
+    }
     return s;
 }
 
