@@ -8,10 +8,9 @@
 // Prints, per fabric, the least wall and CPU seconds of N runs (default 3)
 // of each step, EBB and shifts off (they do not depend on the option).
 // Prints figures; judges nothing. Build release for figures that count.
-#include "lidassign/base_lids.h"
 #include "report/model.h"
 #include "routing/analysis/analyze.h"
-#include "routing/registry.h"
+#include "tests/unit/report/routed_fabric.h"
 #include "topology/gen_pgft.h"
 
 #include <algorithm>
@@ -91,20 +90,15 @@ int main(int argc, char** argv)
     if (sizes.empty()) sizes = {"3456", "11664"};
     std::printf("%-6s %-22s %9s %9s\n", "hosts", "step", "wall_s", "cpu_s");
     for (const std::string& n : sizes) {
-        topology::Fabric f = topology::generate_pgft(pgft(n));
-        for (auto id : f.node_ids())
-            for (auto& port : f.node(id).ports) {
-                port.known = true;
-                port.state = port.remote ? topology::PortState::active : topology::PortState::down;
-            }
-        auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
-        lidassign::apply_lids(lids, f);
-        auto routed = routing::default_registry().create("ftree")->compute(f, lids, routing::Options{});
-        if (!std::holds_alternative<routing::RoutingTables>(routed)) {
-            std::fprintf(stderr, "link_loads_bench: ftree refused the %s-host tree\n", n.c_str());
+        report::test::Routed routed;
+        try {
+            routed = report::test::route_fabric("ftree", topology::generate_pgft(pgft(n)));
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "link_loads_bench: the %s-host tree: %s\n", n.c_str(), e.what());
             return 1;
         }
-        const auto& tables = std::get<routing::RoutingTables>(routed);
+        const topology::Fabric& f = routed.fabric;
+        const auto& tables = routed.tables;
         routing::analysis::Options o;
         o.run_ebb = false;
         o.run_shifts = false;

@@ -4,9 +4,8 @@
 #include "report/layout.h"
 #include "report/model.h"
 
-#include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
-#include "routing/registry.h"
+#include "tests/unit/report/routed_fabric.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
 
@@ -21,23 +20,14 @@ namespace {
 
 Model routed_model(const std::string& engine, topology::Fabric f, ModelOptions options = {})
 {
-    for (auto id : f.node_ids())
-        for (auto& port : f.node(id).ports) {
-            port.known = true;
-            port.state = port.remote ? topology::PortState::active : topology::PortState::down;
-        }
-    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
-    lidassign::apply_lids(lids, f);
-    auto r = routing::default_registry().create(engine)->compute(f, lids, routing::Options{});
-    if (auto* refusal = std::get_if<routing::Refusal>(&r))
-        FAIL(refusal->engine << ": " << refusal->reason);
+    const auto routed = test::route_fabric(engine, std::move(f));
     routing::analysis::Options o;
     o.run_ebb = false;
     o.run_shifts = false;
     o.threads = 1;
     o.keep_link_loads = true;
-    const auto report = routing::analysis::analyze(f, std::get<routing::RoutingTables>(r), o);
-    return build_model(f, report, options);
+    const auto report = routing::analysis::analyze(routed.fabric, routed.tables, o);
+    return build_model(routed.fabric, report, options);
 }
 
 void require_every_node_placed(const Layout& l, const Model& m)

@@ -4,9 +4,8 @@
 // fat-tree levels, and the credit-loop cycle marked.
 #include "report/model.h"
 
-#include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
-#include "routing/registry.h"
+#include "tests/unit/report/routed_fabric.h"
 #include "topology/gen_degrade.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
@@ -32,16 +31,8 @@ struct Scored {
 
 Scored score(const std::string& engine, Fabric f, bool keep = true)
 {
-    for (auto id : f.node_ids())
-        for (auto& port : f.node(id).ports) {
-            port.known = true;
-            port.state = port.remote ? topology::PortState::active : topology::PortState::down;
-        }
-    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
-    lidassign::apply_lids(lids, f);
-    auto r = routing::default_registry().create(engine)->compute(f, lids, routing::Options{});
-    if (auto* refusal = std::get_if<routing::Refusal>(&r)) FAIL(refusal->engine << ": " << refusal->reason);
-    Scored s{std::move(f), std::get<routing::RoutingTables>(std::move(r)), {}};
+    auto routed = test::route_fabric(engine, std::move(f));
+    Scored s{std::move(routed.fabric), std::move(routed.tables), {}};
     routing::analysis::Options o;
     o.run_ebb = false;
     o.run_shifts = false;
