@@ -32,11 +32,6 @@ config true
 sm_start "$WORK/sm.log" --foreground --config "$CFG" --log-level info
 sm_wait_up 0 60
 
-status_json() { python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]: v = v[k]
-print(v)' "$STATE/state.json" "$@"; }
-
 # wait_report GEN: state.json names report.html of generation GEN.
 wait_report() {
     local i

@@ -123,3 +123,10 @@ check_fabric() {
     [ -n "$seen" ] && [ "$((seen))" -eq "$((SM_GUID))" ] || fail "$tag: sminfo names SM $seen, ours is $SM_GUID"
     echo "$tag: $active port ends ACTIVE, SM $SM_GUID MASTER"
 }
+
+# status_json KEY...: a field of $STATE/state.json (python3 json: fails on
+# invalid JSON or a missing key).
+status_json() { python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]: v = v[k]
+print(v)' "$STATE/state.json" "$@"; }

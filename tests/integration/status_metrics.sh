@@ -26,11 +26,6 @@ STATE=$WORK/state
 sm_start "$WORK/sm.log" --foreground --state-dir "$STATE" --log-level info
 sm_wait_up 0 60
 
-# status_json KEY...: a field of state.json (python3 json: fails on invalid JSON).
-status_json() { python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]: v = v[k]
-print(v)' "$STATE/state.json" "$@"; }
 
 # wait_generation N: state.json names generation N (the status is written
 # off the loop, just after the dumps).
