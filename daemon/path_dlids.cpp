@@ -13,19 +13,25 @@ topology::PortRef endport_of(const SubnetSnapshot& s, topology::PortRef p)
 namespace {
 
 // The pair's own DLID when the routing chose a path per pair and covers this
-// pair: `nullopt` when it does not apply (destination-based routing, or a
+// pair: `applies` false when it does not (destination-based routing, or a
 // destination it leaves to the destination-based tables, e.g. a switch);
-// an empty inner optional when it applies but the pair has no path.
-std::optional<std::optional<Lid>> pair_dlid(const SubnetSnapshot& s, topology::PortRef src, topology::PortRef dst)
+// `applies` with no `dlid` when the pair has no path. (A plain struct: GCC 12
+// at -O3 takes a nested std::optional's empty payload for uninitialised.)
+struct PairDlid {
+    bool applies = false;
+    std::optional<Lid> dlid;
+};
+
+PairDlid pair_dlid(const SubnetSnapshot& s, topology::PortRef src, topology::PortRef dst)
 {
     // A port's path to itself never leaves it: its base LID, as without per-pair routing.
-    if (!s.tables || !s.tables->pair_dlids || src == dst) return std::nullopt;
+    if (!s.tables || !s.tables->pair_dlids || src == dst) return {};
     const auto& pd = *s.tables->pair_dlids;
     const auto d = pd.destination_index(dst);
-    if (!d) return std::nullopt;
+    if (!d) return {};
     const auto si = pd.source_index(src);
-    if (!si) return std::optional<Lid>{};
-    return pd.dlid(*si, *d);
+    if (!si) return PairDlid{true, std::nullopt};
+    return PairDlid{true, pd.dlid(*si, *d)};
 }
 
 } // namespace
@@ -35,14 +41,14 @@ unsigned path_count(const SubnetSnapshot& s, topology::PortRef src, topology::Po
     const auto a = s.lids.lids.lids_of(endport_of(s, src));
     const auto b = s.lids.lids.lids_of(endport_of(s, dst));
     if (!a || !b) return 0;
-    if (auto own = pair_dlid(s, endport_of(s, src), endport_of(s, dst))) return *own ? 1 : 0;
+    if (const auto own = pair_dlid(s, endport_of(s, src), endport_of(s, dst)); own.applies) return own.dlid ? 1 : 0;
     return std::max<unsigned>(1, b->count());
 }
 
 std::optional<Lid> dlid_for(const SubnetSnapshot& s, topology::PortRef src, topology::PortRef dst, unsigned index)
 {
     if (index >= path_count(s, src, dst)) return std::nullopt;
-    if (auto own = pair_dlid(s, endport_of(s, src), endport_of(s, dst))) return *own;
+    if (const auto own = pair_dlid(s, endport_of(s, src), endport_of(s, dst)); own.applies) return own.dlid;
     const auto b = s.lids.lids.lids_of(endport_of(s, dst));
     return Lid(static_cast<std::uint16_t>(b->base.value() + index % b->count()));
 }
@@ -53,7 +59,7 @@ std::optional<Lid> slid_for(const SubnetSnapshot& s, topology::PortRef src, topo
     const auto a = s.lids.lids.lids_of(endport_of(s, src));
     // Per-pair routing: the LFTs realise the path by its DLID alone, so any
     // SLID of the source's block works; its base is the one hosts expect.
-    if (pair_dlid(s, endport_of(s, src), endport_of(s, dst))) return a->base;
+    if (pair_dlid(s, endport_of(s, src), endport_of(s, dst)).applies) return a->base;
     return Lid(static_cast<std::uint16_t>(a->base.value() + index % a->count()));
 }
 
