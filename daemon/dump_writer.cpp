@@ -66,7 +66,7 @@ void DumpWriter::publish(SnapshotPtr snap)
     if (which_.report && snap->tables) {
         newest_report_ = snap->generation;
         boost::asio::post(report_pool_, [this, snap] { write_report(snap); });
-    } else if (!which_.report) {
+    } else if (!which_.report && !report_removed_) {
         remove_report(); // one left by an earlier run with the report on
     }
     boost::asio::post(pool_, [this, snap = std::move(snap), which = which_] { write(snap, which); });
@@ -76,11 +76,13 @@ void DumpWriter::set_config(config::DumpConfig which)
 {
     // Turned off (SIGHUP): a report of an older generation would mislead.
     if (which_.report && !which.report) remove_report();
+    if (which.report) report_removed_ = false;
     which_ = which;
 }
 
 void DumpWriter::remove_report()
 {
+    report_removed_ = true;
     boost::asio::post(report_pool_, [this] {
         std::error_code ignored;
         std::filesystem::remove(dir_ / "report.html", ignored);

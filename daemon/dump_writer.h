@@ -105,6 +105,7 @@ private:
     std::atomic<double> report_written_{0};
     std::uint64_t report_fingerprint_ = 0; // report thread only
     bool report_failing_ = false;          // report thread only
+    bool report_removed_ = false;          // loop thread only: removal posted, report off since
     boost::asio::thread_pool pool_{1};
     boost::asio::thread_pool report_pool_{1};
 };
