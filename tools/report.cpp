@@ -5,6 +5,7 @@
 // (tools/route_input.h), so the cards show the numbers analyze prints; this
 // file only does the file and command-line work.
 #include "cli/app.h"
+#include "daemon/atomic_file.h"
 #include "tools/args.h"
 #include "tools/progress.h"
 #include "tools/route_input.h"
@@ -15,14 +16,10 @@
 #include "report/model.h"
 
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace ibsm::tools {
@@ -39,29 +36,6 @@ example pairs. DIR and --topology/--lfts/--sl/--paths are read as by
 `ibsm analyze`. With --compare DIR2 the two routings are drawn side by side on
 one layout, with the per-link load difference (second minus first).
 )";
-
-// Temporary file in the same directory, renamed over the target: a browser
-// (or the daemon's status page) never sees a half-written report.
-void write_atomically(const std::filesystem::path& target, const std::string& content)
-{
-    std::filesystem::path tmp = target;
-    tmp += ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw std::runtime_error(target.string() + ": cannot write");
-        f << content;
-        if (!f.flush()) {
-            std::filesystem::remove(tmp);
-            throw std::runtime_error(target.string() + ": write failed");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, target, ec);
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw std::runtime_error(target.string() + ": " + ec.message());
-    }
-}
 
 struct Scored {
     std::string title;
@@ -106,7 +80,8 @@ int report_main(const Args& args)
     std::vector<report::Side> sides;
     for (const Scored& s : scored) sides.push_back(report::Side{s.title, &s.analysis, &s.model});
     const std::string html = report::render_html(sides, layout, {cli::version_text("ibsm report")});
-    write_atomically(out, html);
+    // A browser (or a page reloading it) never sees a half-written report.
+    daemon::write_file_atomically(out, html);
     progress.stop();
     std::cerr << "ibsm report: wrote " << out << " (" << html.size() << " bytes, layout " << layout.method << ") in "
               << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
