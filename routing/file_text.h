@@ -4,8 +4,11 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ibsm::routing::file_text {
@@ -31,6 +34,20 @@ inline std::optional<std::uint64_t> parse_unsigned(std::string_view text, int ba
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max) return std::nullopt;
     return v;
+}
+
+// The next line that says something: a trailing CR (a file from Windows)
+// dropped, blank lines and '#' comments skipped; `line_no` counts every line
+// read so errors can name it. False at the end of the input.
+inline bool next_content_line(std::istream& in, std::string& line, std::size_t& line_no)
+{
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first != std::string::npos && line[first] != '#') return true;
+    }
+    return false;
 }
 
 } // namespace ibsm::routing::file_text

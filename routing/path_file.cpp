@@ -92,11 +92,7 @@ PathFile read_path_file(std::istream& in, std::string_view source)
     bool have_engine = false;
     std::optional<std::size_t> count;
     std::set<Guid> dst_seen, src_seen;
-    for (std::string line; std::getline(in, line);) {
-        ++line_no;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const auto first = line.find_first_not_of(" \t");
-        if (first == std::string::npos || line[first] == '#') continue;
+    for (std::string line; file_text::next_content_line(in, line, line_no);) {
         std::istringstream words(line);
         std::vector<std::string> w;
         for (std::string x; w.size() < 7 && words >> x;) w.push_back(std::move(x));

@@ -66,11 +66,7 @@ SlFile read_sl_file(std::istream& in, std::string_view source, const topology::F
     };
     std::vector<Row> rows;
     std::set<topology::PortRef> seen;
-    for (std::string line; std::getline(in, line);) {
-        ++line_no;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const auto first = line.find_first_not_of(" \t");
-        if (first == std::string::npos || line[first] == '#') continue;
+    for (std::string line; file_text::next_content_line(in, line, line_no);) {
         std::istringstream words(line);
         std::string a, b, c, extra;
         words >> a >> b >> c >> extra;
