@@ -79,19 +79,7 @@ sim ibnetdiscover > "$WORK/ibnetdiscover.net" 2> "$WORK/ibnetdiscover.err" || {
 python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover.net" || fail "LIDs differ from guid2lid"
 
 echo "--- dump_fts equals lfts.dump"
-sim dump_fts > "$WORK/dump_fts.txt" 2> "$WORK/dump_fts.err" || { cat "$WORK/dump_fts.err" >&2; fail "dump_fts failed"; }
-normalize() {
-    awk '/^Unicast lids/ { g = ""; for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1); next }
-         /^0x[0-9a-f]+ [0-9]+ :/ { print g, $1, $2 }' "$1" | sort
-}
-normalize "$WORK/dump_fts.txt" > "$WORK/fts.live"
-normalize "$STATE/lfts.dump" > "$WORK/fts.ours"
-[ -s "$WORK/fts.ours" ] || fail "lfts.dump has no entries"
-if ! diff -q "$WORK/fts.live" "$WORK/fts.ours" > /dev/null; then
-    diff "$WORK/fts.live" "$WORK/fts.ours" | head -20 >&2
-    fail "forwarding tables read from the fabric differ from lfts.dump"
-fi
-echo "$(wc -l < "$WORK/fts.ours") LFT entries identical"
+dump_fts_matches "$STATE/lfts.dump"
 
 echo "--- SL2VL of the SM's port: every SL on VL0 (1-VL engines), SL s on VL s mod n (n-VL engines)"
 sim smpquery -D sl2vl 0 > "$WORK/sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl failed"

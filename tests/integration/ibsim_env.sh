@@ -96,3 +96,20 @@ probe_rate() {
 
 # ibsim_limits NETFILE: table sizes for that fabric.
 . "$(dirname "${BASH_SOURCE[0]}")/ibsim_limits.sh"
+
+# dump_fts_matches LFTS_DUMP: the unicast tables dump_fts reads from the
+# switches, entry by entry (switch GUID, LID, port), equal the SM's
+# lfts.dump; needs a `fail` function. Leaves $WORK/fts.live and fts.ours.
+dump_fts_matches() {
+    sim dump_fts > "$WORK/dump_fts.txt" 2> "$WORK/dump_fts.err" || { cat "$WORK/dump_fts.err" >&2; fail "dump_fts failed"; }
+    local normalize='/^Unicast lids/ { g = ""; for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1); next }
+                     /^0x[0-9a-f]+ [0-9]+ :/ { print g, $1, $2 }'
+    awk "$normalize" "$WORK/dump_fts.txt" | sort > "$WORK/fts.live"
+    awk "$normalize" "$1" | sort > "$WORK/fts.ours"
+    [ -s "$WORK/fts.ours" ] || fail "lfts.dump has no entries"
+    if ! diff -q "$WORK/fts.live" "$WORK/fts.ours" > /dev/null; then
+        diff "$WORK/fts.live" "$WORK/fts.ours" | head -20 >&2
+        fail "forwarding tables read from the fabric differ from lfts.dump"
+    fi
+    echo "$(wc -l < "$WORK/fts.ours") LFT entries identical"
+}
