@@ -69,7 +69,7 @@ json.dump(j, open(sys.argv[3], "w"))' "$WORK/$name.analyze.json" "$(status_json 
     echo "PASS $name ($(stat -c %s "$WORK/$name.html") bytes)"
 }
 
-GEN=$(grep -oE "SUBNET UP \(generation [0-9]+" "$SM_LOG" | tail -n1 | grep -oE "[0-9]+$")
+GEN=$(sm_up_generation 0) || fail "no SUBNET UP generation in the log"
 wait_report "$GEN"
 [ "$(status_json report path)" = "$STATE/report.html" ] || fail "state.json names $(status_json report path)"
 "$IBSM" status --state-dir "$STATE" > "$WORK/status.txt" || fail "ibsm status"
@@ -82,7 +82,7 @@ echo "--- pull host-0004's cable"
 mark=$(sm_lines)
 ibsim_cmd "Unlink \"$LEAF1\"[1]"
 sm_wait_up "$mark"
-GEN2=$(sm_since "$mark" | grep -oE "SUBNET UP \(generation [0-9]+" | tail -n1 | grep -oE "[0-9]+$")
+GEN2=$(sm_up_generation "$mark")
 [ -n "$GEN2" ] && [ "$GEN2" -gt "$GEN" ] || fail "no new generation after the cable pull"
 wait_report "$GEN2"
 # The dumps of GEN2 are written on their own thread: wait for topology.net to lose the host.

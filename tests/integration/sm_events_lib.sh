@@ -45,6 +45,9 @@ sm_alive() {
 
 sm_lines() { wc -l < "$SM_LOG"; }
 sm_since() { tail -n "+$(($1 + 1))" "$SM_LOG"; }
+# sm_up_generation MARK: the generation of the last SUBNET UP after MARK
+# (fails when there is none).
+sm_up_generation() { sm_since "$1" | grep -oE "SUBNET UP \(generation [0-9]+" | tail -n1 | grep -oE "[0-9]+$"; }
 sm_ups_since() { sm_since "$1" | grep -cE "SUBNET (UP|DEGRADED)" || true; }
 
 # sm_wait_for MARK REGEX [TIMEOUT_S]: a line matching REGEX after MARK.

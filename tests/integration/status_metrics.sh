@@ -38,7 +38,7 @@ wait_generation() {
     fail "state.json does not reach generation $1 (has $(status_json generation 2> /dev/null || echo none))"
 }
 
-GEN=$(grep -oE "SUBNET UP \(generation [0-9]+" "$SM_LOG" | tail -n1 | grep -oE "[0-9]+$")
+GEN=$(sm_up_generation 0) || fail "no SUBNET UP generation in the log"
 wait_generation "$GEN"
 rc=0; "$IBSM" status --state-dir "$STATE" > "$WORK/status.txt" || rc=$?
 cat "$WORK/status.txt"
@@ -62,7 +62,7 @@ echo "--- pull host-0004's cable"
 mark=$(sm_lines)
 ibsim_cmd "Unlink \"$LEAF1\"[1]"
 sm_wait_up "$mark"
-GEN2=$(sm_since "$mark" | grep -oE "SUBNET UP \(generation [0-9]+" | tail -n1 | grep -oE "[0-9]+$")
+GEN2=$(sm_up_generation "$mark")
 [ -n "$GEN2" ] && [ "$GEN2" -gt "$GEN" ] || fail "no new generation after the cable pull"
 wait_generation "$GEN2"
 "$IBSM" status --state-dir "$STATE" > "$WORK/status2.txt" || fail "ibsm status after the re-route"
