@@ -78,6 +78,31 @@ struct TwoSwitches {
     }
 };
 
+// Two spines P0, P1 (5 ports: 1..3 to the leaves, 4..5 free) and three
+// leaves L0..L2 (6 ports: 1..3 hosts, 4 to P0, 5 to P1, 6 free); nine hosts,
+// H0 (the SM) on L0 port 1.
+struct Tree {
+    topology::Fabric f;
+    std::vector<topology::NodeId> hosts, leaves, spines;
+
+    Tree()
+    {
+        for (unsigned h = 0; h < 9; ++h)
+            hosts.push_back(f.add_node(topology::NodeType::ca, Guid(0x100 + 0x100 * h), 1, "H" + std::to_string(h)));
+        for (unsigned s = 0; s < 2; ++s)
+            spines.push_back(f.add_node(topology::NodeType::switch_node, Guid(0x10000 + s), 5, "P" + std::to_string(s)));
+        for (unsigned l = 0; l < 3; ++l) {
+            leaves.push_back(f.add_node(topology::NodeType::switch_node, Guid(0x20000 + l), 6, "L" + std::to_string(l)));
+            for (unsigned h = 0; h < 3; ++h)
+                f.connect({hosts[l * 3 + h], PortNum(1)}, {leaves[l], PortNum(static_cast<std::uint8_t>(h + 1))});
+            for (unsigned s = 0; s < 2; ++s)
+                f.connect({leaves[l], PortNum(static_cast<std::uint8_t>(4 + s))},
+                          {spines[s], PortNum(static_cast<std::uint8_t>(l + 1))});
+        }
+    }
+    Guid host_port(unsigned h) const { return f.port(topology::PortRef{hosts[h], PortNum(1)}).guid; }
+};
+
 // Reachability, loops and credit loops of the tables read back (as
 // `ibsm analyze` scores ibnetdiscover + dump_fts), without EBB and shifts.
 inline routing::analysis::Report analyze_read_back(const FabricReadback& rb)

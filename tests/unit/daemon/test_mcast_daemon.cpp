@@ -25,6 +25,7 @@ using namespace ibsm;
 using test::bringup_settings;
 using test::QuietLogs;
 using test::TempDir;
+using test::Tree;
 using topology::NodeId;
 using topology::NodeType;
 using topology::PortRef;
@@ -32,28 +33,6 @@ namespace sa = mad::sa;
 namespace m = mad::mcr_mask;
 
 namespace {
-
-// Two spines, three leaves of three hosts; H0 (the SM) on L0.
-struct Tree {
-    topology::Fabric f;
-    std::vector<NodeId> hosts, leaves, spines;
-    Tree()
-    {
-        for (unsigned h = 0; h < 9; ++h)
-            hosts.push_back(f.add_node(NodeType::ca, Guid(0x100 + 0x100 * h), 1, "H" + std::to_string(h)));
-        for (unsigned s = 0; s < 2; ++s)
-            spines.push_back(f.add_node(NodeType::switch_node, Guid(0x10000 + s), 5, "P" + std::to_string(s)));
-        for (unsigned l = 0; l < 3; ++l) {
-            leaves.push_back(f.add_node(NodeType::switch_node, Guid(0x20000 + l), 6, "L" + std::to_string(l)));
-            for (unsigned h = 0; h < 3; ++h)
-                f.connect({hosts[l * 3 + h], PortNum(1)}, {leaves[l], PortNum(static_cast<std::uint8_t>(h + 1))});
-            for (unsigned s = 0; s < 2; ++s)
-                f.connect({leaves[l], PortNum(static_cast<std::uint8_t>(4 + s))},
-                          {spines[s], PortNum(static_cast<std::uint8_t>(l + 1))});
-        }
-    }
-    Guid host_port(unsigned h) const { return f.port(PortRef{hosts[h], PortNum(1)}).guid; }
-};
 
 // CA port GUIDs in the fake are node GUID + port (as ibsim's).
 Guid port_guid(const test::FakeFabric& fake, NodeId ca) { return fake.fabric().port(PortRef{ca, PortNum(1)}).guid; }
