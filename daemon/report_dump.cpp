@@ -1,5 +1,6 @@
 #include "daemon/report_dump.h"
 
+#include "lidassign/base_lids.h"
 #include "report/html.h"
 #include "report/layout.h"
 #include "report/model.h"
@@ -13,11 +14,7 @@ std::string render_generation_report(const SubnetSnapshot& snap)
     // The analysis reads LIDs from the ports, as from an ibnetdiscover file;
     // the snapshot's assignment is the authority (the programmed one).
     topology::Fabric fabric = snap.found.fabric;
-    for (const auto& [ref, l] : snap.lids.lids.entries()) {
-        auto& port = fabric.port(ref);
-        port.lid = l.base;
-        port.lmc = l.lmc;
-    }
+    lidassign::apply_lids(snap.lids.lids, fabric);
     routing::analysis::Options opt;
     opt.threads = 1;
     opt.keep_link_loads = true;
