@@ -57,6 +57,12 @@ void add_lids(Fingerprint& fp, const SubnetSnapshot& s)
         fp.add(s.found.fabric.port(ref).guid.value()).add(ref.port.value()).add(l.base.value()).add(l.lmc);
 }
 
+void add_lfts(Fingerprint& fp, const SubnetSnapshot& s)
+{
+    for (const auto& [id, lft] : s.tables->lfts)
+        fp.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
+}
+
 } // namespace
 
 void DumpWriter::publish(SnapshotPtr snap)
@@ -101,8 +107,7 @@ void DumpWriter::write_report(const SnapshotPtr& snap)
     add_fabric(fp, s.found.fabric);
     add_lids(fp, s);
     fp.add(s.engine);
-    for (const auto& [id, lft] : s.tables->lfts)
-        fp.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
+    add_lfts(fp, s);
     if (s.tables->pair_dlids) fp.add_bytes(s.tables->pair_dlids->offset.data(), s.tables->pair_dlids->offset.size());
     if (fp.value() == report_fingerprint_) {
         ++unchanged_;
@@ -215,8 +220,7 @@ void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
     if (s.tables) {
         Fingerprint lf;
         add_lids(lf, s);
-        for (const auto& [id, lft] : s.tables->lfts)
-            lf.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
+        add_lfts(lf, s);
         one("lfts.dump", which.lfts, lf.value(),
             [&](std::ostream& out) { write_lfts_dump(out, s.found, s.lids.lids, *s.tables); });
     }
