@@ -7,8 +7,8 @@
 // usage: gen_docs SAMPLE_YAML IBSMD_8 IBSM_1 IBSMD_YAML_5 IBSMD_BASH IBSM_BASH
 #include "config/config.h"
 #include "config/engines.h"
-#include "daemon/config_path.h"
-#include "daemon/options.h"
+#include "daemon/service/config_path.h"
+#include "daemon/service/options.h"
 #include "man/completion.h"
 #include "man/config_page.h"
 #include "man/man_page.h"

@@ -5,7 +5,7 @@
 // (tools/route_input.h), so the cards show the numbers analyze prints; this
 // file only does the file and command-line work.
 #include "cli/app.h"
-#include "daemon/atomic_file.h"
+#include "daemon/core/atomic_file.h"
 #include "tools/args.h"
 #include "tools/progress.h"
 #include "tools/route_input.h"

@@ -8,7 +8,7 @@
 #include "tools/subcommands.h"
 
 #include "config/config.h"
-#include "daemon/status.h"
+#include "daemon/publish/status.h"
 
 #include <chrono>
 #include <filesystem>

@@ -5,8 +5,8 @@
 // this isolates the part that is our own code.
 //
 // usage: transport_overhead [--smps N] [--window W] [--workers K]
-#include "daemon/smp_ops.h"
-#include "daemon/work_pool.h"
+#include "daemon/core/smp_ops.h"
+#include "daemon/core/work_pool.h"
 #include "mad/transport.h"
 
 #include <boost/asio/co_spawn.hpp>

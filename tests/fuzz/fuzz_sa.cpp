@@ -11,11 +11,11 @@
 // with a response method (or Report/RMPP ABORT), to a LID some request came
 // from or a subscriber's; a GetTable answer's segments carry the request's
 // TID.
-#include "daemon/sa_agent.h"
-#include "daemon/sa_inform.h"
-#include "daemon/sa_paths.h"
-#include "daemon/sa_records.h"
-#include "daemon/sa_services.h"
+#include "daemon/sa/sa_agent.h"
+#include "daemon/sa/sa_inform.h"
+#include "daemon/sa/sa_paths.h"
+#include "daemon/sa/sa_records.h"
+#include "daemon/sa/sa_services.h"
 #include "mad/sa/sa_mad.h"
 #include "mad/transport.h"
 

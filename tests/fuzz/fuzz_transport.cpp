@@ -16,9 +16,9 @@
 // Checks: no crash/UB/leak; every answer the SM sends goes back to the
 // request it answers (same TID, a response method); every request issued
 // completes exactly once by the time the transport stops.
-#include "daemon/events.h"
-#include "daemon/sm_info_responder.h"
-#include "daemon/trap_receiver.h"
+#include "daemon/core/events.h"
+#include "daemon/sm/sm_info_responder.h"
+#include "daemon/sweep/trap_receiver.h"
 #include "mad/smp.h"
 #include "mad/transport.h"
 

@@ -1,0 +1,78 @@
+// The fabric as a sweep found it, and what a re-route asks to look at again:
+// the values discovery produces and every later stage (LIDs, routing, the
+// programmers, the snapshot, the dumps) reads.
+//
+// Why here, in core: the programmers, the snapshot and the publishers all
+// take a DiscoveryResult, but none of them needs the discovery code itself.
+#pragma once
+
+#include "mad/port_info.h"
+#include "mad/switch_info.h"
+#include "mad/types.h"
+#include "topology/fabric.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct MissingItem {
+    DrPath path;      // where the query went
+    std::string what; // "NodeInfo", "PortInfo port 7", ...
+    std::string why;  // "timeout", "bad status 0x001c", ...
+};
+
+struct DuplicateGuid {
+    Guid guid;
+    DrPath first;  // path the GUID was first seen at
+    DrPath second; // path where a different node answered with the same GUID
+    std::string detail;
+};
+
+struct DiscoveryResult {
+    topology::Fabric fabric;
+    std::vector<DrPath> paths; // indexed by NodeId: how the SM reaches each node
+    topology::PortRef sm_port; // the SM's own port
+    std::vector<MissingItem> missing;
+    std::vector<DuplicateGuid> duplicates;
+    // The decoded attributes as read, kept so programming can
+    // read-modify-write them instead of re-reading.
+    std::map<topology::PortRef, mad::PortInfo> port_info;
+    std::map<topology::NodeId, mad::SwitchInfo> switch_info;
+    std::uint64_t smps = 0; // requests completed during the sweep
+    std::chrono::steady_clock::duration elapsed{};
+
+    const DrPath& path_to(topology::NodeId n) const { return paths.at(n.value); }
+    bool complete() const { return missing.empty() && duplicates.empty(); }
+};
+
+// What a re-route asks discovery to look at again (DESIGN.md, "The
+// long-running SM"): the ports an event names, over the snapshot's DR paths.
+struct RefreshRequest {
+    // SwitchInfo (a set PortStateChange is cleared, IBA 14.2.5.4) and the
+    // PortInfo of every port 1..N.
+    std::vector<topology::NodeId> switches;
+    // One CA/router port each (trap 144 from a CA, GID in/out of service).
+    std::vector<topology::PortRef> ports;
+    // NodeDescription again (trap 144 "node description changed").
+    std::vector<topology::NodeId> describe;
+    bool empty() const { return switches.empty() && ports.empty() && describe.empty(); }
+};
+
+// What a refresh found, relative to the snapshot it started from.
+struct FabricChanges {
+    std::vector<std::string> text; // one line per change, for the log
+    std::size_t links_down = 0, links_up = 0, nodes_new = 0, nodes_lost = 0, ports_changed = 0;
+    std::vector<Guid> lost;        // node GUIDs no longer reachable
+    bool any() const { return links_down || links_up || nodes_new || nodes_lost || ports_changed; }
+};
+
+// The DR path a PortInfo query or Set for port `p` takes: a CA answers
+// PortInfo only for the port an SMP arrives on, so a CA port is addressed
+// through the switch it is cabled to; a switch port by its switch's path.
+DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p);
+
+} // namespace ibsm::daemon

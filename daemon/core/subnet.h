@@ -1,0 +1,55 @@
+// The subnet as the SM last configured it: one immutable snapshot per
+// generation (DESIGN.md, "The long-running SM").
+//
+// Why: a re-route starts from what the switches hold, not from scratch; the
+// SMInfo answers, the dumps, the summary and (later) the SA read the same
+// published value, never a sweep's half-built state. A snapshot is shared
+// as shared_ptr<const SubnetSnapshot>: readers on worker threads (dumps)
+// keep their generation alive while the loop builds the next.
+#pragma once
+
+#include "daemon/core/fabric_state.h"
+#include "lidassign/base_lids.h"
+#include "lidassign/lid_map.h"
+#include "partition/partitions.h"
+#include "routing/tables.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+enum class SubnetHealth : std::uint8_t { down, up, degraded };
+const char* to_string(SubnetHealth h);
+
+struct LidAssignment {
+    lidassign::LidMap lids;
+    lidassign::GuidLidMap previous;
+    std::vector<lidassign::LidNote> notes;
+    Lid sm_lid;
+};
+
+struct SubnetSnapshot {
+    std::uint64_t generation = 0;
+    // The fabric with the PortInfo each port confirmed when it was
+    // programmed (LIDs, states), so the next re-route sends only differences.
+    DiscoveryResult found;
+    LidAssignment lids;
+    std::shared_ptr<const routing::RoutingTables> tables; // null when routing failed
+    SubnetHealth health = SubnetHealth::down;
+    std::string reason;  // why not up / why degraded
+    std::string engine;
+    std::string summary; // summary.txt of this generation
+    std::uint8_t lmc = 0;
+    // Partition membership the P_Key tables were programmed from (null: not
+    // programmed, every port only in the default partition). The SA answers
+    // PathRecords only between ports that share a partition.
+    std::shared_ptr<const partition::Partitions> partitions;
+};
+
+using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;
+
+} // namespace ibsm::daemon

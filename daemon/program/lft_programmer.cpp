@@ -1,0 +1,188 @@
+#include "daemon/program/lft_programmer.h"
+
+#include "daemon/core/smp_ops.h"
+#include "daemon/core/work_pool.h"
+#include "mad/switch_info.h"
+
+#include <algorithm>
+
+namespace ibsm::daemon {
+
+std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top)
+{
+    const std::size_t count = mad::lft_block_of(top) + 1;
+    std::vector<mad::LinearForwardingTable> blocks(count);
+    for (std::size_t b = 0; b < count; ++b) {
+        auto& ports = blocks[b].ports;
+        ports.fill(mad::lft_no_route);
+        for (std::size_t i = 0; i < mad::lft_block_size; ++i) {
+            const std::size_t lid = b * mad::lft_block_size + i;
+            if (lid < lft.port.size()) ports[i] = lft.port[lid];
+        }
+    }
+    return blocks;
+}
+
+struct LftProgrammer::Target {
+    Guid guid;
+    std::string name;
+    DrPath path;
+    std::vector<mad::LinearForwardingTable> desired;
+    std::uint16_t top = 0;
+    mad::SwitchInfo current;
+    Confirmed* confirmed = nullptr;
+    bool first_contact = false;
+
+    std::string where(std::size_t block) const
+    {
+        return "switch " + guid.str() + (name.empty() ? "" : " (" + name + ")") + " block " + std::to_string(block);
+    }
+};
+
+boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transport, const DiscoveryResult& found,
+                                                         const routing::RoutingTables& tables)
+{
+    LftReport report;
+    std::vector<Target> targets;
+    const auto& fabric = found.fabric;
+    for (const auto& [id, lft] : tables.lfts) {
+        const auto& node = fabric.node(id);
+        auto si = found.switch_info.find(id);
+        if (si == found.switch_info.end()) {
+            // Never answered SwitchInfo during discovery: nothing to
+            // read-modify-write; count its blocks as dirty so the sweep is not up.
+            report.blocks_dirty += mad::lft_block_of(tables.linear_fdb_top) + 1;
+            keep_failure(report.failures, "switch " + node.guid.str() + ": no SwitchInfo from discovery");
+            continue;
+        }
+        Target t;
+        t.guid = node.guid;
+        t.name = node.description;
+        t.path = found.path_to(id);
+        t.desired = desired_blocks(lft, tables.linear_fdb_top);
+        t.top = tables.linear_fdb_top.value();
+        t.current = si->second;
+        auto [it, inserted] = confirmed_.try_emplace(node.guid);
+        t.confirmed = &it->second;
+        // A switch reporting LinearFDBTop 0 holds nothing we can trust (new,
+        // or reset since we last programmed it).
+        if (si->second.linear_fdb_top == 0 && !inserted) *t.confirmed = Confirmed{};
+        t.first_contact = inserted;
+        t.confirmed->blocks.resize(std::max(t.confirmed->blocks.size(), t.desired.size()));
+        report.blocks_desired += t.desired.size();
+        targets.push_back(std::move(t));
+    }
+    report.switches = targets.size();
+
+    co_await read_first_contact(transport, targets, report);
+    co_await send_blocks(transport, targets, report);
+    co_await send_switch_info(transport, targets, report);
+    co_return report;
+}
+
+boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& transport, std::vector<Target>& targets,
+                                                               LftReport& report)
+{
+    std::size_t max_blocks = 0;
+    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
+    std::vector<std::pair<Target*, std::size_t>> blocks;
+    for (std::size_t b = 0; b < max_blocks; ++b) {
+        for (auto& t : targets) {
+            if (!t.first_contact || t.current.linear_fdb_top == 0) continue;
+            const std::size_t programmed = mad::lft_block_of(Lid(t.current.linear_fdb_top)) + 1;
+            if (b >= t.desired.size() || b >= programmed) continue;
+            blocks.emplace_back(&t, b);
+        }
+    }
+    co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
+        auto [t, b] = tb;
+        auto r = co_await dr_get(transport, t->path, mad::attr::linear_forwarding_table, static_cast<std::uint32_t>(b));
+        ++report.blocks_read;
+        if (!r.ok()) co_return; // unknown: it will be sent
+        if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = *block;
+    });
+    // Discovery just read SwitchInfo: that is what the switch holds now.
+    for (auto& t : targets) {
+        t.confirmed->top = t.current.linear_fdb_top;
+        t.confirmed->life_time = t.current.life_time_value;
+    }
+}
+
+boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transport, std::vector<Target>& targets,
+                                                        LftReport& report)
+{
+    std::size_t max_blocks = 0;
+    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
+    for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
+        std::vector<std::pair<Target*, std::size_t>> blocks;
+        for (std::size_t b = 0; b < max_blocks; ++b) {
+            for (auto& t : targets) {
+                if (b >= t.desired.size() || t.confirmed->blocks[b] == t.desired[b]) continue;
+                blocks.emplace_back(&t, b);
+            }
+        }
+        if (blocks.empty()) break;
+        co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
+            auto [t, b] = tb;
+            SmpData data{};
+            mad::encode(t->desired[b], std::span<std::uint8_t, 64>(data));
+            auto r = co_await dr_set(transport, t->path, mad::attr::linear_forwarding_table,
+                                     static_cast<std::uint32_t>(b), data);
+            ++report.blocks_sent;
+            if (!r.ok()) {
+                keep_failure(report.failures, t->where(b) + ": LFT Set " + failure_text(r));
+                co_return;
+            }
+            auto block = mad::decode_linear_forwarding_table(r.smp.data());
+            if (block && *block == t->desired[b]) {
+                t->confirmed->blocks[b] = *block;
+            } else {
+                t->confirmed->blocks[b].reset();
+                keep_failure(report.failures, t->where(b) + ": LFT Set answered with other content");
+            }
+        });
+    }
+    report.blocks_dirty = 0;
+    for (const auto& t : targets)
+        for (std::size_t b = 0; b < t.desired.size(); ++b)
+            if (t.confirmed->blocks[b] != t.desired[b]) ++report.blocks_dirty;
+}
+
+boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& transport, std::vector<Target>& targets,
+                                                             LftReport& report)
+{
+    const std::uint8_t life = settings_.life_time_value;
+    std::vector<Target*> stale;
+    for (auto& t : targets)
+        // A set PortStateChange is cleared by the same Set (the bit is
+        // written back as read: 1 clears it), so the first light sweep after a
+        // bring-up does not mistake link-up for a change.
+        if (t.confirmed->top != t.top || t.confirmed->life_time != life || t.current.port_state_change)
+            stale.push_back(&t);
+    co_await run_jobs(std::move(stale), settings_.width, [&](Target* tp) -> boost::asio::awaitable<void> {
+            Target& t = *tp;
+            mad::SwitchInfo si = t.current;
+            si.linear_fdb_top = t.top;
+            si.life_time_value = life;
+            SmpData data{};
+            mad::encode(si, std::span<std::uint8_t, 64>(data));
+            for (unsigned attempt = 0; attempt < 2; ++attempt) {
+                auto r = co_await dr_set(transport, t.path, mad::attr::switch_info, 0, data);
+                ++report.switch_info_sent;
+                if (!r.ok()) {
+                    keep_failure(report.failures, "switch " + t.guid.str() + ": SwitchInfo Set " + failure_text(r));
+                    continue;
+                }
+                auto got = mad::decode_switch_info(r.smp.data());
+                if (got && got->linear_fdb_top == t.top) {
+                    t.confirmed->top = got->linear_fdb_top;
+                    t.confirmed->life_time = got->life_time_value;
+                    co_return;
+                }
+                keep_failure(report.failures, "switch " + t.guid.str() + ": SwitchInfo Set did not take LinearFDBTop");
+            }
+            ++report.switch_info_failed;
+    });
+}
+
+} // namespace ibsm::daemon

@@ -1,0 +1,90 @@
+// Switch forwarding state: LinearForwardingTable blocks and SwitchInfo
+// (LinearFDBTop, LifeTimeValue), programmed as desired vs confirmed.
+//
+// Why: a sweep that changes nothing must send nothing, and a restart of the
+// daemon with unchanged routing must not rewrite every switch (tens of
+// thousands of blocks on a large fabric). Failed Sets must not be forgotten.
+//
+// Data structures: per switch, keyed by node GUID so it survives sweeps of
+// the same process, the confirmed content of every 64-entry block (nullopt:
+// unknown) and the confirmed SwitchInfo values. A block is confirmed only by
+// a GetResp/SetResp carrying it.
+//
+// Algorithm, per sweep:
+//  1. first contact with a switch in this process: when its discovered
+//     LinearFDBTop is non-zero it has been programmed before (by us or
+//     another SM), so the blocks up to that top are read and become the
+//     confirmed state; otherwise nothing is known and everything is sent;
+//  2. up to `rounds` rounds: Set every block whose confirmed content differs
+//     from the desired one; a timed-out or rejected Set leaves it dirty for
+//     the next round (and the next sweep). Requests are ordered block-major
+//     (block 0 of every switch, then block 1, ...) so consecutive SMPs go to
+//     different switches and no switch's queue grows;
+//  3. SwitchInfo Set (read-modify-write of the discovered value) where
+//     LinearFDBTop or LifeTimeValue differ — after the blocks, so a switch
+//     never forwards by entries that are not written yet.
+#pragma once
+
+#include "daemon/core/fabric_state.h"
+#include "mad/linear_forwarding_table.h"
+#include "mad/transport.h"
+#include "routing/tables.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+// The blocks 0..top/64 of `lft`, entries beyond the table set to "no route".
+std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top);
+
+struct LftReport {
+    std::size_t switches = 0;
+    std::uint64_t blocks_desired = 0;
+    std::uint64_t blocks_read = 0;   // Gets on first contact
+    std::uint64_t blocks_sent = 0;   // Sets, retries included
+    std::uint64_t blocks_dirty = 0;  // still unconfirmed after the last round
+    std::uint64_t switch_info_sent = 0;
+    std::uint64_t switch_info_failed = 0;
+    std::vector<std::string> failures; // the first few, for the log
+    bool complete() const { return blocks_dirty == 0 && switch_info_failed == 0; }
+};
+
+struct LftSettings {
+    std::uint8_t life_time_value = 18; // SwitchInfo LifeTimeValue (5 bits)
+    unsigned rounds = 3;               // Set rounds per sweep
+    std::size_t width = 64;            // jobs in flight (the transport window bounds the wire)
+};
+
+class LftProgrammer {
+public:
+    explicit LftProgrammer(LftSettings settings) : settings_(settings) {}
+
+    boost::asio::awaitable<LftReport> program(mad::Transport& transport, const DiscoveryResult& fabric,
+                                              const routing::RoutingTables& tables);
+
+private:
+    struct Confirmed {
+        std::vector<std::optional<mad::LinearForwardingTable>> blocks;
+        std::optional<std::uint16_t> top;
+        std::optional<std::uint8_t> life_time;
+    };
+    struct Target;
+
+    boost::asio::awaitable<void> read_first_contact(mad::Transport& transport, std::vector<Target>& targets,
+                                                    LftReport& report);
+    boost::asio::awaitable<void> send_blocks(mad::Transport& transport, std::vector<Target>& targets,
+                                             LftReport& report);
+    boost::asio::awaitable<void> send_switch_info(mad::Transport& transport, std::vector<Target>& targets,
+                                                  LftReport& report);
+
+    LftSettings settings_;
+    std::map<Guid, Confirmed> confirmed_;
+};
+
+} // namespace ibsm::daemon

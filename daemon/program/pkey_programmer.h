@@ -1,0 +1,87 @@
+// P_Key tables (IBA 10.9.2, attribute P_KeyTable), programmed as desired vs
+// confirmed like the LFT blocks (lft_programmer.h).
+//
+// Why: every port must hold the default partition (0xFFFF) before IPoIB
+// and the SA can work on it, and the configured partitions' keys; a port
+// whose table was never written holds what its firmware left there. A
+// sweep that changes nothing must send nothing.
+//
+// Which ports (as OpenSM's osm_pkey_mgr.c): every CA/router port and every
+// switch's port 0 get their own keys (NodeInfo:PartitionCap entries); a
+// switch port cabled to a CA gets that CA port's keys when the switch has
+// a partition enforcement table (SwitchInfo:PartitionEnforcementCap > 0),
+// so the switch can filter the CA's traffic by partition. Ports between
+// switches get none: they carry every partition. (Turning enforcement on
+// in PortInfo is left to the port programmer; see the report.)
+//
+// Data structures: per (node GUID, port), the confirmed content of each
+// 32-key block (nullopt: unknown). A block is confirmed only by a SetResp
+// carrying it; forget() drops ports whose links came up again (a reset port
+// may have lost its table).
+//
+// Algorithm, per sweep: the desired blocks of every port from
+// partition::Partitions (keys past a port's capacity are reported, not
+// sent), then up to `rounds` rounds of Sets of the blocks that differ.
+#pragma once
+
+#include "daemon/core/fabric_state.h"
+#include "mad/pkey_table.h"
+#include "mad/transport.h"
+#include "partition/partitions.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct PKeyReport {
+    std::size_t ports = 0;
+    std::uint64_t blocks_desired = 0;
+    std::uint64_t blocks_sent = 0;
+    std::uint64_t blocks_dirty = 0;
+    std::uint64_t keys_dropped = 0; // keys that did not fit a port's table
+    std::vector<std::string> failures;
+    bool complete() const { return blocks_dirty == 0; }
+};
+
+struct PKeySettings {
+    unsigned rounds = 3;
+    std::size_t width = 64;
+};
+
+// One port's table as the SM wants it.
+struct PKeyTarget {
+    Guid node_guid;
+    std::uint8_t port = 0;
+    DrPath path;
+    bool switch_node = false;
+    std::vector<mad::PKeyTable> blocks;
+    std::size_t dropped = 0;
+    std::string name;
+};
+
+// Pure: the tables of every port of `found` (see the header comment).
+std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions);
+
+class PKeyProgrammer {
+public:
+    explicit PKeyProgrammer(PKeySettings settings) : settings_(settings) {}
+
+    boost::asio::awaitable<PKeyReport> program(mad::Transport& transport, const DiscoveryResult& found,
+                                               const partition::Partitions& partitions);
+    // Ports (node GUID, port number) whose tables are unknown again.
+    void forget(const std::set<std::pair<Guid, std::uint8_t>>& ports);
+
+private:
+    PKeySettings settings_;
+    std::map<std::pair<Guid, std::uint8_t>, std::vector<std::optional<mad::PKeyTable>>> confirmed_;
+};
+
+} // namespace ibsm::daemon

@@ -1,0 +1,220 @@
+#include "daemon/program/port_programmer.h"
+
+#include "daemon/core/node_names.h"
+#include "daemon/core/smp_ops.h"
+#include "daemon/core/work_pool.h"
+
+#include <algorithm>
+
+namespace ibsm::daemon {
+
+namespace {
+
+using topology::PortRef;
+
+// The fields a Set must carry as "no change", cleared so that writing back
+// what was read never changes state by accident.
+mad::PortInfo without_commands(mad::PortInfo pi)
+{
+    pi.port_state = mad::PortState::no_change;
+    pi.port_phys_state = 0;
+    pi.link_down_default_state = 0;
+    pi.client_reregister = false;
+    return pi;
+}
+
+} // namespace
+
+std::uint8_t operational_vls_code(unsigned vls)
+{
+    if (vls >= 15) return 5;
+    if (vls >= 8) return 4;
+    if (vls >= 4) return 3;
+    if (vls >= 2) return 2;
+    return 1;
+}
+
+mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                                const PortSettings& settings, PortRef port, const mad::PortInfo& current,
+                                const routing::SlTable* sls)
+{
+    const auto& f = found.fabric;
+    mad::PortInfo d = without_commands(current);
+    const bool sw = f.node(port.node).is_switch();
+    // LID, LMC and the subnet fields live on CA ports and switch port 0;
+    // IBA leaves them unused on a switch's external ports.
+    if (!sw || port.port.value() == 0) {
+        if (auto l = lids.lids_of(port)) {
+            d.lid = l->base;
+            d.lmc = l->lmc;
+        }
+        d.master_sm_lid = sm_lid;
+        if (sls && !sls->empty()) d.master_sm_sl = sls->at(port, sm_lid);
+        d.gid_prefix = settings.subnet_prefix;
+        d.subnet_timeout = settings.subnet_timeout;
+    }
+    if (auto r = f.remote(port)) {
+        if (auto far = found.port_info.find(*r); far != found.port_info.end()) {
+            d.neighbor_mtu = std::min(current.mtu_cap, far->second.mtu_cap);
+            d.operational_vls = std::min({current.vl_cap, far->second.vl_cap, settings.max_operational_vls});
+        }
+    }
+    // As OpenSM's osm_pkey_mgr.c, on switches with an enforcement table.
+    if (settings.enforce_partitions && sw && port.port.value() != 0) {
+        const auto si = found.switch_info.find(port.node);
+        const auto r = f.remote(port);
+        const bool faces_ca = r && !f.node(r->node).is_switch();
+        const bool table = si != found.switch_info.end() && si->second.partition_enforcement_cap > 0;
+        d.partition_enforcement_inbound = faces_ca && table && si->second.inbound_enforcement_cap;
+        d.partition_enforcement_outbound = faces_ca && table && si->second.outbound_enforcement_cap;
+    }
+    return d;
+}
+
+void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                             const routing::SlTable* sls)
+{
+    plan_.clear();
+    const auto& f = found.fabric;
+    // Port-major order (port 1 of every node, then port 2, ...): consecutive
+    // Sets go to different switches, so no switch's SMA queue grows. The
+    // order is settled on the small (port, entry) pairs before the entries
+    // are built, so no entry is ever moved.
+    std::vector<std::pair<PortRef, const mad::PortInfo*>> order;
+    order.reserve(found.port_info.size());
+    for (const auto& [ref, pi] : found.port_info) {
+        const bool port0 = f.node(ref.node).is_switch() && ref.port.value() == 0;
+        const auto remote = f.remote(ref);
+        if (port0 || (remote && found.port_info.count(*remote) != 0)) order.emplace_back(ref, &pi);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.first.port, a.first.node) < std::pair(b.first.port, b.first.node);
+    });
+    plan_.reserve(order.size());
+    for (const auto& [ref, pip] : order) {
+        const auto& pi = *pip;
+        const auto& node = f.node(ref.node);
+        const bool port0 = node.is_switch() && ref.port.value() == 0;
+        PortPlanEntry e;
+        e.port = ref;
+        e.node_guid = node.guid;
+        e.name = port_name(f, ref);
+        e.path = path_to_port(found, ref);
+        e.attr_mod = ref.port.value();
+        e.current = pi;
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls);
+        e.config_differs = without_commands(pi) != e.desired;
+        e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
+        e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
+        e.carries_lid = !node.is_switch() || port0;
+        plan_.push_back(std::move(e));
+    }
+}
+
+bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port)
+{
+    switch (asked) {
+    case mad::PortState::no_change: break;
+    case mad::PortState::armed:
+        if (got.port_state != mad::PortState::armed && got.port_state != mad::PortState::active) return false;
+        break;
+    default:
+        if (got.port_state != asked) return false;
+    }
+    if (lid_port && (got.lid != desired.lid || got.lmc != desired.lmc || got.master_sm_lid != desired.master_sm_lid))
+        return false;
+    if (desired.operational_vls != 0 && got.operational_vls != desired.operational_vls) return false;
+    return true;
+}
+
+boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport, PortPlanEntry& e,
+                                                       mad::PortState state, bool reregister, PortReport& report)
+{
+    mad::PortInfo pi = e.desired;
+    pi.port_state = state;
+    pi.client_reregister = reregister;
+    SmpData data{};
+    mad::encode(pi, std::span<std::uint8_t, 64>(data));
+    auto done = [&](const mad::PortInfo& got) {
+        e.current = got;
+        e.config_differs = without_commands(got) != e.desired;
+        if (reregister) {
+            e.reregister = false;
+            contacted_.insert({e.node_guid, e.port.port.value()});
+        }
+    };
+    const auto state_text = [](mad::PortState s) { return std::to_string(static_cast<int>(s)); };
+    std::string why;
+    for (unsigned round = 0; round < std::max(1u, settings_.set_rounds); ++round) {
+        auto r = co_await dr_set(transport, e.path, mad::attr::port_info, e.attr_mod, data);
+        ++report.sets;
+        if (r.ok()) {
+            auto got = mad::decode_port_info(r.smp.data());
+            if (got && (state == mad::PortState::no_change || got->port_state == state)) {
+                done(*got);
+                co_return true;
+            }
+            why = got ? "asked for state " + state_text(state) + ", port is in " + state_text(got->port_state)
+                      : "PortInfo Set answered with a malformed PortInfo";
+        } else {
+            why = "PortInfo Set " + failure_text(r);
+        }
+        // The Set may have been applied with its answer lost: read the port.
+        auto g = co_await dr_get(transport, e.path, mad::attr::port_info, e.attr_mod);
+        ++report.reads;
+        auto got = g.ok() ? mad::decode_port_info(g.smp.data()) : std::nullopt;
+        if (!got) {
+            why += "; reading the port back: " + (g.ok() ? std::string("malformed PortInfo") : failure_text(g));
+            break;
+        }
+        if (shows_effect(*got, e.desired, state, e.carries_lid)) {
+            ++report.confirmed_by_read;
+            done(*got);
+            co_return true;
+        }
+        // Unanswered and not applied: the Set never arrived, send it again.
+        // Refused (or applied differently): sending it again changes nothing.
+        const bool unchanged = got->port_state == e.current.port_state;
+        if (r.failure != mad::SmpFailure::timeout || !unchanged) {
+            why += "; port is in state " + state_text(got->port_state);
+            break;
+        }
+    }
+    note_failure(report, e.name + ": " + why);
+    co_return false;
+}
+
+boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport)
+{
+    PortReport report;
+    std::vector<PortPlanEntry*> ports;
+    for (auto& e : plan_)
+        if (!e.activate && (e.config_differs || e.reregister)) ports.push_back(&e);
+    co_await run_jobs(std::move(ports), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        if (co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report)) ++report.configured;
+    });
+    co_return report;
+}
+
+boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& transport)
+{
+    PortReport report;
+    // Phase 1: every INIT port gets its settings and ARMED in one Set.
+    std::vector<PortPlanEntry*> arm;
+    for (auto& e : plan_)
+        if (e.activate && e.current.port_state == mad::PortState::init) arm.push_back(&e);
+    co_await run_jobs(std::move(arm), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        if (co_await set_state(transport, *e, mad::PortState::armed, false, report)) ++report.armed;
+    });
+
+    // Phase 2: both ends of every link are ARMED now; ACTIVE.
+    std::vector<PortPlanEntry*> act;
+    for (auto& e : plan_)
+        if (e.activate && e.current.port_state == mad::PortState::armed) act.push_back(&e);
+    co_await run_jobs(std::move(act), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
+        if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
+    });
+    co_return report;
+}
+
+} // namespace ibsm::daemon

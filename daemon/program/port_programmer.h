@@ -1,0 +1,123 @@
+// PortInfo programming and port activation.
+//
+// Why: a port forwards data only once it is ACTIVE, and the SM must first
+// give it its LID, LMC, MasterSMLID, subnet prefix and timeout, and agree
+// NeighborMTU and OperationalVLs with the far end. Port states move
+// INIT -> ARMED -> ACTIVE, and a port can go ACTIVE only when its neighbour
+// is ARMED or ACTIVE, so arming must finish fabric-wide before activation.
+//
+// Data structures: the plan, one entry per port to touch: its DR path and
+// attribute modifier, the PortInfo read during discovery and the desired one
+// (a read-modify-write of it, with the "no change" encodings in the
+// state fields). `contacted_` (node GUID, port) remembers which ports this
+// process has configured, for ClientReregister on first contact.
+//
+// Algorithm: prepare() builds the plan from the discovery result and the
+// LIDs, ordered port-major so consecutive SMPs go to different switches.
+// configure() sends the desired PortInfo (state unchanged) to ports that
+// will not be activated and whose settings differ: switch port 0 and ports
+// already ACTIVE. activate() runs two fabric-wide phases: every INIT port
+// gets its desired PortInfo with PortState ARMED in one Set (LID and state
+// arrive together), then every armed port gets PortState ACTIVE (with
+// ClientReregister on a CA port's first contact). Each Set's response is
+// checked for the state asked for.
+#pragma once
+
+#include "daemon/core/fabric_state.h"
+#include "lidassign/lid_map.h"
+#include "mad/port_info.h"
+#include "mad/transport.h"
+#include "routing/sl_table.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct PortSettings {
+    std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
+    std::uint8_t subnet_timeout = 18;      // 5 bits
+    std::uint8_t max_operational_vls = 4;  // PortInfo encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14
+    std::size_t width = 64;                // jobs in flight
+    unsigned set_rounds = 3;               // Sends of one Set when the port shows it never arrived
+    // Partition enforcement (issue 15): switch ports facing a CA filter by
+    // the P_Key table written there (pkey_programmer.h), in the directions
+    // SwitchInfo says the switch can; ports between switches do not. Off:
+    // the bits are left as the ports hold them.
+    bool enforce_partitions = false;
+};
+
+// PortInfo OperationalVLs encoding of at most `vls` data VLs (1, 2, 4, 8, 15).
+std::uint8_t operational_vls_code(unsigned vls);
+
+struct PortPlanEntry {
+    topology::PortRef port;
+    Guid node_guid;
+    std::string name; // "0x... (desc) port 3" for messages
+    DrPath path;
+    std::uint32_t attr_mod = 0;
+    mad::PortInfo current;
+    mad::PortInfo desired;  // PortState no_change
+    bool config_differs = false;
+    bool activate = false;  // cabled, far end known, in INIT or ARMED
+    bool reregister = false;
+    bool carries_lid = false; // CA port or switch port 0: LID, LMC, MasterSMLID live here
+};
+
+// Pure: does `got` (a port read back) show the effect of a Set of `desired`
+// with PortState `asked` (no_change: settings only)? ARMED is shown by an
+// ARMED or ACTIVE port. Settings: LID, LMC and MasterSMLID where the port
+// carries them (`lid_port`: CA ports and switch port 0), OperationalVLs
+// where one was asked for; the fields every SMA stores as written.
+bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port);
+
+// The desired PortInfo of one port (pure): see the header comment.
+// `sls`: the routing's SL per (source port, destination LID) when it uses
+// several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
+// so its traps and SA queries travel on a deadlock-free layer.
+mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                                const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
+                                const routing::SlTable* sls = nullptr);
+
+struct PortReport {
+    std::uint64_t sets = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t configured = 0;
+    std::uint64_t armed = 0;
+    std::uint64_t activated = 0;
+    std::uint64_t reads = 0;          // PortInfo Gets after a failed Set
+    std::uint64_t confirmed_by_read = 0; // failed Sets whose effect the Get showed
+    std::vector<std::string> failures; // the first few
+    bool complete() const { return failed == 0; }
+};
+
+class PortProgrammer {
+public:
+    explicit PortProgrammer(PortSettings settings) : settings_(settings) {}
+
+    // Builds the plan for this sweep. `sm_lid`: the LID of the SM's port;
+    // `sls`: see desired_port_info.
+    void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                 const routing::SlTable* sls = nullptr);
+    const std::vector<PortPlanEntry>& plan() const { return plan_; }
+    void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
+
+    boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
+    boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
+
+private:
+    // true when the port holds the state and settings (see the header).
+    boost::asio::awaitable<bool> set_state(mad::Transport& transport, PortPlanEntry& e, mad::PortState state,
+                                           bool reregister, PortReport& report);
+
+    PortSettings settings_;
+    std::vector<PortPlanEntry> plan_;
+    std::set<std::pair<Guid, std::uint8_t>> contacted_;
+};
+
+} // namespace ibsm::daemon

@@ -1,0 +1,282 @@
+#include "daemon/program/vl_programmer.h"
+
+#include "daemon/core/node_names.h"
+#include "daemon/core/work_pool.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ibsm::daemon {
+
+namespace {
+
+constexpr std::uint32_t cap_sl_mapping = 1u << 6; // PortInfo CapabilityMask IsSLMappingSupported
+constexpr std::size_t sl2vl_bytes = 8;            // 16 SLs, 4 bits each
+
+bool configured_before(const mad::PortInfo& pi)
+{
+    return pi.port_state == mad::PortState::armed || pi.port_state == mad::PortState::active;
+}
+
+// FNV-1a over the bits that matter.
+std::uint64_t masked_hash(const SmpData& data, const SmpData& mask)
+{
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        h ^= static_cast<std::uint8_t>(data[i] & mask[i]);
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+bool masked_equal(std::span<const std::uint8_t> got, const SmpData& desired, const SmpData& mask)
+{
+    if (got.size() < desired.size()) return false;
+    for (std::size_t i = 0; i < desired.size(); ++i)
+        if ((got[i] & mask[i]) != (desired[i] & mask[i])) return false;
+    return true;
+}
+
+TableWrite sl2vl_write(std::string name, const DrPath& path, std::uint32_t mod, const mad::Sl2VlTable& table,
+                       bool read_first, TableKey key)
+{
+    TableWrite t;
+    t.name = std::move(name);
+    t.path = path;
+    t.attr = mad::attr::sl2vl_table;
+    t.mod = mod;
+    mad::encode(table, std::span<std::uint8_t, 64>(t.desired));
+    std::fill_n(t.mask.begin(), sl2vl_bytes, std::uint8_t{0xff});
+    t.read_first = read_first;
+    t.key = key;
+    return t;
+}
+
+// Blocks of one priority's table that the port implements (cap entries,
+// 32 per block) and their default content.
+void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool high, unsigned operational_vls)
+{
+    const unsigned cap = high ? e.current.vl_arb_high_cap : e.current.vl_arb_low_cap;
+    for (unsigned half = 0; half < 2 && half * mad::vl_arb_block_entries < cap; ++half) {
+        using mad::VlArbBlock;
+        const auto block = high ? (half ? VlArbBlock::high_32_63 : VlArbBlock::high_0_31)
+                                : (half ? VlArbBlock::low_32_63 : VlArbBlock::low_0_31);
+        // Entries past 31 are never used by the default table (at most 15 VLs).
+        const auto table = half == 0 ? default_vl_arbitration(high, operational_vls, cap) : mad::VlArbitrationTable{};
+        const unsigned entries = std::min<unsigned>(mad::vl_arb_block_entries, cap - half * mad::vl_arb_block_entries);
+        TableWrite t;
+        t.name = e.name + (high ? ": VLArb high block " : ": VLArb low block ") + std::to_string(half + 1);
+        t.path = e.path;
+        t.attr = mad::attr::vl_arbitration;
+        t.mod = mad::vl_arb_attr_mod(block, e.port.port);
+        mad::encode(table, std::span<std::uint8_t, 64>(t.desired));
+        for (unsigned i = 0; i < entries; ++i) {
+            t.mask[2 * i] = 0x0f; // 4 reserved bits, then the VL
+            t.mask[2 * i + 1] = 0xff;
+        }
+        t.read_first = configured_before(e.current);
+        t.key = TableKey{e.node_guid, e.port.port.value(), t.attr, t.mod};
+        out.push_back(std::move(t));
+    }
+}
+
+} // namespace
+
+mad::Sl2VlTable identity_sl2vl(unsigned vls)
+{
+    const unsigned n = std::clamp(vls, 1u, 15u);
+    mad::Sl2VlTable t;
+    for (std::size_t sl = 0; sl < mad::num_sls; ++sl) t.vl[sl] = static_cast<std::uint8_t>(sl % n);
+    return t;
+}
+
+unsigned vl_count(std::uint8_t code)
+{
+    switch (code) {
+    case 1: return 1;
+    case 2: return 2;
+    case 3: return 4;
+    case 4: return 8;
+    case 5: return 15;
+    default: return 1;
+    }
+}
+
+mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_vls, unsigned cap)
+{
+    mad::VlArbitrationTable t;
+    if (high) return t;
+    // With fewer entries than VLs (cap < OperationalVLs) the highest VLs get
+    // no weight; the SL2VL tables above only use VLs below the engine's need,
+    // which never exceeds what the entries cover in practice (cap >= 8).
+    const unsigned n = std::min({operational_vls, cap, static_cast<unsigned>(mad::vl_arb_block_entries)});
+    for (unsigned i = 0; i < n; ++i) t.entries[i] = {static_cast<std::uint8_t>(i), default_vl_weight};
+    return t;
+}
+
+std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
+                                       unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left)
+{
+    const auto& f = found.fabric;
+    std::vector<TableWrite> out;
+    // SL2VL and two VLArb blocks per port: without the reserve, growing the
+    // vector copies tens of megabytes at 10 000 ports, on the critical path.
+    out.reserve(3 * plan.size());
+    // Cabled external ports and port 0 of each switch, in plan order.
+    std::map<topology::NodeId, std::vector<const PortPlanEntry*>> switch_ports;
+    std::map<topology::NodeId, const PortPlanEntry*> switch_port0;
+
+    // Per-port tables; the plan is port-major, so consecutive SMPs already go
+    // to different nodes.
+    for (const auto& e : plan) {
+        const bool sw = f.node(e.port.node).is_switch();
+        if (sw && e.port.port.value() == 0) {
+            switch_port0[e.port.node] = &e;
+            continue;
+        }
+        if (sw) switch_ports[e.port.node].push_back(&e);
+        const unsigned opvls = vl_count(e.desired.operational_vls);
+        if (!sw && (e.current.capability_mask & cap_sl_mapping))
+            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0, identity_sl2vl(std::min(vls_needed, opvls)),
+                                      configured_before(e.current),
+                                      TableKey{e.node_guid, e.port.port.value(), mad::attr::sl2vl_table, 0}));
+        add_vlarb_writes(out, e, false, opvls);
+        add_vlarb_writes(out, e, true, opvls);
+    }
+
+    // Switch SL2VL tables, one list per switch, interleaved below.
+    std::vector<std::vector<TableWrite>> per_switch;
+    for (const auto& [id, ports] : switch_ports) {
+        const auto p0 = switch_port0.find(id);
+        if (p0 == switch_port0.end() || !(p0->second->current.capability_mask & cap_sl_mapping)) continue;
+        const auto si = found.switch_info.find(id);
+        const bool optimized = si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0;
+        const auto& node = f.node(id);
+        const DrPath& path = found.path_to(id);
+        const std::string name = node_name(f, id);
+        if (optimized) {
+            // One Set covers every pair; the table must suit the port with
+            // the fewest operational VLs. Not readable as one table: Set only.
+            unsigned opvls = 15;
+            for (const auto* e : ports) opvls = std::min(opvls, vl_count(e->desired.operational_vls));
+            const std::uint32_t mod = mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports;
+            out.push_back(sl2vl_write(name + ": SL2VL all ports", path, mod,
+                                      identity_sl2vl(std::min(vls_needed, opvls)), false,
+                                      TableKey{node.guid, 0, mad::attr::sl2vl_table, mod}));
+            continue;
+        }
+        if (!settings.all_switch_pairs && vls_needed <= 1) {
+            if (switches_left) ++*switches_left;
+            continue;
+        }
+        auto& list = per_switch.emplace_back();
+        std::vector<PortNum> inputs{PortNum(0)};
+        for (const auto* e : ports) inputs.push_back(e->port.port);
+        list.reserve(ports.size() * inputs.size());
+        for (const auto* out_port : ports) {
+            const auto table = identity_sl2vl(std::min(vls_needed, vl_count(out_port->desired.operational_vls)));
+            for (PortNum in : inputs) {
+                const std::uint32_t mod = mad::sl2vl_attr_mod(in, out_port->port.port);
+                list.push_back(sl2vl_write(name + ": SL2VL in " + std::to_string(in.value()) + " out " +
+                                               std::to_string(out_port->port.port.value()),
+                                           path, mod, table, configured_before(out_port->current),
+                                           TableKey{node.guid, 0, mad::attr::sl2vl_table, mod}));
+            }
+        }
+    }
+    // Round-robin over switches so no switch's SMA queue grows.
+    std::size_t pairs = 0;
+    for (const auto& list : per_switch) pairs += list.size();
+    out.reserve(out.size() + pairs);
+    for (std::size_t i = 0;; ++i) {
+        bool any = false;
+        for (auto& list : per_switch) {
+            if (i >= list.size()) continue;
+            out.push_back(std::move(list[i]));
+            any = true;
+        }
+        if (!any) break;
+    }
+    return out;
+}
+
+boost::asio::awaitable<std::string> VlProgrammer::write(mad::Transport& transport, const TableWrite& t,
+                                                        std::uint64_t hash, bool read_first, VlReport& report)
+{
+    if (read_first) {
+        auto got = co_await dr_get(transport, t.path, t.attr, t.mod);
+        ++report.gets;
+        if (got.ok() && masked_equal(got.smp.data(), t.desired, t.mask)) {
+            confirmed_[t.key] = hash;
+            ++report.tables_ok;
+            co_return std::string{};
+        }
+    }
+    auto r = co_await dr_set(transport, t.path, t.attr, t.mod, t.desired);
+    ++report.sets;
+    ++(t.attr == mad::attr::sl2vl_table ? report.sl2vl_sets : report.vlarb_sets);
+    if (!r.ok()) co_return t.name + " Set " + failure_text(r);
+    if (!masked_equal(r.smp.data(), t.desired, t.mask)) co_return t.name + " Set answered with another table";
+    confirmed_[t.key] = hash;
+    ++report.tables_ok;
+    co_return std::string{};
+}
+
+VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports,
+                          unsigned vls_needed) const
+{
+    VlPlan p;
+    p.writes = plan_vl_tables(found, ports, vls_needed, settings_, &p.switches_left);
+    return p;
+}
+
+boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport, const DiscoveryResult& found,
+                                                       const std::vector<PortPlanEntry>& ports, unsigned vls_needed)
+{
+    co_return co_await program(transport, plan(found, ports, vls_needed));
+}
+
+boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport, VlPlan planned)
+{
+    VlReport report;
+    report.switches_left = planned.switches_left;
+    std::vector<std::pair<const TableWrite*, std::uint64_t>> todo;
+    for (const auto& t : planned.writes) {
+        const std::uint64_t hash = masked_hash(t.desired, t.mask);
+        if (auto c = confirmed_.find(t.key); c != confirmed_.end() && c->second == hash) {
+            ++report.tables_ok;
+            continue;
+        }
+        todo.emplace_back(&t, hash);
+    }
+    // One confirmed entry per table written: no rehashing mid-phase.
+    confirmed_.reserve(confirmed_.size() + todo.size());
+    struct Failed {
+        std::pair<const TableWrite*, std::uint64_t> write;
+        std::string why;
+    };
+    std::vector<Failed> failed;
+    for (unsigned round = 0; round < std::max(1u, settings_.rounds) && !todo.empty(); ++round) {
+        failed.clear();
+        const bool first = round == 0;
+        co_await run_jobs(std::move(todo), settings_.width,
+                          [&](std::pair<const TableWrite*, std::uint64_t> w) -> boost::asio::awaitable<void> {
+                              // Later rounds Set without reading: the Set confirms as well.
+                              auto why = co_await write(transport, *w.first, w.second, first && w.first->read_first,
+                                                        report);
+                              if (!why.empty()) failed.push_back({w, std::move(why)});
+                          });
+        todo.clear();
+        for (const auto& f : failed) todo.push_back(f.write);
+    }
+    for (auto& f : failed) note_failure(report, std::move(f.why));
+    co_return report;
+}
+
+void VlProgrammer::forget(const std::set<std::pair<Guid, std::uint8_t>>& ports)
+{
+    if (ports.empty()) return;
+    std::erase_if(confirmed_, [&](const auto& kv) { return ports.count({kv.first.node, kv.first.port}) != 0; });
+}
+
+} // namespace ibsm::daemon

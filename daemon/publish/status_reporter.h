@@ -1,0 +1,81 @@
+// Keeps the running daemon's status (status.h) and hands it to the dump
+// writer as state.json, metrics.prom and the tail of summary.txt.
+//
+// Why: `ibsm status` and a Prometheus node_exporter must see the SM's
+// state without reading logs, and must never slow the SM: the status is
+// gathered on the loop (counters are loop-thread values, read for free) and
+// the files are written on the dump writer's thread.
+//
+// Data structures: the last outcome's fields, cumulative time per phase
+// name, and a ring of the last `max_events` events (scheduler events and
+// sweep outcomes as one line each, newest last); the state.json text last
+// handed over without its time stamp, to tell whether anything changed.
+//
+// Algorithm: every sweep outcome publishes at once; between sweeps a timer
+// re-reads the counters every `period` and publishes when the status
+// differs from the last one handed over (traps and light sweeps count up
+// between sweeps); the exit publishes state "stopped".
+#pragma once
+
+#include "daemon/core/sweep_outcome.h"
+#include "daemon/publish/dump_writer.h"
+#include "daemon/core/events.h"
+#include "daemon/publish/status.h"
+#include "daemon/core/subnet.h"
+#include "daemon/sweep/sweep_scheduler.h"
+#include "daemon/sweep/trap_receiver.h"
+#include "mad/transport.h"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <string>
+
+namespace ibsm::daemon {
+
+// One line for the events list: "trap 128 (link state change) from LID 5".
+std::string describe_event(const Event& e);
+// One line for a finished piece of work: "heavy sweep: up, generation 3, 1.234 s, 456 SMPs".
+std::string describe_outcome(const SweepOutcome& o);
+
+class StatusReporter {
+public:
+    StatusReporter(boost::asio::any_io_executor ex, const mad::Transport& transport, const SweepScheduler& scheduler,
+                   const TrapReceiver* traps, DumpWriter& dumps, std::string sm_port_guid,
+                   std::size_t max_events = 20);
+
+    // Loop thread: an event the scheduler takes from the queue.
+    void on_event(const Event& e);
+    // Loop thread: a finished piece of work and the snapshot then current.
+    void on_outcome(const SweepOutcome& o, const SnapshotPtr& snap);
+    // Starts / stops the periodic re-publish (loop thread).
+    void start(std::chrono::milliseconds period = std::chrono::seconds(5));
+    void stop();
+    // State "stopped", handed over at once (the exit path).
+    void publish_stopped();
+
+    // The status as of now (counters read from their owners).
+    DaemonStatus current() const;
+
+private:
+    void publish(bool force);
+    void arm();
+    void add_event(std::string text);
+
+    const mad::Transport& transport_;
+    const SweepScheduler& scheduler_;
+    const TrapReceiver* traps_;
+    DumpWriter& dumps_;
+    std::size_t max_events_;
+    DaemonStatus status_; // fields set by outcomes; counters filled in by current()
+    std::deque<StatusEvent> events_;
+    std::string last_published_;
+    boost::asio::steady_timer timer_;
+    std::chrono::milliseconds period_{5000};
+    bool running_ = false;
+};
+
+} // namespace ibsm::daemon

@@ -1,0 +1,232 @@
+#include "daemon/sa/mcast_service.h"
+
+#include "mcast/link_rates.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace ibsm::daemon {
+
+namespace sa = mad::sa;
+using topology::PortRef;
+
+namespace {
+
+std::optional<PortRef> port_of_guid(const topology::Fabric& f, Guid g)
+{
+    if (auto p = f.find_port(g)) return p;
+    if (auto n = f.find_node(g); n && f.node(*n).is_switch()) return PortRef{*n, PortNum(0)};
+    return std::nullopt;
+}
+
+Guid guid_of(const topology::Fabric& f, PortRef p)
+{
+    const auto& node = f.node(p.node);
+    return node.is_switch() ? node.guid : f.port(p).guid;
+}
+
+std::vector<std::uint8_t> record_bytes(const mad::McMemberRecord& r)
+{
+    std::vector<std::uint8_t> out(mad::mc_member_record_size);
+    mad::encode(r, std::span<std::uint8_t, mad::mc_member_record_size>(out.data(), out.size()));
+    return out;
+}
+
+} // namespace
+
+McastService::McastService(boost::asio::io_context& io, mad::Transport& transport,
+                           const partition::Partitions& partitions, McastSettings settings)
+    : io_(io), transport_(transport), partitions_(partitions), settings_(settings),
+      groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF, settings.packet_life_time}), mfts_(settings.mft), batch_timer_(io)
+{
+    for (const auto& d : partitions_.definitions()) {
+        if (!d.ipoib) continue;
+        const auto pkey = static_cast<std::uint16_t>(d.number | mad::pkey_full_bit);
+        auto o = groups_.create_permanent(mcast::ipoib_broadcast_params(pkey, 2, settings_.packet_life_time));
+        if (o.status == mcast::SaStatus::ok)
+            spdlog::info("multicast: IPoIB broadcast group {} of partition {} (P_Key {}) on MLID {}",
+                         o.record.mgid.str(), d.name, hex16(pkey), hex16(o.record.mlid.value()));
+        else
+            spdlog::error("multicast: no IPoIB broadcast group for partition {}: {}", d.name, o.why);
+    }
+}
+
+void McastService::install(SaAgent& agent)
+{
+    agent.handle(sa::attr::mcmember_record, mad::mc_member_record_size,
+                 {sa::method::get, sa::method::get_table, sa::method::set, sa::method::delete_},
+                 [this](const SaRequest& r) { return on_request(r); });
+}
+
+const mcast::PortFacts* McastService::facts(const SubnetSnapshot& snap, Guid guid)
+{
+    if (snap.generation != facts_generation_) {
+        facts_.clear();
+        facts_generation_ = snap.generation;
+    }
+    if (auto it = facts_.find(guid); it != facts_.end()) return &it->second;
+    const auto& f = snap.found.fabric;
+    auto ref = port_of_guid(f, guid);
+    if (!ref) return nullptr;
+    const auto& port = f.port(*ref);
+    mcast::PortFacts pf;
+    pf.guid = guid;
+    pf.pkeys = partitions_.keys_of(guid);
+    // The link the port's traffic takes: its own cable, or for a switch's
+    // port 0 no cable at all (the switch's fastest MTU and rate apply).
+    if (auto pi = snap.found.port_info.find(*ref); pi != snap.found.port_info.end() && pi->second.neighbor_mtu)
+        pf.mtu = pi->second.neighbor_mtu;
+    else if (auto far = f.remote(*ref))
+        pf.mtu = std::min(port.mtu_cap, f.port(*far).mtu_cap);
+    else
+        pf.mtu = port.mtu_cap;
+    pf.rate = mcast::link_rate_code(port.link_width_active, port.link_speed_active, port.link_speed_ext_active)
+                  .value_or(0);
+    if (f.node(ref->node).is_switch() && ref->port.value() == 0) {
+        pf.mtu = 5;  // port 0 is internal: it carries what the switch's links carry
+        pf.rate = 0;
+        for (std::uint8_t p = 1; p <= f.node(ref->node).num_ports(); ++p) {
+            const auto& q = f.port(PortRef{ref->node, PortNum(p)});
+            if (!q.remote) continue;
+            auto code = mcast::link_rate_code(q.link_width_active, q.link_speed_active, q.link_speed_ext_active);
+            if (code && (pf.rate == 0 || mcast::compare_rates(*code, pf.rate) > 0)) pf.rate = *code;
+        }
+    }
+    return &facts_.emplace(guid, std::move(pf)).first->second;
+}
+
+SaAnswer McastService::on_request(const SaRequest& req)
+{
+    const auto record = mad::decode_mc_member_record(req.record);
+    if (!record) return SaAnswer::error(sa::status::req_invalid);
+    // MCMemberRecord has 18 components: a mask selecting more is malformed.
+    if (req.header.component_mask >> 18) return SaAnswer::error(sa::status::req_invalid);
+    const SubnetSnapshot& snap = req.snapshot;
+    Guid requester;
+    if (auto p = snap.lids.lids.port_of(req.requester.lid)) requester = guid_of(snap.found.fabric, *p);
+    const mcast::PortLookup lookup = [&](Guid g) { return facts(snap, g); };
+    const auto mask = req.header.component_mask;
+
+    if (req.header.method == sa::method::set || req.header.method == sa::method::delete_) {
+        const bool join = req.header.method == sa::method::set;
+        auto o = join ? groups_.join(*record, mask, requester, lookup) : groups_.leave(*record, mask, requester, lookup);
+        if (o.status != mcast::SaStatus::ok) {
+            ++stats_.refused;
+            spdlog::debug("multicast: {} of {} to {} by {} refused: {} ({})", join ? "join" : "leave",
+                          record->port_gid.str(), record->mgid.str(), requester.str(), mcast::to_string(o.status),
+                          o.why);
+            return SaAnswer::error(mcast::mad_status(o.status));
+        }
+        ++(join ? stats_.joins : stats_.leaves);
+        if (o.created)
+            spdlog::info("multicast: group {} created on MLID {} by {}", o.record.mgid.str(),
+                         hex16(o.record.mlid.value()), requester.str());
+        if (o.members_changed || o.created) schedule_push();
+        return SaAnswer{sa::status::ok, {record_bytes(o.record)}};
+    }
+    ++stats_.queries;
+    const bool trusted = settings_.sm_key != 0 && req.header.sm_key == settings_.sm_key;
+    SaAnswer a;
+    for (const auto& r : groups_.query(*record, mask, requester, trusted, lookup)) a.records.push_back(record_bytes(r));
+    return a;
+}
+
+void McastService::on_snapshot(SnapshotPtr snap)
+{
+    if (!snap) return;
+    snapshot_ = std::move(snap);
+    const auto& f = snapshot_->found.fabric;
+    // The smallest multicast table of the switches bounds the MLIDs.
+    std::uint16_t cap = 0;
+    for (const auto& [id, si] : snapshot_->found.switch_info)
+        if (si.multicast_fdb_cap) cap = cap ? std::min(cap, si.multicast_fdb_cap) : si.multicast_fdb_cap;
+    if (cap) groups_.set_mlid_top(static_cast<std::uint16_t>(std::min<std::uint32_t>(0xC000u + cap - 1, 0xFFFEu)));
+    auto lost = groups_.drop_ports([&](Guid g) { return !port_of_guid(f, g); });
+    if (!lost.empty()) spdlog::info("multicast: {} group(s) lost members that left the fabric", lost.size());
+    schedule_push();
+}
+
+void McastService::schedule_push()
+{
+    dirty_ = true;
+    if (running_) return;
+    running_ = true;
+    boost::asio::co_spawn(io_, push_loop(), [alive = alive_, this](std::exception_ptr e) {
+        if (!*alive) return;
+        running_ = false;
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            spdlog::error("multicast: pushing forwarding tables failed: {}", ex.what());
+        }
+    });
+}
+
+boost::asio::awaitable<void> McastService::push_loop()
+{
+    auto alive = alive_;
+    batch_timer_.expires_after(settings_.batch);
+    co_await batch_timer_.async_wait(boost::asio::use_awaitable);
+    while (*alive && dirty_ && snapshot_) {
+        dirty_ = false;
+        const SnapshotPtr snap = snapshot_;
+        const auto start = std::chrono::steady_clock::now();
+        std::uint64_t unreachable = 0;
+        const auto masks = multicast_masks(groups_, *snap, &unreachable);
+        Lid top;
+        for (const auto& [mgid, g] : groups_.groups()) top = std::max(top, g.params.mlid);
+        auto report = co_await mfts_.program(transport_, snap->found, masks, top);
+        if (!*alive) co_return;
+        ++stats_.pushes;
+        stats_.blocks_sent += report.blocks_sent;
+        stats_.blocks_dirty = report.blocks_dirty;
+        stats_.unreachable = unreachable;
+        std::size_t members = 0;
+        for (const auto& [mgid, g] : groups_.groups()) members += g.members.size();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        spdlog::info("multicast: {} group(s), {} membership(s) on generation {}: MFT blocks sent {} (dirty {}) on {} "
+                     "switch(es) in {:.1f} ms{}",
+                     groups_.groups().size(), members, snap->generation, report.blocks_sent, report.blocks_dirty,
+                     report.switches, ms,
+                     unreachable ? ", " + std::to_string(unreachable) + " member(s) unreachable" : std::string());
+        for (const auto& f : report.failures) spdlog::warn("  {}", f);
+        // Unconfirmed blocks are retried with the next push (the next
+        // join, leave or sweep), like LFT blocks.
+    }
+}
+
+SwitchMasks multicast_masks(const mcast::GroupTable& groups, const SubnetSnapshot& snap, std::uint64_t* unreachable)
+{
+    SwitchMasks out;
+    const auto& found = snap.found;
+    const auto& f = found.fabric;
+    mcast::TreeOptions options;
+    options.capable = [&](topology::NodeId n) {
+        auto si = found.switch_info.find(n);
+        return si != found.switch_info.end() && si->second.multicast_fdb_cap > 0;
+    };
+    for (const auto& [mgid, g] : groups.groups()) {
+        std::vector<mcast::TreeMember> members;
+        for (const auto& [guid, m] : g.members) {
+            auto ref = port_of_guid(f, guid);
+            if (!ref) {
+                if (unreachable) ++*unreachable;
+                continue;
+            }
+            members.push_back(mcast::TreeMember{*ref, m.receives()});
+        }
+        if (members.empty()) continue;
+        options.spread = g.params.mlid.value();
+        const auto tree = mcast::spanning_tree(f, members, options);
+        if (unreachable) *unreachable += tree.unreachable.size();
+        for (const auto& [sw, mask] : tree.masks) out[sw][g.params.mlid.value()] = mask;
+    }
+    return out;
+}
+
+} // namespace ibsm::daemon

@@ -1,0 +1,114 @@
+// Multicast for the subnet (issue 15, item 2): the SA's MCMemberRecord
+// handler (join, leave, query over mcast::GroupTable) and the multicast
+// forwarding tables that follow the groups.
+//
+// Why: IPoIB on every host joins its partition's broadcast group when its
+// port goes ACTIVE, so joins arrive in a burst of hundreds right after
+// SUBNET UP; each must be answered at once (the SA never blocks), but
+// recomputing and pushing the trees once per join would send the same
+// blocks hundreds of times. So answers are immediate and forwarding
+// follows in batches.
+//
+// Data structures: the GroupTable (state across generations: memberships
+// survive re-routes); the snapshot the SA answers from and the ports' facts
+// (MTU, rate, P_Keys) derived from it, cached per generation; the
+// MftProgrammer's confirmed blocks; a `dirty` flag and whether the push
+// loop runs.
+//
+// Algorithm: a join/leave that changes who receives, and every new
+// snapshot (after a heavy sweep or re-route: the tree's links may have
+// changed, ports may be gone and lose their memberships), mark the tables
+// dirty. One push loop runs while dirty: it waits `batch` to gather a
+// burst, computes every group's tree (mcast/tree.h) over the current
+// snapshot's fabric, and lets the MftProgrammer send the blocks that
+// differ. Start-up creates the IPoIB broadcast group of the default
+// partition and of every configured partition that asks for one.
+#pragma once
+
+#include "daemon/program/mft_programmer.h"
+#include "daemon/sa/sa_agent.h"
+#include "daemon/core/subnet.h"
+#include "mad/transport.h"
+#include "mcast/groups.h"
+#include "partition/partitions.h"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+namespace ibsm::daemon {
+
+struct McastSettings {
+    std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
+    // Queries carrying this SM_Key (when non-zero) are trusted: they see
+    // every member (OpenSM's rule; with SM_Key 0 nobody is).
+    std::uint64_t sm_key = 0;
+    std::uint8_t packet_life_time = 18; // of the groups the SM creates (sm.packet_life_time)
+    std::chrono::milliseconds batch{20}; // joins gathered before the trees are pushed
+    MftSettings mft;
+};
+
+struct McastStats {
+    std::uint64_t joins = 0;     // Set answered ok
+    std::uint64_t leaves = 0;    // Delete answered ok
+    std::uint64_t queries = 0;
+    std::uint64_t refused = 0;   // Set/Delete answered with an error status
+    std::uint64_t pushes = 0;    // tree computations pushed to the switches
+    std::uint64_t blocks_sent = 0;
+    std::uint64_t blocks_dirty = 0; // after the last push
+    std::uint64_t unreachable = 0;  // members the last push could not reach
+};
+
+class McastService {
+public:
+    McastService(boost::asio::io_context& io, mad::Transport& transport, const partition::Partitions& partitions,
+                 McastSettings settings);
+    ~McastService() { *alive_ = false; }
+    McastService(const McastService&) = delete;
+    McastService& operator=(const McastService&) = delete;
+
+    // Serves MCMemberRecord (Get, GetTable, Set, Delete) on `sa`.
+    void install(SaAgent& sa);
+    // A generation the switches confirmed: memberships of ports no longer
+    // in the fabric end, and the forwarding tables are pushed again.
+    void on_snapshot(SnapshotPtr snapshot);
+
+    // The SA request handler (public for tests).
+    SaAnswer on_request(const SaRequest& request);
+
+    const mcast::GroupTable& groups() const { return groups_; }
+    const McastStats& stats() const { return stats_; }
+    bool pushing() const { return running_; }
+
+private:
+    const mcast::PortFacts* facts(const SubnetSnapshot& snap, Guid port);
+    void schedule_push();
+    boost::asio::awaitable<void> push_loop();
+
+    boost::asio::io_context& io_;
+    mad::Transport& transport_;
+    const partition::Partitions& partitions_;
+    McastSettings settings_;
+    mcast::GroupTable groups_;
+    MftProgrammer mfts_;
+    SnapshotPtr snapshot_;
+    std::uint64_t facts_generation_ = 0;
+    std::unordered_map<Guid, mcast::PortFacts> facts_;
+    boost::asio::steady_timer batch_timer_;
+    bool dirty_ = false;
+    bool running_ = false;
+    McastStats stats_;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+// The masks of every group's tree over `snap`'s fabric (pure); counts the
+// members no tree reaches in `unreachable`.
+SwitchMasks multicast_masks(const mcast::GroupTable& groups, const SubnetSnapshot& snap,
+                            std::uint64_t* unreachable = nullptr);
+
+} // namespace ibsm::daemon

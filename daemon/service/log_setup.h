@@ -1,0 +1,27 @@
+// Where ibsmd's log lines go, decided once at start (DESIGN.md: daemon/
+// owns I/O).
+//
+//   console (--once, --foreground, and before the configuration is read):
+//     stderr; when stderr is journald's stream (journal_stream_sink.h):
+//     "<N>" priority per line and no timestamp, else the timestamped,
+//     coloured pattern as before.
+//   service (no mode): log.file (LogFileSink: SIGUSR1 reopens it,
+//     log.max_size_mb caps it), timestamped; under systemd also the
+//     journal as above, so `systemctl status` shows the last lines and
+//     `journalctl -p err` finds the errors.
+#pragma once
+
+#include "config/config.h"
+#include "daemon/service/log_file_sink.h"
+
+#include <memory>
+
+namespace ibsm::daemon {
+
+inline constexpr const char* file_log_pattern = "%Y-%m-%d %H:%M:%S.%e %^%l%$ %v";
+
+// Makes `name` the default logger at `level`; returns the file sink in
+// service mode (null on the console).
+std::shared_ptr<LogFileSink> setup_logging(const char* name, bool console, const config::LogConfig& log);
+
+} // namespace ibsm::daemon

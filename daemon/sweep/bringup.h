@@ -1,0 +1,162 @@
+// Configuring the subnet: the pipeline of DESIGN.md, run in full by a heavy
+// sweep and over a delta by a re-route:
+//
+//   heavy:    discover ------------------------------.
+//   re-route: refresh the ports an event names ------+-> LIDs -> route -> program -> activate
+//
+// Why: each phase is a function returning a named value (DiscoveryResult,
+// LidAssignment, ChainOutcome, ProgramReport, PortReport), so the sweep
+// reads like the diagram and every phase can be timed and counted on its
+// own: one log line per phase with its time and SMP count, then
+// `SUBNET UP` with the generation and totals, or the reason it is not up.
+//
+// A re-route starts from the last snapshot (subnet.h): it re-reads only the
+// ports an event names over the snapshot's DR paths, discovers only what is
+// new behind ports that came up, keeps every LID (new ports get new ones,
+// lost ones stay reserved in guid2lid), re-runs the engine chain off the
+// loop, and then the programmers send only what differs from what each
+// switch and port confirmed: LFT blocks by content, VL tables by hash,
+// PortInfo where the desired value differs, activation only for ports in
+// INIT/ARMED. The result is the next snapshot.
+//
+// Route computation, the guid2lid file, the port and VL table plans run on
+// worker threads (`compute_`): they take seconds on large fabrics, and the
+// event loop must keep answering SMInfo and receiving traps meanwhile. They
+// read the sweep's values, which nothing on the loop changes meanwhile.
+//
+// State kept across sweeps of one process: the programmers' confirmed
+// state, the remembered LIDs and the last snapshot; across processes: the
+// guid2lid file in the state directory. A state directory that cannot be
+// written or a corrupt guid2lid never stops the SM: it is logged with what to
+// do, the LIDs stay remembered in memory and the file is retried next time.
+#pragma once
+
+#include "daemon/sweep/discovery.h"
+#include "daemon/core/sweep_outcome.h"
+#include "daemon/program/lft_programmer.h"
+#include "daemon/sweep/lid_store.h"
+#include "daemon/program/pkey_programmer.h"
+#include "daemon/program/port_programmer.h"
+#include "daemon/core/subnet.h"
+#include "daemon/program/vl_programmer.h"
+#include "lidassign/base_lids.h"
+#include "lidassign/lid_map.h"
+#include "mad/transport.h"
+#include "routing/chain.h"
+#include "routing/engine.h"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct BringupSettings {
+    routing::ChainSpec chain;
+    routing::Options route;
+    lidassign::BaseLidOptions lid;
+    PortSettings ports;
+    LftSettings lfts;
+    VlSettings vls;
+    std::filesystem::path state_dir;
+    // P_Key tables (issue 15): programmed before activation when set; null
+    // leaves every port's table as it is. Restart-only.
+    std::shared_ptr<const partition::Partitions> partitions;
+    PKeySettings pkeys;
+};
+
+struct ProgramReport {
+    LftReport lfts;
+    VlReport vls;
+    PortReport ports;
+    PKeyReport pkeys;
+    bool complete() const { return lfts.complete() && vls.complete() && ports.complete() && pkeys.complete(); }
+};
+
+class Bringup {
+public:
+    Bringup(mad::Transport& transport, BringupSettings settings);
+
+    // A heavy sweep: discovers everything. Never throws for fabric or state
+    // directory problems (they make the outcome not up, with the reason);
+    // throws only for bugs, and when the SM's own port does not answer.
+    boost::asio::awaitable<SweepOutcome> sweep();
+
+    // A re-route of a delta over the last snapshot (see the header comment).
+    // Without a snapshot, or when the refresh cannot be trusted (a query
+    // failed, a GUID appeared twice) or a switch or port does not confirm
+    // what the re-route sent, the outcome says needs_heavy.
+    boost::asio::awaitable<SweepOutcome> reroute(const RefreshRequest& request);
+
+    // After a partial outcome (some Sets unconfirmed, e.g. through packet
+    // loss): configures the last snapshot's fabric again without
+    // discovering it. The programmers send only what they have not
+    // confirmed (LFT blocks, VL tables, PortInfo of ports not yet ACTIVE;
+    // a port whose state change did arrive is read back, not refused).
+    // Outcome kind reroute; needs_heavy when there is no partial snapshot.
+    boost::asio::awaitable<SweepOutcome> resume();
+
+    // A reloaded configuration for the next sweep: routing chain and
+    // options, LMC, OperationalVLs cap, switch SL2VL policy. The state
+    // directory, SMP settings and programmer state stay.
+    void reconfigure(const BringupSettings& settings);
+
+    // Called when a sweep has brought the subnet up (or degraded), before
+    // anything else is done with the outcome (the SM reports MASTER from then on).
+    void on_subnet_up(std::function<void()> f) { on_up_ = std::move(f); }
+    // Without a gate the SM always configures (a lone SM, ibsmd --once).
+    void set_gate(MastershipGate* gate) { gate_ = gate; }
+
+    // The last published generation (null before the first configured sweep).
+    SnapshotPtr snapshot() const { return snapshot_; }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    // `resuming`: found is the last snapshot's, whose INIT ports are INIT
+    // because this process has not activated them yet, not because their
+    // link retrained: the VL tables they confirmed are kept.
+    boost::asio::awaitable<SweepOutcome> configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
+                                                   std::uint64_t smps_before, bool resuming = false);
+    std::optional<LidAssignment> assign_lids(const DiscoveryResult& found, SweepOutcome& o);
+    void remember_lids(const DiscoveryResult& found, const LidAssignment& lids);
+    // The LIDs a path engine assigned (colour-first): they replace `lids`,
+    // are remembered and saved.
+    void adopt_engine_lids(const DiscoveryResult& found, LidAssignment& lids, const lidassign::LidMap& assigned);
+    routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
+    // Runs f() on the worker thread; resumes the caller on its own executor.
+    template <class F>
+    boost::asio::awaitable<std::invoke_result_t<F>> off_loop(F f);
+    boost::asio::awaitable<ProgramReport> program(const DiscoveryResult& found, const LidAssignment& lids,
+                                                  const routing::RoutingTables& tables);
+    void apply_pending();
+    void load_remembered();
+
+    mad::Transport& transport_;
+    BringupSettings settings_;
+    std::optional<BringupSettings> pending_;
+    LidStore store_;
+    // Every port GUID -> base LID this process has handed out or read from
+    // guid2lid: the file's content, kept in memory so a state directory
+    // that fails does not lose LIDs.
+    std::optional<lidassign::GuidLidMap> remembered_;
+    bool store_dirty_ = false;
+    LftProgrammer lfts_;
+    PortProgrammer ports_;
+    VlProgrammer vls_;
+    PKeyProgrammer pkeys_;
+    SnapshotPtr snapshot_;
+    std::uint64_t generation_ = 0;
+    boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
+    std::function<void()> on_up_;
+    MastershipGate* gate_ = nullptr;
+};
+
+} // namespace ibsm::daemon

@@ -1,0 +1,70 @@
+// Heavy sweep: discovers the fabric breadth-first over directed routes and
+// builds a topology::Fabric.
+//
+// Why: everything after discovery (LIDs, routing, programming) needs the
+// whole graph with port states and the DR path to every switch.
+//
+// Data structures: the Fabric under construction; `paths_` (NodeId -> the DR
+// path the node was first reached by); a count of in-flight tasks, the sweep
+// being done when it falls to zero.
+//
+// Algorithm: start at the SM's own node (path "0"). For a node reached over
+// path P through its port q: NodeInfo; if the node GUID is new, create the
+// node, then ask NodeDescription, and for a switch SwitchInfo and PortInfo of
+// every port (0..N), for a CA/router PortInfo of port q only. Every switch
+// port in INIT/ARMED/ACTIVE whose far end is not yet known is followed over
+// P+port. A node reached again only adds the link (and, for a CA, the port
+// reached). Queries wait as small task values in one FIFO (breadth first);
+// twice the transport window of worker coroutines take them, so the window
+// stays full and the sweep runs at the SMP rate, not the latency, without a
+// coroutine frame per query of the whole frontier.
+// Failures never stop the sweep: a NodeInfo that times out is recorded as a
+// missing node behind its port, a PortInfo as an unknown port; the same GUID
+// appearing at a port that already leads elsewhere is reported as a
+// duplicate GUID.
+#pragma once
+
+#include "daemon/core/fabric_state.h"
+#include "mad/transport.h"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+struct RefreshResult {
+    // The next fabric: the previous one with the changes applied, only the
+    // part reachable from the SM's port, DR paths recomputed (shortest, over
+    // links that are up). NodeIds are renumbered when nodes were lost.
+    DiscoveryResult found;
+    FabricChanges changes;
+};
+
+// Re-reads what `request` names, starting from `previous` (a heavy sweep's
+// or an earlier refresh's result), follows ports that came up (discovering
+// new nodes behind them as a heavy sweep would), and drops links whose
+// ports went down. A switch at the far end of a link found down that the
+// snapshot still reaches another way is re-read too (a switch unlinked
+// whole: neighbours whose way back ran through it send no trap). Queries
+// that fail land in found.missing, like in a heavy sweep; callers fall back
+// to one then.
+boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
+                                              const RefreshRequest& request);
+
+// Pure: `found` without the nodes the SM's port cannot reach over links
+// that are up, with shortest DR paths for every node. Lost node GUIDs are
+// appended to `lost`.
+DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* lost);
+
+// Runs one heavy sweep. Never throws for fabric problems; those are in the
+// result. Throws std::runtime_error only when the SM's own node does not
+// answer (nothing can be discovered).
+boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport);
+
+} // namespace ibsm::daemon

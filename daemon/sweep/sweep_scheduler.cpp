@@ -1,0 +1,345 @@
+#include "daemon/sweep/sweep_scheduler.h"
+
+#include "daemon/core/node_names.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <exception>
+
+namespace ibsm::daemon {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using topology::PortRef;
+
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// The node and port owning `lid` in the snapshot.
+std::optional<PortRef> owner(const SubnetSnapshot* snap, Lid lid)
+{
+    if (!snap || lid.value() == 0) return std::nullopt;
+    return snap->lids.lids.port_of(lid);
+}
+
+void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
+{
+    const auto& n = t.notice;
+    const auto number = n.trap_number_or_device_id;
+    auto heavy = [&](std::string why) {
+        work.heavy = true;
+        if (work.heavy_reason.empty()) work.heavy_reason = std::move(why);
+    };
+    // Switch at `lid`: all of its ports; CA port at `lid`: that port and the
+    // switch at the other end of its cable.
+    auto look_at = [&](Lid lid, bool describe) {
+        auto p = owner(snap, lid);
+        if (!p) {
+            heavy("trap " + std::to_string(number) + " from LID " + std::to_string(lid.value()) +
+                  ", which no known port has");
+            return;
+        }
+        const auto& f = snap->found.fabric;
+        const auto& node = f.node(p->node);
+        if (node.is_switch()) {
+            work.switches.insert(node.guid);
+        } else {
+            work.ports.insert(f.port(*p).guid);
+            if (auto r = f.remote(*p); r && f.node(r->node).is_switch()) work.switches.insert(f.node(r->node).guid);
+        }
+        if (describe) work.describe.insert(node.guid);
+    };
+    std::visit(Overloaded{
+                   [&](const mad::LinkStateChangeDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
+                   [&](const mad::PortErrorDetails& d) { look_at(d.lid.value() ? d.lid : n.issuer_lid, false); },
+                   [&](const mad::LocalChangesDetails& d) {
+                       // A standby SM that outranks us says so with trap 144
+                       // (SM priority changed): only a heavy sweep finds SMs.
+                       if (d.change_flags & mad::trap144::sm_priority_changed)
+                           heavy("trap 144: SM priority changed at LID " + std::to_string(n.issuer_lid.value()));
+                       look_at(d.lid.value() ? d.lid : n.issuer_lid,
+                               (d.change_flags & mad::trap144::node_description_changed) != 0);
+                   },
+                   [&](const mad::SystemImageGuidDetails&) {
+                       heavy("trap 145: system image GUID changed at LID " + std::to_string(n.issuer_lid.value()));
+                   },
+                   [&](const mad::GidServiceDetails& d) {
+                       std::uint64_t g = 0;
+                       for (std::size_t i = 8; i < 16; ++i) g = g << 8 | d.gid[i];
+                       auto p = snap ? snap->found.fabric.find_port(Guid(g)) : std::nullopt;
+                       if (!p) {
+                           heavy("trap " + std::to_string(number) + " for GID with GUID " + Guid(g).str() +
+                                 ", which no known port has");
+                           return;
+                       }
+                       const auto& f = snap->found.fabric;
+                       work.ports.insert(Guid(g));
+                       if (auto r = f.remote(*p); r && f.node(r->node).is_switch())
+                           work.switches.insert(f.node(r->node).guid);
+                   },
+                   [&](const mad::RawDetails&) { look_at(n.issuer_lid, false); },
+               },
+               n.details);
+}
+
+} // namespace
+
+void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
+{
+    ++work.events;
+    std::visit(Overloaded{
+                   [&](const TrapEvent& t) { absorb_trap(t, snap, work); },
+                   [&](const PortStateChangeEvent& e) { work.switches.insert(e.switch_guid); },
+                   [&](const HeavySweepEvent& e) {
+                       work.heavy = true;
+                       if (work.heavy_reason.empty()) work.heavy_reason = e.reason;
+                   },
+                   [&](const ReloadEvent&) {
+                       work.heavy = true;
+                       work.reload = true;
+                       work.heavy_reason = "configuration reloaded (SIGHUP)";
+                   },
+                   [&](const RetryEvent&) {
+                       work.heavy = true;
+                       if (work.heavy_reason.empty()) work.heavy_reason = "retry";
+                   },
+                   [&](const ShutdownEvent&) { work.shutdown = true; },
+               },
+               event);
+}
+
+RefreshRequest refresh_request(const Work& work, const SubnetSnapshot& snap)
+{
+    RefreshRequest r;
+    const auto& f = snap.found.fabric;
+    for (auto g : work.switches)
+        if (auto id = f.find_node(g); id && f.node(*id).is_switch()) r.switches.push_back(*id);
+    for (auto g : work.ports) {
+        auto p = f.find_port(g);
+        if (p && !f.node(p->node).is_switch()) r.ports.push_back(*p);
+    }
+    for (auto g : work.describe)
+        if (auto id = f.find_node(g)) r.describe.push_back(*id);
+    return r;
+}
+
+boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
+{
+    busy_ = true;
+    if (traps_) traps_->acted();
+    SweepOutcome o;
+    try {
+        if (work.resume && !work.heavy && work.switches.empty() && work.ports.empty() && work.describe.empty()) {
+            o = co_await bringup_.resume();
+            if (o.needs_heavy) {
+                work.heavy = true;
+                work.heavy_reason = o.reason;
+            } else {
+                ++stats_.resumes;
+            }
+        } else if (!work.heavy) {
+            auto snap = bringup_.snapshot();
+            auto req = snap ? refresh_request(work, *snap) : RefreshRequest{};
+            if (!snap) {
+                work.heavy = true;
+                work.heavy_reason = "no configured subnet yet";
+            } else if (req.empty()) {
+                // Everything the events named is gone from the fabric: their
+                // neighbours' traps or the next light sweep say more; a
+                // heavy sweep settles it now.
+                work.heavy = true;
+                work.heavy_reason = "the events name nothing the SM knows";
+            } else {
+                spdlog::info("re-route: {} event(s) -> {} switch(es), {} port(s) to re-read", work.events,
+                             req.switches.size(), req.ports.size());
+                o = co_await bringup_.reroute(req);
+                if (o.needs_heavy) {
+                    spdlog::warn("re-route needs a heavy sweep: {}", o.reason);
+                    work.heavy = true;
+                    work.heavy_reason = o.reason;
+                }
+            }
+        }
+        if (work.heavy) {
+            spdlog::info("heavy sweep ({})", work.heavy_reason.empty() ? "start" : work.heavy_reason);
+            o = co_await bringup_.sweep();
+        }
+    } catch (const std::exception& e) {
+        o = SweepOutcome{};
+        o.kind = work.heavy ? SweepKind::heavy : SweepKind::reroute;
+        o.reason = e.what();
+        if (!stopping_) {
+            ++stats_.failures;
+            spdlog::error("sweep failed: {}; the SM keeps serving and tries again in {} s", e.what(),
+                          settings_.retry_interval.count());
+        }
+    }
+    busy_ = false;
+    if (stopping_) {
+        spdlog::info("sweep interrupted by the shutdown");
+        co_return o;
+    }
+    o.reload = work.reload;
+    report(o, work);
+    co_return o;
+}
+
+void SweepScheduler::report(const SweepOutcome& o, const Work& w)
+{
+    stats_.events += w.events;
+    if (o.kind == SweepKind::heavy)
+        ++stats_.heavy_sweeps;
+    else
+        ++stats_.reroutes;
+    if (o.unchanged) ++stats_.unchanged;
+    up_ = o.up;
+    standby_ = o.standby;
+    partial_in_row_ = o.up ? 0 : o.partial ? partial_in_row_ + 1 : 0;
+    const std::string what = o.kind == SweepKind::heavy ? "heavy sweep"
+                             : w.resume && w.events == 0 ? std::string("resume")
+                                                         : "re-route of " + std::to_string(w.events) + " event(s)";
+    if (o.standby) {
+        spdlog::info("STANDBY ({}): {}; nothing programmed", what, o.reason);
+    } else if (o.unchanged) {
+        spdlog::info("re-route of {} event(s): nothing changed ({:.3f} s, {} SMPs), generation {} stays", w.events,
+                     o.seconds, o.smps, o.generation);
+    } else if (o.up && o.degraded) {
+        spdlog::error("SUBNET DEGRADED (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}: {}; {:.3f} s, "
+                      "{} SMPs, LFT blocks sent: {}",
+                      o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.reason, o.seconds, o.smps,
+                      o.lft_blocks_sent);
+    } else if (o.up) {
+        spdlog::info("SUBNET UP (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}, {:.3f} s, {} SMPs "
+                     "({:.0f} SMPs/s), LFT blocks sent: {}",
+                     o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps,
+                     o.seconds > 0 ? o.smps / o.seconds : 0.0, o.lft_blocks_sent);
+    } else {
+        if (once_ && !resume_next()) // --once: no next attempt
+            spdlog::error("subnet NOT up: {}", o.reason);
+        else
+            spdlog::error("subnet NOT up: {} (next attempt in {:.1f} s{})", o.reason, retry_delay().count() / 1000.0,
+                          resume_next() ? ", resuming the failed part" : "");
+    }
+    auto snap = bringup_.snapshot();
+    for (const auto& f : observers_) {
+        try {
+            f(o, snap);
+        } catch (const std::exception& e) {
+            spdlog::error("after the sweep: {} (ignored; the SM keeps running)", e.what());
+        }
+    }
+}
+
+std::chrono::milliseconds SweepScheduler::retry_delay() const
+{
+    const std::chrono::milliseconds full = settings_.retry_interval;
+    if (partial_in_row_ == 0) return full;
+    auto d = settings_.quick_retry * (1u << std::min(partial_in_row_ - 1, 16u));
+    return std::min(d, full);
+}
+
+boost::asio::awaitable<SweepOutcome> SweepScheduler::run_once()
+{
+    // A sweep that could not start (the SM's own port did not answer: a
+    // port still coming up, a simulator slow to answer its first client) is
+    // tried again a few times before --once gives up; a sweep that ran and
+    // found the subnet not up is the answer.
+    once_ = true;
+    SweepOutcome o;
+    for (unsigned attempt = 0; attempt < 3; ++attempt) {
+        const auto failures = stats_.failures;
+        Work w;
+        w.heavy = true;
+        o = co_await perform(std::move(w));
+        if (stats_.failures == failures || stopping_) break;
+        boost::asio::steady_timer pause(co_await boost::asio::this_coro::executor, std::chrono::seconds(1));
+        co_await pause.async_wait(boost::asio::use_awaitable);
+    }
+    while (!o.up && !o.standby && !stopping_ && resume_next()) {
+        boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, retry_delay());
+        co_await t.async_wait(boost::asio::use_awaitable);
+        Work r;
+        r.resume = true;
+        o = co_await perform(std::move(r));
+    }
+    co_return o;
+}
+
+boost::asio::awaitable<void> SweepScheduler::run()
+{
+    {
+        Work w;
+        w.heavy = true;
+        co_await perform(std::move(w));
+    }
+    auto last_work = Clock::now();
+    auto last_light = Clock::now();
+    for (;;) {
+        const auto far = Clock::time_point::max();
+        auto next_light = far;
+        if (settings_.light_interval.count() > 0 && up_) next_light = last_light + settings_.light_interval;
+        auto next_retry = up_ || standby_ ? far : last_work + retry_delay();
+        auto ev = co_await events_.pop_until(std::min(next_light, next_retry));
+        Work w;
+        if (!ev) {
+            const auto now = Clock::now();
+            if (now >= next_retry) {
+                if (resume_next())
+                    w.resume = true;
+                else
+                    absorb(RetryEvent{}, nullptr, w);
+            } else if (now >= next_light) {
+                last_light = now;
+                if (auto snap = bringup_.snapshot()) {
+                    busy_ = true;
+                    auto r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
+                    busy_ = false;
+                    ++stats_.light_sweeps;
+                    spdlog::debug("light sweep: {} SMPs in {:.3f} s, {} switch(es) changed, {} LID-routed Get(s) "
+                                  "fell back to DR",
+                                  r.smps, r.seconds, r.changed.size(), r.lid_failures);
+                    if (!r.changed.empty())
+                        spdlog::info("light sweep: PortStateChange on {} switch(es)", r.changed.size());
+                }
+                continue;
+            } else {
+                continue;
+            }
+        } else {
+            if (event_observer_) event_observer_(*ev);
+            absorb(*ev, bringup_.snapshot().get(), w);
+        }
+        if (w.shutdown) break;
+        // Debounce: fold what keeps coming, up to debounce_max after the first.
+        const auto first = Clock::now();
+        for (;;) {
+            const auto until = std::min(Clock::now() + settings_.debounce, first + settings_.debounce_max);
+            auto more = co_await events_.pop_until(until);
+            if (!more) break;
+            if (event_observer_) event_observer_(*more);
+            absorb(*more, bringup_.snapshot().get(), w);
+            if (w.shutdown) break;
+        }
+        if (w.shutdown) break;
+        co_await perform(std::move(w));
+        last_work = Clock::now();
+    }
+    spdlog::info("scheduler stopped: {} heavy sweep(s), {} re-route(s) ({} found nothing changed), {} light "
+                 "sweep(s), {} event(s)",
+                 stats_.heavy_sweeps, stats_.reroutes, stats_.unchanged, stats_.light_sweeps, stats_.events);
+}
+
+} // namespace ibsm::daemon
