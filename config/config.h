@@ -121,7 +121,7 @@ struct LogConfig {
     bool operator==(const LogConfig&) const = default;
 };
 
-// When the SM looks at the fabric again (DESIGN.md, "The long-running SM").
+// When the SM looks at the fabric again (docs/design.md, "The long-running SM").
 struct SweepConfig {
     // sweep.interval_s: period of the light sweep (one SwitchInfo Get per
     // switch for PortStateChange); 0 disables light sweeps.
