@@ -96,7 +96,7 @@ struct SmConfig {
     std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
     unsigned subnet_timeout = 18;
     unsigned packet_life_time = 18;
-    // Master/standby (IBA 14.4.1, daemon/sm_state.h). SM_Key: SMInfo
+    // Master/standby (IBA 14.4.1, daemon/sm/sm_state.h). SM_Key: SMInfo
     // answers carry it only to a requester that presents it, and other SMs
     // count only when they answer with it (or when it is 0).
     std::uint64_t sm_key = 0;
@@ -121,7 +121,7 @@ struct LogConfig {
     bool operator==(const LogConfig&) const = default;
 };
 
-// When the SM looks at the fabric again (DESIGN.md, "The long-running SM").
+// When the SM looks at the fabric again (docs/design.md, "The long-running SM").
 struct SweepConfig {
     // sweep.interval_s: period of the light sweep (one SwitchInfo Get per
     // switch for PortStateChange); 0 disables light sweeps.

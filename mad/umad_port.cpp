@@ -128,9 +128,10 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
 
     if (claim_sm) {
         // umad2sim hands a MAD of a class nobody registered to a null queue
-        // and crashes the process (issue 15), so the SM always registers the
-        // SA class. Without kernel RMPP (rmpp_version 0): umad2sim has none,
-        // and the SA's own sender works the same on both.
+        // and crashes the process (saquery against ibsmd did; DEVELOPERS.md,
+        // "Things that bite"), so the SM always registers the SA class.
+        // Without kernel RMPP (rmpp_version 0): umad2sim has none, and the
+        // SA's own sender works the same on both.
         long sa_mask[16 / sizeof(long)];
         sa_method_mask(sa_mask);
         agent_sa_ = umad_register(port_id_, 0x03, 2, 0, sa_mask);

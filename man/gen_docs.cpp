@@ -1,6 +1,6 @@
 // gen_docs: writes the manual pages ibsmd(8), ibsm(1), ibsmd.yaml(5) and the
 // bash completion of both programs, at build time (man/meson.build), from
-// the same declarations the programs parse with (daemon/options.cpp,
+// the same declarations the programs parse with (daemon/service/options.cpp,
 // tools/ibsm_cli.cpp) and from the sample configuration checked against the
 // schema (man/config_page.h). Nothing here lists a flag or a key by hand.
 //
@@ -55,7 +55,7 @@ man::Choices choices()
 }
 
 // FILES names this build's paths: the installed default configuration
-// (daemon/config_path.h) and the default state directory.
+// (daemon/service/config_path.h) and the default state directory.
 std::string ibsmd_extra()
 {
     const std::string state = config::Config{}.state_dir;

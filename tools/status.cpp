@@ -1,8 +1,8 @@
 // `ibsm status`: the running daemon's state, read from its state directory
-// (state.json, written by ibsmd's status reporter: daemon/status_reporter.h)
-// instead of its logs. This file only finds and reads the file and checks
-// that the process that wrote it is still alive; the formats are
-// daemon/status.h's.
+// (state.json, written by ibsmd's status reporter:
+// daemon/publish/status_reporter.h) instead of its logs. This file only
+// finds and reads the file and checks that the process that wrote it is
+// still alive; the formats are daemon/publish/status.h's.
 #include "cli/app.h"
 #include "tools/args.h"
 #include "tools/subcommands.h"

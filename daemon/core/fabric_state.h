@@ -49,7 +49,7 @@ struct DiscoveryResult {
     bool complete() const { return missing.empty() && duplicates.empty(); }
 };
 
-// What a re-route asks discovery to look at again (DESIGN.md, "The
+// What a re-route asks discovery to look at again (docs/design.md, "The
 // long-running SM"): the ports an event names, over the snapshot's DR paths.
 struct RefreshRequest {
     // SwitchInfo (a set PortStateChange is cleared, IBA 14.2.5.4) and the

@@ -1,5 +1,5 @@
 // The subnet as the SM last configured it: one immutable snapshot per
-// generation (DESIGN.md, "The long-running SM").
+// generation (docs/design.md, "The long-running SM").
 //
 // Why: a re-route starts from what the switches hold, not from scratch; the
 // SMInfo answers, the dumps, the summary and (later) the SA read the same

@@ -55,7 +55,7 @@ struct SweepOutcome {
 };
 
 // Decides, between discovery and LID assignment, whether this SM may
-// configure the subnet (master/standby, IBA 14.4.1; daemon/sm_election.h).
+// configure the subnet (master/standby, IBA 14.4.1; daemon/sm/sm_election.h).
 class MastershipGate {
 public:
     virtual ~MastershipGate() = default;

@@ -4,7 +4,7 @@
 //
 // Why a function of its own: with LMC > 0 a port owns 2^LMC LIDs and path i
 // of a pair is (source base + i, destination base + i), the fully redundant
-// set OpenSM calls preference 0. Under per-pair path routing (issue 14:
+// set OpenSM calls preference 0. Under per-pair path routing (seed 002:
 // pathsel / shortest-widest + color/L) the routing chose ONE path per
 // (source, destination) and realised it by one DLID of the destination's
 // block (RoutingTables::pair_dlids): that pair has exactly one path, the

@@ -213,7 +213,7 @@ private:
     {
         if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
         if (has(sa::pr_mask::pkey)) {
-            // The partition asked for, if both ends share it (issue 15).
+            // The partition asked for, if both ends share it (partition/partitions.h).
             if (s_.partitions) {
                 auto k = s_.partitions->path_pkey(sa::gid_guid(pr.sgid), sa::gid_guid(pr.dgid), q_.pkey);
                 if (!k) return false;

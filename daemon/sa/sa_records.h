@@ -38,7 +38,7 @@ SaAnswer sa_sm_info_records(const SaRequest& req, const mad::SmInfo& ours);
 SaAnswer sa_class_port_info(const SaRequest& req, bool ud_multicast = false);
 inline constexpr std::size_t class_port_info_size = 72;
 // Capability bits (IBA 15.2.2, table 194) this SA sets; UDMulticast only
-// when an MCMemberRecord handler is registered (daemon/mcast_service.h).
+// when an MCMemberRecord handler is registered (daemon/sa/mcast_service.h).
 namespace sa_cap {
 inline constexpr std::uint16_t ud_multicast = 1 << 9;
 inline constexpr std::uint16_t multipath = 1 << 10;

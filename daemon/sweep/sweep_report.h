@@ -12,7 +12,7 @@ namespace ibsm::daemon {
 
 void log_discovery(const DiscoveryResult& result, const mad::TransportCounters& counters);
 
-// Writes DIR/topology.net (atomically: daemon/atomic_file.h) and
+// Writes DIR/topology.net (atomically: daemon/core/atomic_file.h) and
 // returns its path. Throws std::runtime_error naming the file on I/O errors.
 std::string write_topology_dump(const DiscoveryResult& result, const std::string& dir);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bring-up benchmark (issue 5 §6): time to SUBNET UP, ibsmd --once vs OpenSM
+# Bring-up benchmark: time to SUBNET UP, ibsmd --once vs OpenSM
 # (`opensm -o -R ftree`), side by side in one run on the same generated net
 # files, each SM on a freshly started ibsim (ports in INIT, no LIDs).
 #

@@ -1,4 +1,4 @@
-// Seed 002's experiments (issue 14): LID-assignment heuristics over per-pair
+// Seed 002's experiments: LID-assignment heuristics over per-pair
 // routings, and "separate" against destination-based schemes, on seed 002
 // §5's random irregular fabrics (topology/gen_scattered.h).
 //

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Seed 002's Tables 1-3 and issue 14's speed figures, by
+# Seed 002's Tables 1-3 and the path engines' speed figures, by
 # tests/bench/colorl_bench.cpp. Build release for the figures that count:
 #   meson setup build-rel --buildtype=release && ninja -C build-rel tools/ibsm tests/bench/colorl_bench
 #   tests/bench/colorl_bench.sh build-rel            (INSTANCES=32 THREADS=2 by default)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Debian package, built and installed as an operator would (issue 13,
-# item 3): dpkg-buildpackage -b -uc -us on a copy of the source tree,
+# The Debian package, built and installed as an operator would
+# (debian/): dpkg-buildpackage -b -uc -us on a copy of the source tree,
 # lintian (no errors), dpkg -i, `ibsmd --version`, systemd-analyze verify on
 # the installed units, nothing enabled, the state directory there, the
 # configuration a conffile; then the package is purged again (unless
@@ -61,7 +61,7 @@ cleanup() {
 trap cleanup EXIT
 dpkg -i "$deb" > "$WORK/install.log" 2>&1 || { cat "$WORK/install.log" >&2; fail "dpkg -i failed"; }
 
-# --version comes with the CLI library (issue 13, item 5); until then --help
+# --version comes with the CLI library (cli/app.h); without it --help
 # shows that the installed program runs.
 if /usr/sbin/ibsmd --version > "$WORK/version.txt" 2>&1; then
     echo "ibsmd --version: $(head -n1 "$WORK/version.txt")"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Discovery benchmark (issue 2 §6), everything on the same generated fabric
+# Discovery benchmark, everything on the same generated fabric
 # and the same ibsim in one run:
 #   probe   ibsim's raw answer rate: smp_rate_probe keeping K NodeInfo Gets
 #           outstanding (K = our window, and 64)

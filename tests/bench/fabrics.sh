@@ -14,7 +14,7 @@ pgft_args() {
     esac
 }
 
-# The fabrics of issue 11's routing table, by name -> `ibsm topogen` arguments.
+# The fabrics of the routing table in docs/routing.md, by name -> `ibsm topogen` arguments.
 #   chain-744      3 two-level trees (12 spines, 24 leaves of 24 ports, 12
 #                  hosts per leaf) joined by 30 leaf-to-leaf cables (seed 001's
 #                  "Deimos-like" fabric; topogen chain's defaults)

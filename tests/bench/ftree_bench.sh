@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fat-tree routing compute time: ibsmd's `ftree` and `sftree` (via `ibsm route`)
 # side by side with OpenSM's ftree routing time read from its log, on the same
-# net files (issue 4 §6). Not a timed test: it prints a table.
+# net files. Not a timed test: it prints a table.
 #
 # usage: tests/bench/ftree_bench.sh [BUILD_DIR] [SIZES]
 #   BUILD_DIR  a release build (default: build-release next to this checkout)

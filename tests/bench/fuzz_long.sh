@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long fuzzing run (issue 12): every libFuzzer harness for RUNS inputs
+# The long fuzzing run: every libFuzzer harness for RUNS inputs
 # (default 10^6) from the tests/data seeds; prints inputs run, coverage
 # (libFuzzer's cov: edges, ft: features), corpus size and time per harness.
 # Needs the clang fuzz build (tests/fuzz/README.md):

@@ -1,4 +1,4 @@
-// What `ibsm report` adds to an analysis (issue 16): analyze() with and
+// What `ibsm report` adds to an analysis: analyze() with and
 // without Options::keep_link_loads (per-channel loads and 3 examples per
 // channel), then build_model, on the benchmark fat-trees (fabrics.sh's
 // PGFTs) routed by ftree.

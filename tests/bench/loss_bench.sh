@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packet-loss benchmark (issue 12 §2): bring-up of the 648-host tree with
+# Packet-loss benchmark (DEVELOPERS.md, "Packet loss"): bring-up of the 648-host tree with
 # ibsim dropping a percentage of the packets at every switch port
 # (console `Error "<switch>" <percent>`: each switch port a packet enters, and
 # the target port, drops it with that chance; ibsim answers a dropped SMP at

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 16's size and speed figures for `ibsm report`: the fat-trees of
+# Size and speed figures for `ibsm report`: the fat-trees of
 # fabrics.sh (3 456 hosts drawn in full, 11 664 with hosts folded into their
 # leaf switches), routed by ftree; for each the time `ibsm report` takes, the
 # file size (target: < 5 MB at 3 456 hosts), and how long headless Chromium

@@ -1,4 +1,4 @@
-// How long report::compute_layout takes on the fabric sizes issue 16 names:
+// How long report::compute_layout takes on the fabric sizes the report targets:
 // sfdp on random fabrics of ~1 000 and ~4 000 nodes, with four hosts a switch
 // (placed round their switch, not by sfdp) and without hosts; neato just
 // below the sfdp threshold, which is why the threshold is where it is; the levels

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-route benchmark (issue 10): the long-running SM after one leaf-to-spine
+# Re-route benchmark: the long-running SM after one leaf-to-spine
 # cable is unlinked, ibsmd --foreground vs OpenSM (`opensm -R ftree`), both in
 # one run on the same generated net file, each on its own fresh ibsim and
 # brought up first.

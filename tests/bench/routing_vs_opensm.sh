@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11's routing table: our sssp, dfsssp, updn (global balancing) and
+# The routing table of docs/routing.md: our sssp, dfsssp, updn (global balancing) and
 # default chain against OpenSM's sssp, dfsssp and updn, in one run, on the
 # fabrics of fabrics.sh's fabric_args (a chain of three trees, a random
 # fabric, an 8x8 torus, a 6-dimensional hypercube, the 3 456-host tree

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SA benchmark (issue 15): PathRecord queries answered per second, ibsmd's
+# SA benchmark: PathRecord queries answered per second, ibsmd's
 # SA vs OpenSM's on the same generated fabric in the same run, each SM on a
 # freshly started ibsim; and whether the query load slows ibsmd's sweeps.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sssp and dfsssp (issue 11 §3-4): compute time, route quality and VLs needed,
+# sssp and dfsssp (seed 001 §III-A and §III-D): compute time, route quality and VLs needed,
 # side by side with OpenSM's sssp and dfsssp on the same net files. Not a
 # timed test: it prints a table.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `meson install --destdir` lays out exactly what an operator needs
-# (issue 13, item 2), and a second install keeps an edited configuration.
+# (the install layout), and a second install keeps an edited configuration.
 #
 # usage: install_layout.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR UNITDIR MANDIR COMPLETIONSDIR
 # (absolute install paths, as meson.build computed them)

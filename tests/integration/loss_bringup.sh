@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bring-up through packet loss against ibsim (issue 12 §2): every switch port
+# Bring-up through packet loss against ibsim (DEVELOPERS.md, "Packet loss"): every switch port
 # drops LOSS % of the packets (console `Error "<switch>" LOSS`; ibsim answers
 # a dropped SMP at once with umad status 110, and a Set whose answer is lost
 # on the way back has still been applied). `ibsmd --once` must:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Malformed and unsolicited MADs on the wire (issue 12): ibsmd --foreground
+# Malformed and unsolicited MADs on the wire (reliability): ibsmd --foreground
 # runs on Hca1 of the 2-switch/4-HCA ibsim example; tests/tools/
 # malformed_mad_client, its own ibsim client on Hca2, sends it truncated
 # MADs, wrong base/class versions, an SMInfo Set with a wrong SM_Key,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multicast and partitions on ibsim (issue 15, items 2 and 3), judged with
+# Multicast and partitions on ibsim (IPoIB groups, MFTs, P_Key tables), judged with
 # infiniband-diags and our own clients, never with ibsmd's word:
 #  1. P_Key tables (`smpquery pkeys`): every CA port and switch port 0
 #     holds the default partition 0xffff; the ports a `partitions:` entry

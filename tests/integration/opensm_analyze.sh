@@ -13,7 +13,7 @@
 #     on the ring's tables.
 #  4. OpenSM's own opensm-lfts.dump of the 648-host tree (-D 0x40 writes it
 #     to --dump_files_dir) gives the same report as its tables read back
-#     with dump_fts (issue 13: the format is detected).
+#     with dump_fts (ibsm analyze detects the format).
 #
 # usage: opensm_analyze.sh IBSM_BINARY
 # Fails (does not skip) when ibsim, umad2sim, opensm or infiniband-diags are

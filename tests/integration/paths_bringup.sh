@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Per-pair path routing + the color/L LID-assignment stage (issue 14, seed
-# 002) brought up on ibsim and judged with infiniband-diags:
+# Per-pair path routing + the color/L LID-assignment stage (seed 002)
+# brought up on ibsim and judged with infiniband-diags:
 #  - `ibsmd --once` with routing.engines [ENGINE] (no fallback),
 #    lid_assignment color-l, lid_order colour-first: exit 0, SUBNET UP,
 #    routed by ENGINE, paths.txt in the state dir;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `ibsm report` pages opened in a real browser (issue 16): headless Chromium
+# `ibsm report` pages opened in a real browser (docs/report.md): headless Chromium
 # runs each page's script, dumps the DOM and takes a screenshot, and
 # report_check.py compares the DOM with `ibsm analyze --json` and with the
 # topology files. Four routings, all from `ibsm topogen` + `ibsm route`

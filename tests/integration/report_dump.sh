@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dump.report (issue 16, item 2): the running ibsmd writes report.html for
+# dump.report (report.html from the daemon): the running ibsmd writes report.html for
 # every new generation, off the loop, and `ibsm status` points at it. On
 # PGFT(2; 2,4; 1,2; 1,1) in ibsim, ibsmd --foreground with dump.report on:
 #  - after the bring-up, report.html appears and state.json / `ibsm status`

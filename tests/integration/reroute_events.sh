@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long-running SM acts on fabric events (issue 10): `ibsmd --foreground`
+# The long-running SM acts on fabric events (traps, re-routes): `ibsmd --foreground`
 # on a 3-level fat-tree, PGFT(3; 4,4,8; 1,4,4; 1,1,1) (80 switches, 128
 # hosts), then, one at a time on the ibsim console:
 #   1. Unlink of a leaf-to-spine cable

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A flap storm against the long-running SM (issue 10): `ibsmd --foreground`
+# A flap storm against the long-running SM (traps, debounce, re-route): `ibsmd --foreground`
 # (light sweep every 2 s) on PGFT(3; 4,4,8; 1,4,4; 1,1,1), then 100
 # Unlink/ReLink console commands on random switch-to-switch cables (seeded),
 # one every 0.1 s; several links are down at once, and every one is

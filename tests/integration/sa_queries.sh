@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SA of ibsmd on ibsim (issue 15), judged by infiniband-diags reading
+# The SA of ibsmd on ibsim (Subnet Administration records), judged by infiniband-diags reading
 # the fabric directly (smpquery, dump_fts, ibnetdiscover, sminfo):
 #  - single-record `saquery` (NR, PIR, SWIR, LFTR, LR, SMIR, PR
 #    --src-to-dst) returns exactly what the direct reads say

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ibsmd as systemd sees it (issue 13), on PGFT(2; 6,12; 1,6; 1,1) in ibsim,
+# ibsmd as systemd sees it (Type=notify, journald), on PGFT(2; 6,12; 1,6; 1,1) in ibsim,
 # with tests/tools/notify_listener standing in for systemd's notify socket
 # and stderr posing as journald's stream (JOURNAL_STREAM = its dev:inode):
 #  --foreground:

@@ -1,4 +1,4 @@
-# Shared by the tests of the long-running SM (issue 10): start ibsmd against
+# Shared by the tests of the long-running SM (traps, re-routes, signals): start ibsmd against
 # the test's ibsim, wait for it to act on an event, read the fabric back with
 # infiniband-diags and check it with `ibsm analyze`.
 #

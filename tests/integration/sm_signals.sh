@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Signals of the long-running SM (issue 10), with ibsmd in service mode (no
+# Signals of the long-running SM (SIGHUP, SIGUSR1, SIGTERM), with ibsmd in service mode (no
 # --once/--foreground: it logs to log.file) on PGFT(3; 4,4,8; 1,4,4; 1,1,1),
 # routing.engines [ftree]:
 #  - SIGHUP with the file unchanged: "configuration unchanged, re-sweeping",

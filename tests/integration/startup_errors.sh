@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Start-up and run-time failure paths of ibsmd that need a fabric (issue 12
-# item 1, issue 13 item 5), on ibsim with PGFT(2; 2,4; 1,2). Each failure
+# Start-up and run-time failure paths of ibsmd that need a fabric (no crash,
+# one line saying what to do), on ibsim with PGFT(2; 2,4; 1,2). Each failure
 # ends with ONE error line saying what to do, and --once exits with the
 # documented status (cli/app.h: 1 run-time; 78 configuration is covered by
 # tests/unit/cli/test_cli_errors.sh); the service keeps running where
-# DESIGN.md's error tiers say so:
+# docs/design.md's "Error tiers" say so:
 #  1. --port-guid of no local port: exit 1, the line lists the local ports;
 #     --port-guid of the SM's port selects it (--discover-only and --once);
 #  2. a state directory that cannot be created: exit 1 before any SMP;

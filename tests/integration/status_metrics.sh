@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `ibsm status` and metrics.prom (issue 13, item 8) against a live ibsmd
+# `ibsm status` and metrics.prom (status without reading logs) against a live ibsmd
 # --foreground on PGFT(2; 2,4; 1,2; 1,1) in ibsim:
 #  - after the bring-up, `ibsm status --state-dir` exits 0, says running and
 #    SUBNET UP with the generation and the LID count the log and the fabric

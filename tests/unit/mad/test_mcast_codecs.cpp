@@ -1,4 +1,4 @@
-// The codecs of issue 15's multicast and partition attributes:
+// The codecs of the multicast and partition attributes:
 // MCMemberRecord (SA), MulticastForwardingTable and P_KeyTable (SMPs).
 // Three independent truths: round trips with every field distinct, byte
 // positions written out from the IBA tables here, and libibmad's field

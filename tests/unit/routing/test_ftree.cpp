@@ -550,10 +550,11 @@ TEST_CASE("CA order file: LID and description per line, in index order", "[ftree
     CHECK(order.cas[2].leaf == order.cas[3].leaf);
 }
 
-// Issue 11: on the 3-level tree with switch links removed, D-Mod-K alone
-// leaves CA<->switch pairs unreachable (a top cut off from a pod); ftree and
-// sftree must deliver every one of them, with no credit loop in CA traffic
-// (sftree: with switch traffic too), and the verification gate must agree.
+// Degraded trees: on the 3-level tree with switch links removed, D-Mod-K
+// alone leaves CA<->switch pairs unreachable (a top cut off from a pod);
+// ftree and sftree must deliver every one of them, with no credit loop in CA
+// traffic (sftree: with switch traffic too), and the verification gate must
+// agree.
 TEST_CASE("ftree and sftree on degraded trees reach every CA<->switch pair", "[ftree][sftree][degraded][property]")
 {
     topology::PgftParams p;
