@@ -25,6 +25,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace ibsm::daemon {
@@ -73,9 +74,13 @@ public:
 
     explicit EventQueue(boost::asio::any_io_executor ex) : wake_(std::move(ex)) {}
 
-    void push(Event e)
+    // Built in place from the event type: GCC 12 at -O3 takes the move of a
+    // temporary Event for a read of another alternative's string
+    // (-Wmaybe-uninitialized).
+    template <class E>
+    void push(E&& e)
     {
-        events_.push_back(std::move(e));
+        events_.emplace_back(std::forward<E>(e));
         wake_.cancel();
     }
 
