@@ -245,7 +245,7 @@ int run_sm(const daemon::Options& opts)
     mcast_settings.sm_key = cfg.sm.sm_key;
     mcast_settings.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
     mcast_settings.mft.width = settings.lfts.width;
-    daemon::McastService mcast(io, transport, *partitions, mcast_settings);
+    daemon::McastService mcast(events, transport, *partitions, mcast_settings);
     mcast.install(sa);
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
@@ -262,6 +262,7 @@ int run_sm(const daemon::Options& opts)
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work
     // The SA yields to the SM's own work (sa_agent.h): a sweep or re-route
     // in progress (route computation included), or SMPs in flight.
     sa.set_busy_probe([&] {

@@ -1,11 +1,11 @@
-// The SM's events: everything that may make it look at the fabric again,
-// funnelled into one queue that only the sweep scheduler reads (DESIGN.md,
-// "The long-running SM").
+// The SM's events: everything that may make it look at the fabric again or
+// send Sets to the switches, funnelled into one queue that only the sweep
+// scheduler reads (docs/design.md, "The path of an event").
 //
 // Why one queue of a variant: the scheduler sees every cause in arrival
 // order and can fold a burst into one piece of work; producers (the trap
-// receiver, the light sweeper, signal handlers, retry timers) know nothing
-// of each other or of the scheduler.
+// receiver, the light sweeper, signal handlers, retry timers, the multicast
+// service) know nothing of each other or of the scheduler.
 //
 // Data structures: a deque and a timer used as a wake-up. Everything runs on
 // one io_context, so no lock: push() from any handler on the loop, pop() from
@@ -25,6 +25,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace ibsm::daemon {
@@ -55,7 +56,17 @@ struct RetryEvent {};
 
 struct ShutdownEvent {};
 
-using Event = std::variant<TrapEvent, PortStateChangeEvent, HeavySweepEvent, ReloadEvent, RetryEvent, ShutdownEvent>;
+// Multicast group membership, or the snapshot the trees are computed over,
+// changed: the switches' multicast forwarding tables are to be pushed again.
+// Asked once while a request is outstanding, not once per join; the push
+// waits until `not_before` so that a burst of joins (IPoIB on every host
+// after SUBNET UP) is gathered into one push.
+struct McastTablesEvent {
+    std::chrono::steady_clock::time_point not_before;
+};
+
+using Event = std::variant<TrapEvent, PortStateChangeEvent, HeavySweepEvent, ReloadEvent, RetryEvent, ShutdownEvent,
+                           McastTablesEvent>;
 
 class EventQueue {
 public:
@@ -63,9 +74,13 @@ public:
 
     explicit EventQueue(boost::asio::any_io_executor ex) : wake_(std::move(ex)) {}
 
-    void push(Event e)
+    // Built in place from the event type: GCC 12 at -O3 takes the move of a
+    // temporary Event for a read of another alternative's string
+    // (-Wmaybe-uninitialized).
+    template <class E>
+    void push(E&& e)
     {
-        events_.push_back(std::move(e));
+        events_.emplace_back(std::forward<E>(e));
         wake_.cancel();
     }
 

@@ -54,6 +54,7 @@ std::string describe_event(const Event& e)
                           [](const ReloadEvent&) { return std::string("SIGHUP: configuration reload"); },
                           [](const RetryEvent&) { return std::string("retry"); },
                           [](const ShutdownEvent&) { return std::string("shutdown"); },
+                          [](const McastTablesEvent&) { return std::string("multicast tables to push"); },
                       },
                       e);
 }

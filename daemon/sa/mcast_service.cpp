@@ -2,8 +2,6 @@
 
 #include "mcast/link_rates.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -38,10 +36,10 @@ std::vector<std::uint8_t> record_bytes(const mad::McMemberRecord& r)
 
 } // namespace
 
-McastService::McastService(boost::asio::io_context& io, mad::Transport& transport,
-                           const partition::Partitions& partitions, McastSettings settings)
-    : io_(io), transport_(transport), partitions_(partitions), settings_(settings),
-      groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF, settings.packet_life_time}), mfts_(settings.mft), batch_timer_(io)
+McastService::McastService(EventQueue& events, mad::Transport& transport, const partition::Partitions& partitions,
+                           McastSettings settings)
+    : events_(events), transport_(transport), partitions_(partitions), settings_(settings),
+      groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF, settings.packet_life_time}), mfts_(settings.mft)
 {
     for (const auto& d : partitions_.definitions()) {
         if (!d.ipoib) continue;
@@ -125,7 +123,7 @@ SaAnswer McastService::on_request(const SaRequest& req)
         if (o.created)
             spdlog::info("multicast: group {} created on MLID {} by {}", o.record.mgid.str(),
                          hex16(o.record.mlid.value()), requester.str());
-        if (o.members_changed || o.created) schedule_push();
+        if (o.members_changed || o.created) request_push();
         return SaAnswer{sa::status::ok, {record_bytes(o.record)}};
     }
     ++stats_.queries;
@@ -147,57 +145,56 @@ void McastService::on_snapshot(SnapshotPtr snap)
     if (cap) groups_.set_mlid_top(static_cast<std::uint16_t>(std::min<std::uint32_t>(0xC000u + cap - 1, 0xFFFEu)));
     auto lost = groups_.drop_ports([&](Guid g) { return !port_of_guid(f, g); });
     if (!lost.empty()) spdlog::info("multicast: {} group(s) lost members that left the fabric", lost.size());
-    schedule_push();
+    request_push();
 }
 
-void McastService::schedule_push()
+void McastService::request_push()
 {
     dirty_ = true;
-    if (running_) return;
-    running_ = true;
-    boost::asio::co_spawn(io_, push_loop(), [alive = alive_, this](std::exception_ptr e) {
-        if (!*alive) return;
-        running_ = false;
-        if (!e) return;
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-            spdlog::error("multicast: pushing forwarding tables failed: {}", ex.what());
-        }
-    });
+    if (requested_) return;
+    requested_ = true;
+    events_.push(McastTablesEvent{std::chrono::steady_clock::now() + settings_.batch});
 }
 
-boost::asio::awaitable<void> McastService::push_loop()
+boost::asio::awaitable<void> McastService::push()
 {
-    auto alive = alive_;
-    batch_timer_.expires_after(settings_.batch);
-    co_await batch_timer_.async_wait(boost::asio::use_awaitable);
-    while (*alive && dirty_ && snapshot_) {
-        dirty_ = false;
-        const SnapshotPtr snap = snapshot_;
-        const auto start = std::chrono::steady_clock::now();
-        std::uint64_t unreachable = 0;
-        const auto masks = multicast_masks(groups_, *snap, &unreachable);
-        Lid top;
-        for (const auto& [mgid, g] : groups_.groups()) top = std::max(top, g.params.mlid);
-        auto report = co_await mfts_.program(transport_, snap->found, masks, top);
-        if (!*alive) co_return;
-        ++stats_.pushes;
-        stats_.blocks_sent += report.blocks_sent;
-        stats_.blocks_dirty = report.blocks_dirty;
-        stats_.unreachable = unreachable;
-        std::size_t members = 0;
-        for (const auto& [mgid, g] : groups_.groups()) members += g.members.size();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        spdlog::info("multicast: {} group(s), {} membership(s) on generation {}: MFT blocks sent {} (dirty {}) on {} "
-                     "switch(es) in {:.1f} ms{}",
-                     groups_.groups().size(), members, snap->generation, report.blocks_sent, report.blocks_dirty,
-                     report.switches, ms,
-                     unreachable ? ", " + std::to_string(unreachable) + " member(s) unreachable" : std::string());
-        for (const auto& f : report.failures) spdlog::warn("  {}", f);
-        // Unconfirmed blocks are retried with the next push (the next
-        // join, leave or sweep), like LFT blocks.
+    // Joins from here on ask again: this push may not see them.
+    requested_ = false;
+    if (!dirty_ || !snapshot_) co_return;
+    dirty_ = false;
+    in_push_ = true;
+    try {
+        co_await push_trees();
+    } catch (const std::exception& e) {
+        spdlog::error("multicast: pushing forwarding tables failed: {}", e.what());
     }
+    in_push_ = false;
+}
+
+boost::asio::awaitable<void> McastService::push_trees()
+{
+    const SnapshotPtr snap = snapshot_;
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t unreachable = 0;
+    const auto masks = multicast_masks(groups_, *snap, &unreachable);
+    Lid top;
+    for (const auto& [mgid, g] : groups_.groups()) top = std::max(top, g.params.mlid);
+    auto report = co_await mfts_.program(transport_, snap->found, masks, top);
+    ++stats_.pushes;
+    stats_.blocks_sent += report.blocks_sent;
+    stats_.blocks_dirty = report.blocks_dirty;
+    stats_.unreachable = unreachable;
+    std::size_t members = 0;
+    for (const auto& [mgid, g] : groups_.groups()) members += g.members.size();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    spdlog::info("multicast: {} group(s), {} membership(s) on generation {}: MFT blocks sent {} (dirty {}) on {} "
+                 "switch(es) in {:.1f} ms{}",
+                 groups_.groups().size(), members, snap->generation, report.blocks_sent, report.blocks_dirty,
+                 report.switches, ms,
+                 unreachable ? ", " + std::to_string(unreachable) + " member(s) unreachable" : std::string());
+    for (const auto& f : report.failures) spdlog::warn("  {}", f);
+    // Unconfirmed blocks are retried with the next push (the next join,
+    // leave or sweep), like LFT blocks.
 }
 
 SwitchMasks multicast_masks(const mcast::GroupTable& groups, const SubnetSnapshot& snap, std::uint64_t* unreachable)

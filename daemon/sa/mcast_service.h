@@ -1,44 +1,48 @@
-// Multicast for the subnet (issue 15, item 2): the SA's MCMemberRecord
-// handler (join, leave, query over mcast::GroupTable) and the multicast
-// forwarding tables that follow the groups.
+// Multicast for the subnet, beside its partitions (partition/ and
+// pkey_programmer.h): the SA's MCMemberRecord handler (join, leave, query
+// over mcast::GroupTable) and the multicast forwarding tables that follow
+// the groups.
 //
 // Why: IPoIB on every host joins its partition's broadcast group when its
 // port goes ACTIVE, so joins arrive in a burst of hundreds right after
 // SUBNET UP; each must be answered at once (the SA never blocks), but
 // recomputing and pushing the trees once per join would send the same
 // blocks hundreds of times. So answers are immediate and forwarding
-// follows in batches.
+// follows in batches. The batches are pushed by the sweep scheduler, the
+// one sender of Sets to the switches (sweep_scheduler.h): a push of its
+// own would race a sweep's and use a snapshot the sweep is replacing.
 //
 // Data structures: the GroupTable (state across generations: memberships
 // survive re-routes); the snapshot the SA answers from and the ports' facts
 // (MTU, rate, P_Keys) derived from it, cached per generation; the
-// MftProgrammer's confirmed blocks; a `dirty` flag and whether the push
-// loop runs.
+// MftProgrammer's confirmed blocks; a `dirty` flag, whether a push is
+// requested from the scheduler and whether one is under way.
 //
 // Algorithm: a join/leave that changes who receives, and every new
 // snapshot (after a heavy sweep or re-route: the tree's links may have
 // changed, ports may be gone and lose their memberships), mark the tables
-// dirty. One push loop runs while dirty: it waits `batch` to gather a
-// burst, computes every group's tree (mcast/tree.h) over the current
-// snapshot's fabric, and lets the MftProgrammer send the blocks that
-// differ. Start-up creates the IPoIB broadcast group of the default
-// partition and of every configured partition that asks for one.
+// dirty and, unless a request is outstanding, push one McastTablesEvent
+// that asks the scheduler to call push() no earlier than `batch` from now
+// (joins meanwhile only mark the tables dirty: one push for the burst).
+// push() computes every group's tree (mcast/tree.h) over the current
+// snapshot's fabric and lets the MftProgrammer send the blocks that
+// differ; a join during the push asks again. Start-up creates the IPoIB
+// broadcast group of the default partition and of every configured
+// partition that asks for one.
 #pragma once
 
+#include "daemon/core/events.h"
+#include "daemon/core/subnet.h"
 #include "daemon/program/mft_programmer.h"
 #include "daemon/sa/sa_agent.h"
-#include "daemon/core/subnet.h"
 #include "mad/transport.h"
 #include "mcast/groups.h"
 #include "partition/partitions.h"
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <unordered_map>
 
 namespace ibsm::daemon {
@@ -66,31 +70,37 @@ struct McastStats {
 
 class McastService {
 public:
-    McastService(boost::asio::io_context& io, mad::Transport& transport, const partition::Partitions& partitions,
+    // Requests for pushes go to `events`, read by the sweep scheduler.
+    McastService(EventQueue& events, mad::Transport& transport, const partition::Partitions& partitions,
                  McastSettings settings);
-    ~McastService() { *alive_ = false; }
     McastService(const McastService&) = delete;
     McastService& operator=(const McastService&) = delete;
 
     // Serves MCMemberRecord (Get, GetTable, Set, Delete) on `sa`.
     void install(SaAgent& sa);
     // A generation the switches confirmed: memberships of ports no longer
-    // in the fabric end, and the forwarding tables are pushed again.
+    // in the fabric end, and the forwarding tables are to be pushed again.
     void on_snapshot(SnapshotPtr snapshot);
+    // The scheduler's work for a McastTablesEvent: the trees over the
+    // current snapshot, and the MFT blocks that differ sent. Never throws
+    // (a failure is logged; the next request tries again).
+    boost::asio::awaitable<void> push();
 
     // The SA request handler (public for tests).
     SaAnswer on_request(const SaRequest& request);
 
     const mcast::GroupTable& groups() const { return groups_; }
     const McastStats& stats() const { return stats_; }
-    bool pushing() const { return running_; }
+    // The switches' tables are not yet in step with the groups: a push is
+    // requested from the scheduler or under way.
+    bool pushing() const { return requested_ || in_push_; }
 
 private:
     const mcast::PortFacts* facts(const SubnetSnapshot& snap, Guid port);
-    void schedule_push();
-    boost::asio::awaitable<void> push_loop();
+    void request_push();
+    boost::asio::awaitable<void> push_trees();
 
-    boost::asio::io_context& io_;
+    EventQueue& events_;
     mad::Transport& transport_;
     const partition::Partitions& partitions_;
     McastSettings settings_;
@@ -99,11 +109,10 @@ private:
     SnapshotPtr snapshot_;
     std::uint64_t facts_generation_ = 0;
     std::unordered_map<Guid, mcast::PortFacts> facts_;
-    boost::asio::steady_timer batch_timer_;
     bool dirty_ = false;
-    bool running_ = false;
+    bool requested_ = false; // a McastTablesEvent not yet answered by push()
+    bool in_push_ = false;
     McastStats stats_;
-    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 // The masks of every group's tree over `snap`'s fabric (pure); counts the

@@ -99,7 +99,7 @@ void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
 
 void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
 {
-    ++work.events;
+    if (!std::holds_alternative<McastTablesEvent>(event)) ++work.events;
     std::visit(Overloaded{
                    [&](const TrapEvent& t) { absorb_trap(t, snap, work); },
                    [&](const PortStateChangeEvent& e) { work.switches.insert(e.switch_guid); },
@@ -117,8 +117,19 @@ void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
                        if (work.heavy_reason.empty()) work.heavy_reason = "retry";
                    },
                    [&](const ShutdownEvent&) { work.shutdown = true; },
+                   [&](const McastTablesEvent& e) {
+                       work.mcast = true;
+                       work.mcast_not_before = std::max(work.mcast_not_before, e.not_before);
+                   },
                },
                event);
+}
+
+Work::Clock::time_point gather_until(const Work& work, Work::Clock::time_point first, Work::Clock::time_point last,
+                                     const SchedulerSettings& settings)
+{
+    if (work.sweeps()) return std::min(last + settings.debounce, first + settings.debounce_max);
+    return work.mcast_not_before;
 }
 
 RefreshRequest refresh_request(const Work& work, const SubnetSnapshot& snap)
@@ -243,6 +254,26 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
     }
 }
 
+boost::asio::awaitable<void> SweepScheduler::push_mcast()
+{
+    if (stopping_) co_return;
+    if (!mcast_push_) {
+        spdlog::debug("multicast tables changed, but nothing is registered to push them");
+        co_return;
+    }
+    try {
+        co_await mcast_push_();
+    } catch (const std::exception& e) {
+        // Not a sweep failure: the next join, leave or sweep asks again.
+        if (!stopping_) spdlog::error("multicast: pushing forwarding tables failed: {}", e.what());
+    }
+}
+
+void SweepScheduler::observe(const Event& e)
+{
+    if (event_observer_ && !std::holds_alternative<McastTablesEvent>(e)) event_observer_(e);
+}
+
 std::chrono::milliseconds SweepScheduler::retry_delay() const
 {
     const std::chrono::milliseconds full = settings_.retry_interval;
@@ -319,23 +350,28 @@ boost::asio::awaitable<void> SweepScheduler::run()
                 continue;
             }
         } else {
-            if (event_observer_) event_observer_(*ev);
+            observe(*ev);
             absorb(*ev, bringup_.snapshot().get(), w);
         }
         if (w.shutdown) break;
-        // Debounce: fold what keeps coming, up to debounce_max after the first.
+        // Fold what keeps coming: sweep work up to debounce_max after the
+        // first event, a multicast push alone until its batch is gathered.
         const auto first = Clock::now();
         for (;;) {
-            const auto until = std::min(Clock::now() + settings_.debounce, first + settings_.debounce_max);
-            auto more = co_await events_.pop_until(until);
+            auto more = co_await events_.pop_until(gather_until(w, first, Clock::now(), settings_));
             if (!more) break;
-            if (event_observer_) event_observer_(*more);
+            observe(*more);
             absorb(*more, bringup_.snapshot().get(), w);
             if (w.shutdown) break;
         }
         if (w.shutdown) break;
-        co_await perform(std::move(w));
-        last_work = Clock::now();
+        // The sweep part first: the trees are computed over the snapshot it leaves.
+        const bool mcast = w.mcast;
+        if (w.sweeps()) {
+            co_await perform(std::move(w));
+            last_work = Clock::now();
+        }
+        if (mcast) co_await push_mcast();
     }
     spdlog::info("scheduler stopped: {} heavy sweep(s), {} re-route(s) ({} found nothing changed), {} light "
                  "sweep(s), {} event(s)",

@@ -1,15 +1,20 @@
-// The sweep scheduler: the one reader of the events queue, and the one place
-// that decides what the SM does next (DESIGN.md, "The long-running SM").
+// The sweep scheduler: the one reader of the events queue, the one place
+// that decides what the SM does next, and the one coroutine from which Sets
+// reach the switches (docs/design.md, "The path of an event").
 //
 // Why: traps, light sweeps, SIGHUP and retry timers all ask for the fabric
 // to be looked at again, often many at once (one cable: two traps; a flapping
 // link: dozens). Running one piece of work per event would re-route the same
 // change many times and overlap programming of one generation with the next.
 // The scheduler folds events into one piece of work and runs one at a time.
+// The multicast forwarding tables are such work too: pushed from anywhere
+// else, they would race a sweep's Sets and be computed over a snapshot the
+// sweep is about to replace.
 //
 // Data structures: the pending Work (heavy or not, the switches and ports
-// whose state to re-read, how many events it absorbed); the settings
-// (debounce, light sweep and retry periods), replaceable on SIGHUP.
+// whose state to re-read, how many events it absorbed, whether the
+// multicast tables are to be pushed); the settings (debounce, light sweep
+// and retry periods), replaceable on SIGHUP; the multicast push.
 //
 // Algorithm: start with a heavy sweep. Then forever: wait for an event, or
 // for the light sweep / retry deadline. An event opens a debounce window:
@@ -19,6 +24,12 @@
 // (start, SIGHUP, a trap that names nothing we know, a re-route whose refresh
 // failed) or a re-route of the named switches and ports. Light sweeps run
 // only between pieces of work; what they find arrives as events like traps.
+// A McastTablesEvent adds a multicast push to the work, run after the work's
+// sweep part (the trees are computed over the snapshot the sweep leaves);
+// alone, it is gathered until the event's `not_before` (the requester's
+// batch: a burst of joins becomes one push) and neither resets the retry
+// timer nor counts as a sweep. A sweep's new snapshot makes the multicast
+// service ask again by itself.
 // An exception from a piece of work (a bug, or the SM's own port not
 // answering) is logged and retried after `retry_interval`: nothing but a
 // signal ends the loop. While another SM is master (an outcome says
@@ -63,6 +74,7 @@ struct SchedulerSettings {
 
 // One piece of work, as events fold into it.
 struct Work {
+    using Clock = std::chrono::steady_clock;
     bool heavy = false;
     bool resume = false;      // a partial outcome's failed part only (Bringup::resume)
     std::string heavy_reason;
@@ -71,13 +83,23 @@ struct Work {
     std::set<Guid> describe;  // node GUIDs: re-read NodeDescription
     bool shutdown = false;
     bool reload = false;      // a ReloadEvent was absorbed
-    unsigned events = 0;
-    bool empty() const { return !heavy && !resume && switches.empty() && ports.empty() && describe.empty(); }
+    bool mcast = false;       // a McastTablesEvent was absorbed: push the multicast tables
+    Clock::time_point mcast_not_before{};
+    unsigned events = 0;      // events behind the sweep part (a multicast request is none)
+    bool sweeps() const { return heavy || resume || !switches.empty() || !ports.empty() || !describe.empty(); }
+    bool empty() const { return !sweeps() && !mcast; }
 };
 
 // Pure: folds `event` into `work` using what `snap` (may be null) knows:
 // a trap names a LID, the snapshot says which node owns it.
 void absorb(const Event& event, const SubnetSnapshot* snap, Work& work);
+
+// Pure: until when the scheduler keeps folding events into `work`, whose
+// first event came at `first` and latest at `last`. Sweep work waits out the
+// debounce (never longer than debounce_max); a multicast push alone waits
+// for its requester's `not_before`.
+Work::Clock::time_point gather_until(const Work& work, Work::Clock::time_point first, Work::Clock::time_point last,
+                                     const SchedulerSettings& settings);
 
 // Pure: the request a re-route makes for `work` over `snap` (GUIDs no longer
 // in the fabric are dropped: a refresh of their neighbours covers them).
@@ -96,6 +118,12 @@ struct SchedulerStats {
 class SweepScheduler {
 public:
     using OutcomeObserver = std::function<void(const SweepOutcome&, const SnapshotPtr&)>;
+    // Computes the multicast trees and sends the MFT blocks that differ.
+    // A function the composition root registers rather than an interface in
+    // core: the scheduler needs this one call, sweep may not know the SA
+    // wing that owns the groups, and a function keeps core free of a type
+    // with a single implementer. Only the scheduler's coroutine calls it.
+    using McastPush = std::function<boost::asio::awaitable<void>()>;
 
     SweepScheduler(mad::Transport& transport, Bringup& bringup, EventQueue& events, TrapReceiver* traps,
                    SchedulerSettings settings)
@@ -107,8 +135,12 @@ public:
     // Called after every piece of work with its outcome and the snapshot
     // then current (dumps, SMInfo state, summaries).
     void on_outcome(OutcomeObserver f) { observers_.push_back(std::move(f)); }
-    // Called on the loop for every event taken from the queue (status).
+    // Called on the loop for every event taken from the queue (status),
+    // multicast requests excepted: after SUBNET UP they come by the dozen and
+    // would push the sweeps out of the status's ring of recent events.
     void on_event(std::function<void(const Event&)> f) { event_observer_ = std::move(f); }
+    // What a McastTablesEvent makes the scheduler run (none: such events are dropped).
+    void set_mcast_push(McastPush f) { mcast_push_ = std::move(f); }
     // Called on the loop for a ReloadEvent before the heavy sweep it causes.
     void on_reload(std::function<void()> f) { reload_ = std::move(f); }
 
@@ -131,6 +163,8 @@ public:
 
 private:
     boost::asio::awaitable<SweepOutcome> perform(Work work);
+    boost::asio::awaitable<void> push_mcast();
+    void observe(const Event& e);
     void report(const SweepOutcome& o, const Work& w);
     // After a not-up outcome: how long to wait and whether to resume.
     std::chrono::milliseconds retry_delay() const;
@@ -144,6 +178,7 @@ private:
     std::vector<OutcomeObserver> observers_;
     std::function<void()> reload_;
     std::function<void(const Event&)> event_observer_;
+    McastPush mcast_push_;
     SchedulerStats stats_;
     bool busy_ = false;
     bool up_ = false;

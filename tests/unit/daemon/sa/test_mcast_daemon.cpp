@@ -2,13 +2,16 @@
 // tables the bring-up writes, and the multicast tables McastService keeps
 // in step with joins, leaves and re-routes, judged by what the fake
 // switches hold (a packet flooded through their MFTs reaches every member,
-// once, without loops).
+// once, without loops). The tables reach the switches only as the sweep
+// scheduler's work, as daemon/main.cpp wires it.
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 
-#include "daemon/sweep/bringup.h"
+#include "daemon/core/events.h"
 #include "daemon/sa/mcast_service.h"
 #include "daemon/sa/sa_paths.h"
+#include "daemon/sweep/bringup.h"
+#include "daemon/sweep/sweep_scheduler.h"
 #include "mad/sa/records.h"
 #include "mad/mc_member_record.h"
 #include "mad/sa/sa_mad.h"
@@ -16,9 +19,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
 
+#include <chrono>
+#include <exception>
 #include <set>
 
 using namespace ibsm;
@@ -65,18 +69,72 @@ Lid lid_of(const daemon::SubnetSnapshot& snap, Guid port)
     return snap.lids.lids.lids_of(*ref)->base;
 }
 
-// Runs the loop until the service's push is done.
-void settle(test::FabricLoop& loop, daemon::McastService& service)
+// Runs `loop` until `done()` holds; fails the test after 10 s.
+template <class Done>
+void run_until(test::FabricLoop& loop, Done done)
 {
-    loop.run([&]() -> boost::asio::awaitable<int> {
-        boost::asio::steady_timer t(loop.io);
-        do {
-            t.expires_after(std::chrono::milliseconds(5));
-            co_await t.async_wait(boost::asio::use_awaitable);
-        } while (service.pushing());
-        co_return 0;
-    });
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done()) {
+        REQUIRE(std::chrono::steady_clock::now() < give_up);
+        if (loop.io.stopped()) loop.io.restart();
+        loop.io.run_for(std::chrono::milliseconds(1));
+    }
 }
+
+// The multicast part of the SM as daemon/main.cpp wires it: the scheduler
+// runs the bring-up's sweeps and the service's pushes, and every generation
+// the switches confirmed reaches the service. The scheduler runs from
+// start() to stop(); run_until drives the loop meanwhile.
+struct McastSm {
+    test::FabricLoop& loop;
+    daemon::EventQueue events;
+    daemon::Bringup bringup;
+    daemon::McastService service;
+    daemon::SweepScheduler scheduler;
+    std::vector<daemon::SweepOutcome> outcomes;
+    bool running = false;
+    std::exception_ptr failure;
+
+    static daemon::SchedulerSettings scheduler_settings()
+    {
+        daemon::SchedulerSettings s;
+        s.light_interval = std::chrono::seconds(0);
+        return s;
+    }
+
+    McastSm(test::FabricLoop& l, const daemon::BringupSettings& bs, const partition::Partitions& parts,
+            const daemon::McastSettings& ms)
+        : loop(l), events(l.io.get_executor()), bringup(l.transport, bs), service(events, l.transport, parts, ms),
+          scheduler(l.transport, bringup, events, nullptr, scheduler_settings())
+    {
+        scheduler.set_mcast_push([this] { return service.push(); });
+        scheduler.on_outcome([this](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+            outcomes.push_back(o);
+            if (!o.standby && !o.unchanged && o.up && snap && snap->generation == o.generation)
+                service.on_snapshot(snap);
+        });
+    }
+
+    // The scheduler begins with a heavy sweep.
+    void start()
+    {
+        running = true;
+        boost::asio::co_spawn(loop.io, scheduler.run(), [this](std::exception_ptr e) {
+            running = false;
+            failure = e;
+        });
+    }
+    void stop()
+    {
+        events.push(daemon::ShutdownEvent{});
+        run_until(loop, [&] { return !running; });
+        if (failure) std::rethrow_exception(failure);
+    }
+    // Nothing queued, no sweep under way, the tables in step with the groups.
+    bool idle() const { return events.size() == 0 && !scheduler.busy() && !service.pushing(); }
+    // Until the service's tables are pushed (joins and leaves ask at once).
+    void settle() { run_until(loop, [&] { return idle(); }); }
+};
 
 // What the fake switches hold for `mlid`, as masks by the fake's NodeIds.
 std::map<NodeId, mcast::PortMask> held(const test::FakeFabric& fake, std::uint16_t mlid)
@@ -165,22 +223,27 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     test::FabricLoop loop(t.f);
     auto settings = bringup_settings(dir.path);
     const partition::Partitions parts({}, port_guid(loop.fabric, t.hosts[0]));
-    daemon::Bringup b(loop.transport, settings);
-    REQUIRE(loop.run([&] { return b.sweep(); }).up);
     daemon::McastSettings ms;
     ms.batch = std::chrono::milliseconds(1);
     ms.sm_key = 0x5a;
-    daemon::McastService service(loop.io, loop.transport, parts, ms);
+    McastSm sm(loop, settings, parts, ms);
+    auto& service = sm.service;
     REQUIRE(service.groups().find(bcast));
     loop.fabric.reset_counters();
-    service.on_snapshot(b.snapshot());
-    settle(loop, service);
+    // The first heavy sweep's generation reaches the service, which asks
+    // for one push.
+    sm.start();
+    run_until(loop, [&] { return sm.scheduler.stats().heavy_sweeps == 1 && sm.idle(); });
+    REQUIRE(sm.outcomes.size() == 1);
+    REQUIRE(sm.outcomes[0].up);
     CHECK(held(loop.fabric, 0xC000).empty()); // a group without members forwards nowhere
     // First contact: what the switches hold is unknown, so block 0 is written (empty) on all five.
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 5);
+    CHECK(service.stats().pushes == 1);
 
-    auto snap = b.snapshot();
+    auto snap = sm.bringup.snapshot();
     SaCall call{service, *snap};
+    loop.fabric.reset_counters();
     // IPoIB's broadcast join: MGID, PortGID, P_Key, JoinState.
     for (unsigned h = 0; h < 9; ++h) {
         mad::McMemberRecord r;
@@ -197,14 +260,19 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
         CHECK(back->mlid == Lid(0xC000));
         CHECK(back->q_key == 0x0b1b);
     }
-    loop.fabric.reset_counters();
-    settle(loop, service);
+    // Answered before anything is sent; the nine joins are one request.
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 0);
+    CHECK(service.pushing());
+    CHECK(sm.events.size() == 1);
+    sm.settle();
     check_delivery(loop.fabric, held(loop.fabric, 0xC000), t.hosts);
     // One block, one position (<= 15 ports) per switch on the tree: three
     // leaves and the root spine; the other spine keeps its empty block.
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 4);
     CHECK(held(loop.fabric, 0xC000).size() == 4);
     CHECK(service.stats().joins == 9);
+    CHECK(service.stats().pushes == 2); // one push for the burst
+    CHECK(service.stats().blocks_dirty == 0);
 
     // A trusted query lists the members; an untrusted one sees the group only.
     mad::McMemberRecord q;
@@ -219,6 +287,7 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     // A component mask naming components MCMemberRecord does not have.
     CHECK(call(sa::method::get_table, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid | (1ull << 18))
               .status == sa::status::req_invalid);
+    CHECK_FALSE(service.pushing()); // queries and refusals change no tree
 
     // H6..H8 (all of L2) leave: L2 drops out of the tree.
     for (unsigned h = 6; h < 9; ++h) {
@@ -231,26 +300,115 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
                     .status == sa::status::ok);
     }
     loop.fabric.reset_counters();
-    settle(loop, service);
+    sm.settle();
     const std::vector<NodeId> six(t.hosts.begin(), t.hosts.begin() + 6);
     check_delivery(loop.fabric, held(loop.fabric, 0xC000), six);
     CHECK(held(loop.fabric, 0xC000).count(t.leaves[2]) == 0);
     // Only the switches whose masks changed: L2 (cleared) and the root spine.
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 2);
+    CHECK(service.stats().pushes == 3);
 
-    // A re-route after the root spine's link to L1 goes: the tree moves.
+    // A re-route after the root spine's link to L1 goes (a light sweep's
+    // PortStateChange on the root spine): the tree moves.
     const auto masks = held(loop.fabric, 0xC000);
     NodeId root = t.spines[0];
     for (auto s : t.spines)
         if (masks.count(s)) root = s;
     loop.fabric.unlink({root, PortNum(2)});
-    daemon::RefreshRequest req;
-    req.switches = {*b.snapshot()->found.fabric.find_node(loop.fabric.fabric().node(root).guid)};
-    auto o = loop.run([&] { return b.reroute(req); });
-    REQUIRE(o.up);
-    service.on_snapshot(b.snapshot());
-    settle(loop, service);
+    sm.events.push(daemon::PortStateChangeEvent{loop.fabric.fabric().node(root).guid});
+    run_until(loop, [&] { return sm.scheduler.stats().reroutes == 1 && sm.idle(); });
+    REQUIRE(sm.outcomes.back().up);
+    CHECK(sm.outcomes.back().kind == daemon::SweepKind::reroute);
     check_delivery(loop.fabric, held(loop.fabric, 0xC000), six);
+    CHECK(service.stats().pushes == 4);
+
+    // H5's cable goes: the re-route loses the port, its membership ends and
+    // the tree serves the other five.
+    const auto h5_leaf = loop.fabric.fabric().remote({t.hosts[5], PortNum(1)});
+    REQUIRE(h5_leaf);
+    loop.fabric.unlink({t.hosts[5], PortNum(1)});
+    sm.events.push(daemon::PortStateChangeEvent{loop.fabric.fabric().node(h5_leaf->node).guid});
+    run_until(loop, [&] { return sm.scheduler.stats().reroutes == 2 && sm.idle(); });
+    REQUIRE(sm.outcomes.back().up);
+    const auto* group = service.groups().find(bcast);
+    REQUIRE(group);
+    CHECK(group->members.size() == 5);
+    CHECK(group->members.count(port_guid(loop.fabric, t.hosts[5])) == 0);
+    const std::vector<NodeId> five(t.hosts.begin(), t.hosts.begin() + 5);
+    check_delivery(loop.fabric, held(loop.fabric, 0xC000), five);
+    CHECK(service.stats().blocks_dirty == 0);
+    sm.stop();
+}
+
+TEST_CASE("No multicast table reaches a switch but as the scheduler's work, after the sweep work pending",
+          "[mcast][mft][scheduler]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    const partition::Partitions parts({}, port_guid(loop.fabric, t.hosts[0]));
+    daemon::McastSettings ms;
+    ms.batch = std::chrono::milliseconds(1);
+    McastSm sm(loop, bringup_settings(dir.path), parts, ms);
+    std::vector<std::string> order; // sweeps and pushes, as they ran
+    sm.scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
+        order.push_back(o.kind == daemon::SweepKind::heavy ? "heavy sweep" : "re-route");
+    });
+    sm.scheduler.set_mcast_push([&]() -> boost::asio::awaitable<void> {
+        order.push_back("push");
+        co_await sm.service.push();
+    });
+    REQUIRE(loop.run([&] { return sm.bringup.sweep(); }).up);
+    sm.service.on_snapshot(sm.bringup.snapshot());
+    auto snap = sm.bringup.snapshot();
+    SaCall call{sm.service, *snap};
+    for (unsigned h = 0; h < 9; ++h) {
+        mad::McMemberRecord r;
+        r.mgid = bcast;
+        r.port_gid = mad::Gid128{0xfe80000000000000ull, port_guid(loop.fabric, t.hosts[h]).value()};
+        r.p_key = 0xffff;
+        r.join_state = mad::join_state::full_member;
+        REQUIRE(call(sa::method::set, lid_of(*snap, port_guid(loop.fabric, t.hosts[h])), r,
+                     m::mgid | m::port_gid | m::p_key | m::join_state)
+                    .status == sa::status::ok);
+    }
+    // The scheduler is not running: the joins are answered, one request
+    // waits in the queue, and long after the batch nothing was sent.
+    loop.fabric.reset_counters();
+    CHECK(sm.events.size() == 1);
+    loop.io.restart();
+    loop.io.run_for(std::chrono::milliseconds(50));
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 0);
+    CHECK(sm.service.stats().pushes == 0);
+    CHECK(sm.service.pushing());
+
+    // The scheduler's first heavy sweep runs before the waiting push; the
+    // sweep's new snapshot folds into the same request: one push.
+    sm.start();
+    run_until(loop, [&] { return sm.scheduler.stats().heavy_sweeps == 1 && sm.idle(); });
+    CHECK(order == std::vector<std::string>{"heavy sweep", "push"});
+    CHECK(sm.service.stats().pushes == 1);
+    check_delivery(loop.fabric, held(loop.fabric, 0xC000), t.hosts);
+
+    // A join, then a sweep request before the join's batch is gathered: the
+    // sweep goes first, then the push over its snapshot.
+    mad::McMemberRecord r;
+    r.mgid = bcast;
+    r.port_gid = mad::Gid128{0xfe80000000000000ull, port_guid(loop.fabric, t.hosts[0]).value()};
+    r.join_state = mad::join_state::full_member;
+    snap = sm.bringup.snapshot();
+    SaCall again{sm.service, *snap};
+    REQUIRE(again(sa::method::delete_, lid_of(*snap, port_guid(loop.fabric, t.hosts[0])), r,
+                  m::mgid | m::port_gid | m::join_state)
+                .status == sa::status::ok);
+    sm.events.push(daemon::HeavySweepEvent{"test"});
+    order.clear();
+    run_until(loop, [&] { return sm.scheduler.stats().heavy_sweeps == 2 && sm.idle(); });
+    CHECK(order == std::vector<std::string>{"heavy sweep", "push"});
+    check_delivery(loop.fabric, held(loop.fabric, 0xC000),
+                   std::vector<NodeId>(t.hosts.begin() + 1, t.hosts.end()));
+    sm.stop();
 }
 
 TEST_CASE("PathRecords respect partitions: only within a partition both ends share, one side full",

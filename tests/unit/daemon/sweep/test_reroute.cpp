@@ -2,7 +2,7 @@
 // a re-route of a delta sends what a hand count says and leaves tables the
 // analyzer finds complete; traps reach the scheduler, are repressed and
 // folded; light sweeps cost one SMP per switch; lost and new nodes are
-// handled without a heavy sweep.
+// handled without a heavy sweep; multicast pushes wait for sweep work.
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 
@@ -307,6 +307,64 @@ TEST_CASE("the scheduler: traps are repressed, folded into one re-route, and the
     auto rep = analyze_read_back(loop.fabric.read_back());
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
     CHECK(rep.of(routing::analysis::PairClass::switch_to_ca).unreachable == 0);
+}
+
+TEST_CASE("the scheduler: a multicast push runs after pending sweep work, after its batch, and is no sweep",
+          "[reroute][mcast]")
+{
+    using Clock = std::chrono::steady_clock;
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    daemon::SchedulerSettings ss;
+    ss.light_interval = std::chrono::seconds(0);
+    daemon::SweepScheduler scheduler(loop.transport, b, events, nullptr, ss);
+    std::vector<std::string> order;
+    std::vector<Clock::time_point> pushed;
+    unsigned observed = 0;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
+        order.push_back(o.kind == daemon::SweepKind::heavy ? "heavy sweep" : "re-route");
+    });
+    scheduler.on_event([&](const daemon::Event&) { ++observed; });
+    const auto batch = std::chrono::milliseconds(50);
+    Clock::time_point asked;
+    scheduler.set_mcast_push([&]() -> boost::asio::awaitable<void> {
+        order.push_back("push");
+        pushed.push_back(Clock::now());
+        if (pushed.size() == 1) {
+            // A join during the push asks again, alone this time.
+            asked = Clock::now();
+            events.push(daemon::McastTablesEvent{asked + batch});
+        } else {
+            events.push(daemon::ShutdownEvent{});
+        }
+        co_return;
+    });
+    // Queued before the scheduler starts: a push, then a sweep request.
+    events.push(daemon::McastTablesEvent{Clock::now()});
+    events.push(daemon::HeavySweepEvent{"test"});
+    boost::asio::steady_timer guard(loop.io, std::chrono::seconds(10));
+    guard.async_wait([&](auto ec) {
+        if (!ec) events.push(daemon::ShutdownEvent{});
+    });
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        co_await scheduler.run();
+        guard.cancel();
+        co_return 0;
+    });
+    // The start's sweep, the requested one, then the push; the second push
+    // waited for its batch.
+    CHECK(order == std::vector<std::string>{"heavy sweep", "heavy sweep", "push", "push"});
+    REQUIRE(pushed.size() == 2);
+    CHECK(pushed[1] >= asked + batch);
+    // Neither counted as a sweep or an event, nor shown among the events.
+    CHECK(scheduler.stats().heavy_sweeps == 2);
+    CHECK(scheduler.stats().reroutes == 0);
+    CHECK(scheduler.stats().events == 1);
+    CHECK(observed == 2); // the sweep request and the shutdown
 }
 
 TEST_CASE("a corrupt guid2lid is moved aside and the subnet comes up with the LIDs the ports have", "[resilience]")

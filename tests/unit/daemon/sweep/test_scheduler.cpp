@@ -1,6 +1,6 @@
 // Unit tests of the long-running SM's pure pieces and its small loop-bound
 // ones: reachable_part (what is left after links go down), how events fold
-// into work (absorb, refresh_request), the events queue, the trap receiver
+// into work (absorb, refresh_request, gather_until), the events queue, the trap receiver
 // (TrapRepress, repeats folded until the SM acts) and the dump writer
 // (only changed files, failures never thrown).
 #include "../support/fake_loop.h"
@@ -216,6 +216,58 @@ TEST_CASE("events fold into work: traps name switches or ports by LID, unknown L
     daemon::absorb(daemon::PortStateChangeEvent{Guid(0xdead)}, &s, w5);
     CHECK(w5.switches.size() == 2);
     CHECK(daemon::refresh_request(w5, s).switches == std::vector<NodeId>{leaf});
+}
+
+TEST_CASE("a multicast request folds into the work after its sweep part, gathered until its batch is in",
+          "[reroute][mcast]")
+{
+    using namespace std::chrono_literals;
+    auto s = tree_snapshot();
+    const auto t0 = daemon::Work::Clock::time_point{} + 1h;
+    daemon::SchedulerSettings settings;
+    settings.debounce = 20ms;
+    settings.debounce_max = 1000ms;
+
+    // Alone: a push and nothing else, no sweep event counted, waiting for
+    // the latest batch folded in.
+    daemon::Work w;
+    daemon::absorb(daemon::McastTablesEvent{t0 + 5ms}, &s, w);
+    daemon::absorb(daemon::McastTablesEvent{t0 + 3ms}, &s, w);
+    CHECK(w.mcast);
+    CHECK_FALSE(w.sweeps());
+    CHECK_FALSE(w.empty());
+    CHECK(w.events == 0);
+    CHECK(w.mcast_not_before == t0 + 5ms);
+    CHECK(daemon::gather_until(w, t0, t0, settings) == t0 + 5ms);
+    CHECK(daemon::gather_until(w, t0, t0 + 10ms, settings) == t0 + 5ms);
+
+    // With sweep work: the sweep keeps its reason and its debounce (the
+    // batch does not hold a sweep back), and the push stays for after it.
+    daemon::absorb(daemon::HeavySweepEvent{"light sweep: the SM's own port is not ACTIVE"}, &s, w);
+    CHECK(w.heavy);
+    CHECK(w.sweeps());
+    CHECK(w.mcast);
+    CHECK(w.events == 1);
+    CHECK(w.heavy_reason == "light sweep: the SM's own port is not ACTIVE");
+    CHECK(daemon::gather_until(w, t0, t0 + 1ms, settings) == t0 + 21ms);
+    CHECK(daemon::gather_until(w, t0, t0 + 990ms, settings) == t0 + 1000ms);
+
+    // Folded the other way round, the same work.
+    daemon::Work v;
+    daemon::absorb(daemon::HeavySweepEvent{"light sweep: the SM's own port is not ACTIVE"}, &s, v);
+    daemon::absorb(daemon::McastTablesEvent{t0 + 5ms}, &s, v);
+    CHECK(v.heavy);
+    CHECK(v.mcast);
+    CHECK(v.events == 1);
+    CHECK(v.heavy_reason == w.heavy_reason);
+
+    // A re-route's switches are sweep work too.
+    daemon::Work r;
+    daemon::absorb(daemon::McastTablesEvent{t0 + 5ms}, &s, r);
+    daemon::absorb(daemon::PortStateChangeEvent{Guid(0xdead)}, &s, r);
+    CHECK(r.sweeps());
+    CHECK_FALSE(r.heavy);
+    CHECK(daemon::gather_until(r, t0, t0, settings) == t0 + 20ms);
 }
 
 TEST_CASE("the events queue hands events over in order and times out when there are none", "[events]")
