@@ -497,20 +497,9 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         log_failures(act.failures, act.failed);
     }
 
-    o.up = false;
-    if (!prog.lfts.complete())
-        o.reason = std::to_string(prog.lfts.blocks_dirty) + " LFT block(s) and " +
-                   std::to_string(prog.lfts.switch_info_failed) + " SwitchInfo Set(s) not confirmed";
-    else if (!prog.vls.complete())
-        o.reason = std::to_string(prog.vls.failed) + " SL2VL/VLArb table(s) not confirmed";
-    else if (!prog.ports.complete())
-        o.reason = std::to_string(prog.ports.failed) + " PortInfo Set(s) failed";
-    else if (!prog.pkeys.complete())
-        o.reason = std::to_string(prog.pkeys.blocks_dirty) + " P_Key table block(s) not confirmed";
-    else if (!act.complete())
-        o.reason = std::to_string(act.failed) + " port activation Set(s) failed";
-    else
-        o.up = true;
+    const auto unconfirmed = unconfirmed_reason(prog, act);
+    o.up = !unconfirmed;
+    if (unconfirmed) o.reason = *unconfirmed;
     o.partial = !o.up && found.complete();
     if (o.up && chain.degraded) {
         o.degraded = true;
@@ -526,37 +515,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 
     // What the ports confirmed becomes the snapshot's state, so the next
     // re-route compares against what the fabric holds.
-    // When every Set was answered, the desired values are what the ports
-    // hold: a SetResp need not echo every field as a later Get shows it
-    // (ibsim's answers SubnetTimeOut 31 whatever was set), and comparing
-    // against the echo would resend every PortInfo on every re-route.
-    for (const auto& e : ports_.plan()) {
-        mad::PortInfo held = e.current;
-        if (o.up) {
-            held = e.desired;
-            held.port_state = e.current.port_state;
-            held.port_phys_state = e.current.port_phys_state;
-            held.link_down_default_state = e.current.link_down_default_state;
-        }
-        found.port_info[e.port] = held;
-        auto& port = found.fabric.port(e.port);
-        port.state = static_cast<topology::PortState>(e.current.port_state);
-        port.lid = e.current.lid;
-        port.lmc = e.current.lmc;
-    }
-    if (prog.lfts.complete()) {
-        // What the SwitchInfo Sets confirmed (and PortStateChange, which they
-        // cleared): a LinearFDBTop left at 0 here would read as "switch lost
-        // its tables" to the LFT programmer next time.
-        for (auto& [id, si] : found.switch_info) {
-            si.port_state_change = false;
-            if (tables->lfts.count(id)) {
-                si.linear_fdb_top = tables->linear_fdb_top.value();
-                si.life_time_value = settings_.lfts.life_time_value;
-            }
-        }
-    }
-    lidassign::apply_lids(lids.lids, found.fabric);
+    found = confirmed_fabric(std::move(found), ports_.plan(), o.up, prog.lfts, *tables,
+                             settings_.lfts.life_time_value, lids.lids);
     if (o.up && on_up_) on_up_();
     publish(std::move(lids), std::move(tables));
     co_return o;

@@ -31,6 +31,7 @@
 // do, the LIDs stay remembered in memory and the file is retried next time.
 #pragma once
 
+#include "daemon/sweep/confirmed_state.h"
 #include "daemon/sweep/discovery.h"
 #include "daemon/core/sweep_outcome.h"
 #include "daemon/program/lft_programmer.h"
@@ -71,14 +72,6 @@ struct BringupSettings {
     // leaves every port's table as it is. Restart-only.
     std::shared_ptr<const partition::Partitions> partitions;
     PKeySettings pkeys;
-};
-
-struct ProgramReport {
-    LftReport lfts;
-    VlReport vls;
-    PortReport ports;
-    PKeyReport pkeys;
-    bool complete() const { return lfts.complete() && vls.complete() && ports.complete() && pkeys.complete(); }
 };
 
 class Bringup {
