@@ -11,7 +11,6 @@
 #include <chrono>
 #include <ctime>
 #include <set>
-#include <sstream>
 #include <system_error>
 
 namespace ibsm::daemon {
@@ -42,56 +41,6 @@ void log_failures(const std::vector<std::string>& failures, std::uint64_t total)
 {
     for (const auto& f : failures) spdlog::warn("  {}", f);
     if (total > failures.size()) spdlog::warn("  ... and {} more", total - failures.size());
-}
-
-std::string summary_text(const SweepOutcome& o, const DiscoveryResult& found, const LidAssignment& lids,
-                         const BringupSettings& s)
-{
-    const std::string state = o.degraded ? "SUBNET UP, DEGRADED: " + o.reason
-                              : o.up     ? std::string("SUBNET UP")
-                                         : "NOT UP: " + o.reason;
-    std::ostringstream out;
-    const auto now = std::time(nullptr);
-    char when[64];
-    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
-    const auto& sm = found.fabric.port(found.sm_port);
-    // A path engine in the colour-first order gives each CA port its own LMC.
-    int lmc_lo = s.lid.lmc, lmc_hi = s.lid.lmc;
-    bool first = true;
-    for (const auto& [ref, pl] : lids.lids.entries()) {
-        if (found.fabric.node(ref.node).is_switch()) continue;
-        lmc_lo = first ? pl.lmc : std::min<int>(lmc_lo, pl.lmc);
-        lmc_hi = first ? pl.lmc : std::max<int>(lmc_hi, pl.lmc);
-        first = false;
-    }
-    const std::string lmc_text = lmc_lo == lmc_hi && lmc_lo == s.lid.lmc
-                                     ? std::to_string(s.lid.lmc)
-                                     : "per port " + std::to_string(lmc_lo) + ".." + std::to_string(lmc_hi);
-    out << "ibsmd subnet summary (" << when << ")\n"
-        << "state:        " << state << "\n"
-        << "generation:   " << o.generation << " (" << (o.kind == SweepKind::heavy ? "heavy sweep" : "re-route")
-        << ")\n"
-        << "SM port:      " << sm.guid.str() << " LID " << lids.sm_lid.value() << "\n"
-        << "fabric:       " << o.nodes << " nodes (" << o.switches << " switches, " << o.cas << " CAs), " << o.links
-        << " links\n"
-        << "discovery:    " << (found.complete() ? "complete" : "INCOMPLETE") << " (" << found.missing.size()
-        << " missing, " << found.duplicates.size() << " duplicate GUIDs)\n"
-        << "LIDs:         " << lids.lids.port_count() << " ports, top LID " << lids.lids.top().value() << ", LMC "
-        << lmc_text << "\n"
-        << "routing:      " << (o.engine.empty() ? "-" : o.engine) << "\n"
-        << "LFT blocks sent: " << o.lft_blocks_sent << "\n"
-        << "\nphase        seconds       SMPs\n";
-    for (const auto& p : o.phases) {
-        char line[128];
-        std::snprintf(line, sizeof line, "%-10s %9.3f %10llu  ", p.name.c_str(), p.seconds,
-                      static_cast<unsigned long long>(p.smps));
-        out << line << p.detail << "\n";
-    }
-    char total[128];
-    std::snprintf(total, sizeof total, "%-10s %9.3f %10llu  %.0f SMPs/s\n", "total", o.seconds,
-                  static_cast<unsigned long long>(o.smps), o.seconds > 0 ? o.smps / o.seconds : 0.0);
-    out << total;
-    return out.str();
 }
 
 } // namespace
@@ -378,7 +327,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         snap->engine = o.engine;
         snap->lmc = settings_.lid.lmc;
         snap->partitions = settings_.partitions;
-        if (lids) snap->summary = summary_text(o, found, *lids, settings_);
+        if (lids) snap->summary = subnet_summary(o, found, *lids, settings_.lid.lmc);
         if (lids) snap->lids = std::move(*lids);
         snap->tables = std::move(tables);
         snap->found = std::move(found);
@@ -506,12 +455,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         o.reason = chain.degraded_reason;
     }
 
-    {
-        const auto& c = transport_.counters();
-        if (c.timeouts || c.drops || c.failed || c.unmatched || c.malformed || c.kernel_errors)
-            spdlog::info("transport: {} sent, {} timeouts, {} drops reported, {} resends after a backoff, {} failed (refused or given up), {} late/unmatched, {} malformed, {} kernel errors",
-                         c.sent, c.timeouts, c.drops, c.backoffs, c.failed, c.unmatched, c.malformed, c.kernel_errors);
-    }
+    log_transport_trouble(transport_.counters());
 
     // What the ports confirmed becomes the snapshot's state, so the next
     // re-route compares against what the fabric holds.
