@@ -72,8 +72,9 @@ struct BringupSettings {
     LftSettings lfts;
     VlSettings vls;
     std::filesystem::path state_dir;
-    // P_Key tables (issue 15): programmed before activation when set; null
-    // leaves every port's table as it is. Restart-only.
+    // The partitions the P_Key tables are programmed from (pkey_programmer.h),
+    // before activation, when set; null leaves every port's table as it is.
+    // Restart-only.
     std::shared_ptr<const partition::Partitions> partitions;
     PKeySettings pkeys;
 };
