@@ -1,3 +1,7 @@
+// The entry points of a sweep (heavy, re-route, resume) and configure(),
+// the pipeline of bringup.h's diagram, with publish() at its end. The steps
+// it calls are in configure_steps.cpp, what the Sets confirmed in
+// confirmed_state.cpp.
 #include "daemon/sweep/bringup.h"
 
 #include "daemon/sweep/phase_clock.h"

@@ -144,8 +144,8 @@ private:
 
     // The pipeline (see the header comment). `resuming`: found is the last
     // snapshot's, whose INIT ports are INIT because this process has not
-    // activated them yet, not because their link retrained: the VL tables
-    // they confirmed are kept.
+    // activated them yet, not because their link retrained: the VL and
+    // P_Key tables they confirmed are kept.
     boost::asio::awaitable<SweepOutcome> configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                    std::uint64_t smps_before, bool resuming = false);
     // The steps, in pipeline order (configure_steps.cpp).
@@ -167,7 +167,9 @@ private:
     // `lids`, are remembered and saved.
     LidAssignment adopt_engine_lids(const DiscoveryResult& found, LidAssignment lids,
                                     const lidassign::LidMap& assigned);
-    // Writes guid2lid; the error, empty when written.
+    // Writes guid2lid; the error, empty when written. Runs on a worker
+    // thread beside the routing: it reads remembered_ and leaves store_dirty_
+    // to the caller.
     std::string save_lids(const DiscoveryResult& found, const lidassign::LidMap& lids);
     routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids) const;
     boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
