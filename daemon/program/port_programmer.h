@@ -45,10 +45,10 @@ struct PortSettings {
     std::uint8_t max_operational_vls = 4;  // PortInfo encoding: 1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14
     std::size_t width = 64;                // jobs in flight
     unsigned set_rounds = 3;               // Sends of one Set when the port shows it never arrived
-    // Partition enforcement (issue 15): switch ports facing a CA filter by
-    // the P_Key table written there (pkey_programmer.h), in the directions
-    // SwitchInfo says the switch can; ports between switches do not. Off:
-    // the bits are left as the ports hold them.
+    // Partition enforcement: switch ports facing a CA filter by the P_Key
+    // table written there (pkey_programmer.h), in the directions SwitchInfo
+    // says the switch can; ports between switches do not. Off: the bits are
+    // left as the ports hold them.
     bool enforce_partitions = false;
 };
 

@@ -80,6 +80,106 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
     }
 }
 
+// Per-port tables: SL2VL on CA ports that map SLs, both VLArb priorities
+// on every port but switch port 0. The plan is port-major, so consecutive
+// SMPs already go to different nodes.
+std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector<PortPlanEntry>& plan,
+                                    unsigned vls_needed)
+{
+    std::vector<TableWrite> out;
+    // SL2VL and two VLArb blocks per port: without the reserve, growing the
+    // vector copies tens of megabytes at 10 000 ports, on the critical path.
+    out.reserve(3 * plan.size());
+    for (const auto& e : plan) {
+        const bool sw = f.node(e.port.node).is_switch();
+        if (sw && e.port.port.value() == 0) continue;
+        const unsigned opvls = vl_count(e.desired.operational_vls);
+        if (!sw && (e.current.capability_mask & cap_sl_mapping))
+            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0, identity_sl2vl(std::min(vls_needed, opvls)),
+                                      configured_before(e.current),
+                                      TableKey{e.node_guid, e.port.port.value(), mad::attr::sl2vl_table, 0}));
+        add_vlarb_writes(out, e, false, opvls);
+        add_vlarb_writes(out, e, true, opvls);
+    }
+    return out;
+}
+
+// What a switch's SL2VL tables are about: its cabled external ports and
+// its port 0, in plan order.
+struct SwitchPorts {
+    std::map<topology::NodeId, std::vector<const PortPlanEntry*>> external;
+    std::map<topology::NodeId, const PortPlanEntry*> port0;
+};
+
+SwitchPorts switch_ports(const topology::Fabric& f, const std::vector<PortPlanEntry>& plan)
+{
+    SwitchPorts out;
+    for (const auto& e : plan) {
+        if (!f.node(e.port.node).is_switch()) continue;
+        if (e.port.port.value() == 0)
+            out.port0[e.port.node] = &e;
+        else
+            out.external[e.port.node].push_back(&e);
+    }
+    return out;
+}
+
+// A switch with OptimizedSLtoVLMappingProgramming: one Set covers every
+// (input, output) pair, so the table must suit the port with the fewest
+// operational VLs. Not readable as one table: Set only.
+TableWrite all_pairs_sl2vl_write(const DiscoveryResult& found, topology::NodeId id,
+                                 const std::vector<const PortPlanEntry*>& ports, unsigned vls_needed)
+{
+    unsigned opvls = 15;
+    for (const auto* e : ports) opvls = std::min(opvls, vl_count(e->desired.operational_vls));
+    const std::uint32_t mod = mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports;
+    return sl2vl_write(node_name(found.fabric, id) + ": SL2VL all ports", found.path_to(id), mod,
+                       identity_sl2vl(std::min(vls_needed, opvls)), false,
+                       TableKey{found.fabric.node(id).guid, 0, mad::attr::sl2vl_table, mod});
+}
+
+// Any other switch: one table per (input, output) pair, input port 0
+// included, each suited to its output port.
+std::vector<TableWrite> per_pair_sl2vl_writes(const DiscoveryResult& found, topology::NodeId id,
+                                              const std::vector<const PortPlanEntry*>& ports, unsigned vls_needed)
+{
+    const Guid guid = found.fabric.node(id).guid;
+    const DrPath& path = found.path_to(id);
+    const std::string name = node_name(found.fabric, id);
+    std::vector<PortNum> inputs{PortNum(0)};
+    for (const auto* e : ports) inputs.push_back(e->port.port);
+    std::vector<TableWrite> list;
+    list.reserve(ports.size() * inputs.size());
+    for (const auto* out_port : ports) {
+        const auto table = identity_sl2vl(std::min(vls_needed, vl_count(out_port->desired.operational_vls)));
+        for (PortNum in : inputs) {
+            const std::uint32_t mod = mad::sl2vl_attr_mod(in, out_port->port.port);
+            list.push_back(sl2vl_write(name + ": SL2VL in " + std::to_string(in.value()) + " out " +
+                                           std::to_string(out_port->port.port.value()),
+                                       path, mod, table, configured_before(out_port->current),
+                                       TableKey{guid, 0, mad::attr::sl2vl_table, mod}));
+        }
+    }
+    return list;
+}
+
+// Round-robin over switches so no switch's SMA queue grows.
+void append_round_robin(std::vector<TableWrite>& out, std::vector<std::vector<TableWrite>>& per_switch)
+{
+    std::size_t pairs = 0;
+    for (const auto& list : per_switch) pairs += list.size();
+    out.reserve(out.size() + pairs);
+    for (std::size_t i = 0;; ++i) {
+        bool any = false;
+        for (auto& list : per_switch) {
+            if (i >= list.size()) continue;
+            out.push_back(std::move(list[i]));
+            any = true;
+        }
+        if (!any) break;
+    }
+}
+
 } // namespace
 
 mad::Sl2VlTable identity_sl2vl(unsigned vls)
@@ -117,86 +217,25 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left)
 {
-    const auto& f = found.fabric;
-    std::vector<TableWrite> out;
-    // SL2VL and two VLArb blocks per port: without the reserve, growing the
-    // vector copies tens of megabytes at 10 000 ports, on the critical path.
-    out.reserve(3 * plan.size());
-    // Cabled external ports and port 0 of each switch, in plan order.
-    std::map<topology::NodeId, std::vector<const PortPlanEntry*>> switch_ports;
-    std::map<topology::NodeId, const PortPlanEntry*> switch_port0;
-
-    // Per-port tables; the plan is port-major, so consecutive SMPs already go
-    // to different nodes.
-    for (const auto& e : plan) {
-        const bool sw = f.node(e.port.node).is_switch();
-        if (sw && e.port.port.value() == 0) {
-            switch_port0[e.port.node] = &e;
-            continue;
-        }
-        if (sw) switch_ports[e.port.node].push_back(&e);
-        const unsigned opvls = vl_count(e.desired.operational_vls);
-        if (!sw && (e.current.capability_mask & cap_sl_mapping))
-            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0, identity_sl2vl(std::min(vls_needed, opvls)),
-                                      configured_before(e.current),
-                                      TableKey{e.node_guid, e.port.port.value(), mad::attr::sl2vl_table, 0}));
-        add_vlarb_writes(out, e, false, opvls);
-        add_vlarb_writes(out, e, true, opvls);
-    }
-
+    auto out = port_tables(found.fabric, plan, vls_needed);
+    const auto sw = switch_ports(found.fabric, plan);
     // Switch SL2VL tables, one list per switch, interleaved below.
     std::vector<std::vector<TableWrite>> per_switch;
-    for (const auto& [id, ports] : switch_ports) {
-        const auto p0 = switch_port0.find(id);
-        if (p0 == switch_port0.end() || !(p0->second->current.capability_mask & cap_sl_mapping)) continue;
+    for (const auto& [id, ports] : sw.external) {
+        const auto p0 = sw.port0.find(id);
+        if (p0 == sw.port0.end() || !(p0->second->current.capability_mask & cap_sl_mapping)) continue;
         const auto si = found.switch_info.find(id);
-        const bool optimized = si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0;
-        const auto& node = f.node(id);
-        const DrPath& path = found.path_to(id);
-        const std::string name = node_name(f, id);
-        if (optimized) {
-            // One Set covers every pair; the table must suit the port with
-            // the fewest operational VLs. Not readable as one table: Set only.
-            unsigned opvls = 15;
-            for (const auto* e : ports) opvls = std::min(opvls, vl_count(e->desired.operational_vls));
-            const std::uint32_t mod = mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports;
-            out.push_back(sl2vl_write(name + ": SL2VL all ports", path, mod,
-                                      identity_sl2vl(std::min(vls_needed, opvls)), false,
-                                      TableKey{node.guid, 0, mad::attr::sl2vl_table, mod}));
+        if (si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0) {
+            out.push_back(all_pairs_sl2vl_write(found, id, ports, vls_needed));
             continue;
         }
         if (!settings.all_switch_pairs && vls_needed <= 1) {
             if (switches_left) ++*switches_left;
             continue;
         }
-        auto& list = per_switch.emplace_back();
-        std::vector<PortNum> inputs{PortNum(0)};
-        for (const auto* e : ports) inputs.push_back(e->port.port);
-        list.reserve(ports.size() * inputs.size());
-        for (const auto* out_port : ports) {
-            const auto table = identity_sl2vl(std::min(vls_needed, vl_count(out_port->desired.operational_vls)));
-            for (PortNum in : inputs) {
-                const std::uint32_t mod = mad::sl2vl_attr_mod(in, out_port->port.port);
-                list.push_back(sl2vl_write(name + ": SL2VL in " + std::to_string(in.value()) + " out " +
-                                               std::to_string(out_port->port.port.value()),
-                                           path, mod, table, configured_before(out_port->current),
-                                           TableKey{node.guid, 0, mad::attr::sl2vl_table, mod}));
-            }
-        }
+        per_switch.push_back(per_pair_sl2vl_writes(found, id, ports, vls_needed));
     }
-    // Round-robin over switches so no switch's SMA queue grows.
-    std::size_t pairs = 0;
-    for (const auto& list : per_switch) pairs += list.size();
-    out.reserve(out.size() + pairs);
-    for (std::size_t i = 0;; ++i) {
-        bool any = false;
-        for (auto& list : per_switch) {
-            if (i >= list.size()) continue;
-            out.push_back(std::move(list[i]));
-            any = true;
-        }
-        if (!any) break;
-    }
+    append_round_robin(out, per_switch);
     return out;
 }
 

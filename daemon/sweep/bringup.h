@@ -1,14 +1,18 @@
-// Configuring the subnet: the pipeline of DESIGN.md, run in full by a heavy
-// sweep and over a delta by a re-route:
+// Configuring the subnet: the pipeline of docs/design.md ("The path of an
+// event"), run in full by a heavy sweep and over a delta by a re-route:
 //
 //   heavy:    discover ------------------------------.
 //   re-route: refresh the ports an event names ------+-> LIDs -> route -> program -> activate
+//                                                                                        |
+//                                     publish <- the fabric as the Sets confirmed it <---'
 //
-// Why: each phase is a function returning a named value (DiscoveryResult,
-// LidAssignment, ChainOutcome, ProgramReport, PortReport), so the sweep
-// reads like the diagram and every phase can be timed and counted on its
-// own: one log line per phase with its time and SMP count, then
-// `SUBNET UP` with the generation and totals, or the reason it is not up.
+// Why: each step is a function returning a named value (assign_lids ->
+// LidStep, route -> RouteStep, program -> ProgramStep, activate ->
+// ActivateStep; then confirmed_fabric, confirmed_state.h, and publish), so
+// configure() reads like the diagram and every phase can be timed and
+// counted on its own: one log line per phase with its time and SMP count,
+// then `SUBNET UP` with the generation and totals, or the reason it is not
+// up.
 //
 // A re-route starts from the last snapshot (subnet.h): it re-reads only the
 // ports an event names over the snapshot's DR paths, discovers only what is
@@ -31,6 +35,7 @@
 // do, the LIDs stay remembered in memory and the file is retried next time.
 #pragma once
 
+#include "daemon/sweep/confirmed_state.h"
 #include "daemon/sweep/discovery.h"
 #include "daemon/core/sweep_outcome.h"
 #include "daemon/program/lft_programmer.h"
@@ -67,18 +72,11 @@ struct BringupSettings {
     LftSettings lfts;
     VlSettings vls;
     std::filesystem::path state_dir;
-    // P_Key tables (issue 15): programmed before activation when set; null
-    // leaves every port's table as it is. Restart-only.
+    // The partitions the P_Key tables are programmed from (pkey_programmer.h),
+    // before activation, when set; null leaves every port's table as it is.
+    // Restart-only.
     std::shared_ptr<const partition::Partitions> partitions;
     PKeySettings pkeys;
-};
-
-struct ProgramReport {
-    LftReport lfts;
-    VlReport vls;
-    PortReport ports;
-    PKeyReport pkeys;
-    bool complete() const { return lfts.complete() && vls.complete() && ports.complete() && pkeys.complete(); }
 };
 
 class Bringup {
@@ -120,24 +118,67 @@ public:
 
 private:
     using Clock = std::chrono::steady_clock;
-    // `resuming`: found is the last snapshot's, whose INIT ports are INIT
-    // because this process has not activated them yet, not because their
-    // link retrained: the VL tables they confirmed are kept.
+
+    // What each step of configure() hands to the next. `phase`: the step's
+    // log line and summary row, timed from the step's start.
+    struct LidStep {
+        std::optional<LidAssignment> lids; // nullopt: the LID space is exhausted
+        std::string failure;               // why lids is nullopt
+        PhaseStats phase;                  // when lids is set
+    };
+    struct RouteStep {
+        LidAssignment lids; // the path engine's own when it assigned them (colour-first)
+        std::shared_ptr<const routing::RoutingTables> tables; // null: every engine refused
+        std::string failure;                 // why tables is null
+        std::optional<std::string> degraded; // no engine's tables passed verification: why
+        PhaseStats phase;
+    };
+    struct ProgramStep {
+        ProgramReport report;
+        PhaseStats phase;
+    };
+    struct ActivateStep {
+        PortReport report;
+        PhaseStats phase;
+    };
+
+    // The pipeline (see the header comment). `resuming`: found is the last
+    // snapshot's, whose INIT ports are INIT because this process has not
+    // activated them yet, not because their link retrained: the VL and
+    // P_Key tables they confirmed are kept.
     boost::asio::awaitable<SweepOutcome> configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                    std::uint64_t smps_before, bool resuming = false);
-    std::optional<LidAssignment> assign_lids(const DiscoveryResult& found, SweepOutcome& o);
+    // The steps, in pipeline order (configure_steps.cpp).
+    LidStep assign_lids(const DiscoveryResult& found);
+    boost::asio::awaitable<RouteStep> route(const DiscoveryResult& found, LidAssignment lids);
+    boost::asio::awaitable<ProgramStep> program(const DiscoveryResult& found, const LidAssignment& lids,
+                                                const routing::RoutingTables& tables, bool resuming, SweepKind kind);
+    boost::asio::awaitable<ActivateStep> activate();
+    // The next generation, from `fabric` as the ports hold it; returns `o`
+    // with its generation and totals (bringup.cpp).
+    SweepOutcome publish(SweepOutcome o, DiscoveryResult fabric, std::optional<LidAssignment> lids,
+                         std::shared_ptr<const routing::RoutingTables> tables, Clock::time_point start,
+                         std::uint64_t smps_before);
+
+    // What the steps use.
+    void load_remembered();
     void remember_lids(const DiscoveryResult& found, const LidAssignment& lids);
-    // The LIDs a path engine assigned (colour-first): they replace `lids`,
-    // are remembered and saved.
-    void adopt_engine_lids(const DiscoveryResult& found, LidAssignment& lids, const lidassign::LidMap& assigned);
-    routing::ChainOutcome route(const DiscoveryResult& found, const LidAssignment& lids) const;
+    // The LIDs a path engine assigned (colour-first): they replace those of
+    // `lids`, are remembered and saved.
+    LidAssignment adopt_engine_lids(const DiscoveryResult& found, LidAssignment lids,
+                                    const lidassign::LidMap& assigned);
+    // Writes guid2lid; the error, empty when written. Runs on a worker
+    // thread beside the routing: it reads remembered_ and leaves store_dirty_
+    // to the caller.
+    std::string save_lids(const DiscoveryResult& found, const lidassign::LidMap& lids);
+    routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids) const;
+    boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
+                                                          const routing::RoutingTables& tables);
+    void forget_relinked(const DiscoveryResult& found);
     // Runs f() on the worker thread; resumes the caller on its own executor.
     template <class F>
     boost::asio::awaitable<std::invoke_result_t<F>> off_loop(F f);
-    boost::asio::awaitable<ProgramReport> program(const DiscoveryResult& found, const LidAssignment& lids,
-                                                  const routing::RoutingTables& tables);
     void apply_pending();
-    void load_remembered();
 
     mad::Transport& transport_;
     BringupSettings settings_;

@@ -207,69 +207,93 @@ private:
 
     awaitable<void> visit(const DrPath& path, std::optional<PortRef> from)
     {
+        auto ni = co_await read_node_info(path, from);
+        if (!ni) co_return;
+        if (auto existing = result_.fabric.find_node(ni->node_guid))
+            reached_again(*existing, *ni, path, from);
+        else
+            add_node(*ni, path, from);
+    }
+
+    // The NodeInfo at `path`, or nullopt (recorded as missing) when it is
+    // unanswered, malformed or names a LocalPortNum the node cannot have.
+    awaitable<std::optional<mad::NodeInfo>> read_node_info(const DrPath& path, const std::optional<PortRef>& from)
+    {
         const auto what = [&] { return "NodeInfo (" + where(from) + ")"; };
         auto r = co_await get(path, mad::attr::node_info, 0, what);
-        if (!r) co_return;
+        if (!r) co_return std::nullopt;
         auto ni = mad::decode_node_info(r->data());
         if (!ni) {
             result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
-            co_return;
+            co_return std::nullopt;
         }
-        auto& f = result_.fabric;
         const PortNum in = ni->local_port_num;
-        const auto type = to_node_type(ni->node_type);
-        if (in.value() > ni->num_ports || (type != topology::NodeType::switch_node && in.value() == 0)) {
+        const bool switch_node = to_node_type(ni->node_type) == topology::NodeType::switch_node;
+        if (in.value() > ni->num_ports || (!switch_node && in.value() == 0)) {
             result_.missing.push_back(MissingItem{path, what(),
                                                   "LocalPortNum " + std::to_string(in.value()) + " out of range"});
-            co_return;
+            co_return std::nullopt;
         }
+        co_return ni;
+    }
 
-        if (auto existing = f.find_node(ni->node_guid)) {
-            auto& n = f.node(*existing);
-            if (n.type != type || n.num_ports() != ni->num_ports) {
-                record_duplicate(ni->node_guid, *existing, path,
-                                 std::string("a ") + topology::to_string(type) + " with " +
-                                     std::to_string(ni->num_ports) + " ports answers " + where(from) +
-                                     " with the GUID of a " + topology::to_string(n.type) + " with " +
-                                     std::to_string(n.num_ports()) + " ports");
-                co_return;
-            }
-            PortRef here{*existing, in};
-            // Both ends of a cable that came up may be re-read at once: the
-            // second to get here finds the link made.
-            const bool known_link = from && f.remote(*from) == here;
-            if (from && !known_link && !link(*from, here, ni->node_guid, path)) co_return;
-            if (refreshing_ && from && !known_link) {
-                ++changes_.links_up;
-                changes_.text.push_back("link up: " + port_name(f, *from) + " - " + port_name(f, here));
-                // Its state in the snapshot is from before the link came up.
-                if (n.is_switch()) enqueue(Task{Task::Kind::port_info, path, std::nullopt, *existing, in, false});
-            }
-            if (!n.is_switch() && !n.port(in).known) {
-                if (!set_port_guid(here, ni->port_guid, path)) co_return;
-                enqueue(Task{Task::Kind::port_info, path, std::nullopt, *existing, in, false});
-            }
-            co_return;
-        }
-
-        NodeId id = f.add_node(type, ni->node_guid, ni->num_ports);
+    // A node already known, met again at `path`: another path to it, one
+    // end of a link that came up (refresh), or a CA port not seen before.
+    void reached_again(NodeId id, const mad::NodeInfo& ni, const DrPath& path, const std::optional<PortRef>& from)
+    {
+        auto& f = result_.fabric;
         auto& n = f.node(id);
-        n.system_guid = ni->system_image_guid;
-        n.vendor_id = ni->vendor_id;
-        n.device_id = ni->device_id;
-        n.revision = ni->revision;
-        n.partition_cap = ni->partition_cap;
+        const auto type = to_node_type(ni.node_type);
+        if (n.type != type || n.num_ports() != ni.num_ports) {
+            record_duplicate(ni.node_guid, id, path,
+                             std::string("a ") + topology::to_string(type) + " with " + std::to_string(ni.num_ports) +
+                                 " ports answers " + where(from) + " with the GUID of a " +
+                                 topology::to_string(n.type) + " with " + std::to_string(n.num_ports()) + " ports");
+            return;
+        }
+        const PortNum in = ni.local_port_num;
+        PortRef here{id, in};
+        // Both ends of a cable that came up may be re-read at once: the
+        // second to get here finds the link made.
+        const bool known_link = from && f.remote(*from) == here;
+        if (from && !known_link && !link(*from, here, ni.node_guid, path)) return;
+        if (refreshing_ && from && !known_link) {
+            ++changes_.links_up;
+            changes_.text.push_back("link up: " + port_name(f, *from) + " - " + port_name(f, here));
+            // Its state in the snapshot is from before the link came up.
+            if (n.is_switch()) enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, in, false});
+        }
+        if (!n.is_switch() && !n.port(in).known) {
+            if (!set_port_guid(here, ni.port_guid, path)) return;
+            enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, in, false});
+        }
+    }
+
+    // A node not seen before: added, cabled to the port we came through
+    // (or taken as the SM's own), and its description and ports queued.
+    void add_node(const mad::NodeInfo& ni, const DrPath& path, const std::optional<PortRef>& from)
+    {
+        auto& f = result_.fabric;
+        const auto type = to_node_type(ni.node_type);
+        NodeId id = f.add_node(type, ni.node_guid, ni.num_ports);
+        auto& n = f.node(id);
+        n.system_guid = ni.system_image_guid;
+        n.vendor_id = ni.vendor_id;
+        n.device_id = ni.device_id;
+        n.revision = ni.revision;
+        n.partition_cap = ni.partition_cap;
         result_.paths.resize(f.node_count());
         result_.paths[id.value] = path;
+        const PortNum in = ni.local_port_num;
         PortRef here{id, in};
-        if (type != topology::NodeType::switch_node && !set_port_guid(here, ni->port_guid, path)) co_return;
+        if (type != topology::NodeType::switch_node && !set_port_guid(here, ni.port_guid, path)) return;
         if (refreshing_) {
             ++changes_.nodes_new;
-            changes_.text.push_back(std::string("new ") + topology::to_string(type) + " " + ni->node_guid.str() +
-                                    " " + where(from));
+            changes_.text.push_back(std::string("new ") + topology::to_string(type) + " " + ni.node_guid.str() + " " +
+                                    where(from));
         }
         if (from) {
-            link(*from, here, ni->node_guid, path);
+            link(*from, here, ni.node_guid, path);
         } else {
             result_.sm_port = here;
             sm_port_known_ = true;
@@ -278,7 +302,7 @@ private:
         enqueue(Task{Task::Kind::describe, path, std::nullopt, id, {}, false});
         if (type == topology::NodeType::switch_node) {
             enqueue(Task{Task::Kind::switch_info, path, std::nullopt, id, {}, false});
-            for (unsigned p = 0; p <= ni->num_ports; ++p) {
+            for (unsigned p = 0; p <= ni.num_ports; ++p) {
                 PortNum pn(static_cast<std::uint8_t>(p));
                 enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, pn, p != 0 && !(from && pn == in)});
             }

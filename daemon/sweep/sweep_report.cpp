@@ -5,7 +5,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 namespace ibsm::daemon {
@@ -25,6 +29,63 @@ void log_discovery(const DiscoveryResult& r, const mad::TransportCounters& c)
                       d.second.str(), d.detail);
     if (!r.complete())
         spdlog::warn("sweep incomplete: {} missing item(s), {} duplicate GUID(s)", r.missing.size(), r.duplicates.size());
+}
+
+void log_transport_trouble(const mad::TransportCounters& c)
+{
+    if (c.timeouts || c.drops || c.failed || c.unmatched || c.malformed || c.kernel_errors)
+        spdlog::info("transport: {} sent, {} timeouts, {} drops reported, {} resends after a backoff, {} failed (refused or given up), {} late/unmatched, {} malformed, {} kernel errors",
+                     c.sent, c.timeouts, c.drops, c.backoffs, c.failed, c.unmatched, c.malformed, c.kernel_errors);
+}
+
+std::string subnet_summary(const SweepOutcome& o, const DiscoveryResult& found, const LidAssignment& lids,
+                           std::uint8_t lmc)
+{
+    const std::string state = o.degraded ? "SUBNET UP, DEGRADED: " + o.reason
+                              : o.up     ? std::string("SUBNET UP")
+                                         : "NOT UP: " + o.reason;
+    std::ostringstream out;
+    const auto now = std::time(nullptr);
+    char when[64];
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+    const auto& sm = found.fabric.port(found.sm_port);
+    // A path engine in the colour-first order gives each CA port its own LMC.
+    int lmc_lo = lmc, lmc_hi = lmc;
+    bool first = true;
+    for (const auto& [ref, pl] : lids.lids.entries()) {
+        if (found.fabric.node(ref.node).is_switch()) continue;
+        lmc_lo = first ? pl.lmc : std::min<int>(lmc_lo, pl.lmc);
+        lmc_hi = first ? pl.lmc : std::max<int>(lmc_hi, pl.lmc);
+        first = false;
+    }
+    const std::string lmc_text = lmc_lo == lmc_hi && lmc_lo == lmc
+                                     ? std::to_string(lmc)
+                                     : "per port " + std::to_string(lmc_lo) + ".." + std::to_string(lmc_hi);
+    out << "ibsmd subnet summary (" << when << ")\n"
+        << "state:        " << state << "\n"
+        << "generation:   " << o.generation << " (" << (o.kind == SweepKind::heavy ? "heavy sweep" : "re-route")
+        << ")\n"
+        << "SM port:      " << sm.guid.str() << " LID " << lids.sm_lid.value() << "\n"
+        << "fabric:       " << o.nodes << " nodes (" << o.switches << " switches, " << o.cas << " CAs), " << o.links
+        << " links\n"
+        << "discovery:    " << (found.complete() ? "complete" : "INCOMPLETE") << " (" << found.missing.size()
+        << " missing, " << found.duplicates.size() << " duplicate GUIDs)\n"
+        << "LIDs:         " << lids.lids.port_count() << " ports, top LID " << lids.lids.top().value() << ", LMC "
+        << lmc_text << "\n"
+        << "routing:      " << (o.engine.empty() ? "-" : o.engine) << "\n"
+        << "LFT blocks sent: " << o.lft_blocks_sent << "\n"
+        << "\nphase        seconds       SMPs\n";
+    for (const auto& p : o.phases) {
+        char line[128];
+        std::snprintf(line, sizeof line, "%-10s %9.3f %10llu  ", p.name.c_str(), p.seconds,
+                      static_cast<unsigned long long>(p.smps));
+        out << line << p.detail << "\n";
+    }
+    char total[128];
+    std::snprintf(total, sizeof total, "%-10s %9.3f %10llu  %.0f SMPs/s\n", "total", o.seconds,
+                  static_cast<unsigned long long>(o.smps), o.seconds > 0 ? o.smps / o.seconds : 0.0);
+    out << total;
+    return out.str();
 }
 
 std::string write_topology_dump(const DiscoveryResult& r, const std::string& dir)

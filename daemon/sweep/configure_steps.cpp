@@ -1,0 +1,293 @@
+// The steps of Bringup::configure (bringup.h): assign LIDs, route, program,
+// activate. configure() (bringup.cpp) runs them in order and publishes.
+//
+// Why apart: configure() reads as the pipeline; each step's details (what
+// runs off the loop, what is logged, which state it keeps across sweeps)
+// live here, one member function per step.
+//
+// Data structures: each step returns a named result (LidStep, RouteStep,
+// ProgramStep, ActivateStep) with its PhaseStats; what they keep across
+// sweeps is Bringup's: the remembered GUID -> LID map (guid2lid's content)
+// and the programmers' confirmed state.
+//
+// Algorithm: LIDs from guid2lid and the ports (lidassign); routing and the
+// guid2lid write side by side on worker threads; the LFT blocks on the wire
+// while the port and VL plans are computed off the loop, then VL tables,
+// P_Key tables and PortInfo; activation fabric-wide (port_programmer.h).
+#include "daemon/sweep/bringup.h"
+#include "daemon/sweep/phase_clock.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <ctime>
+#include <set>
+#include <system_error>
+
+namespace ibsm::daemon {
+
+namespace {
+
+void log_failures(const std::vector<std::string>& failures, std::uint64_t total)
+{
+    for (const auto& f : failures) spdlog::warn("  {}", f);
+    if (total > failures.size()) spdlog::warn("  ... and {} more", total - failures.size());
+}
+
+std::string program_detail(const ProgramReport& r, bool partitions)
+{
+    return "LFT blocks sent: " + std::to_string(r.lfts.blocks_sent) + " (read " + std::to_string(r.lfts.blocks_read) +
+           ", dirty " + std::to_string(r.lfts.blocks_dirty) + "), SwitchInfo sets " +
+           std::to_string(r.lfts.switch_info_sent) + ", VL tables read " + std::to_string(r.vls.gets) + " set " +
+           std::to_string(r.vls.sets) + " (SL2VL " + std::to_string(r.vls.sl2vl_sets) + ", VLArb " +
+           std::to_string(r.vls.vlarb_sets) + "), PortInfo sets " + std::to_string(r.ports.sets) +
+           (partitions ? ", P_Key blocks sent " + std::to_string(r.pkeys.blocks_sent) : "");
+}
+
+} // namespace
+
+template <class F>
+boost::asio::awaitable<std::invoke_result_t<F>> Bringup::off_loop(F f)
+{
+    using R = std::invoke_result_t<F>;
+    co_return co_await boost::asio::co_spawn(
+        compute_.get_executor(), [f = std::move(f)]() mutable -> boost::asio::awaitable<R> { co_return f(); },
+        boost::asio::use_awaitable);
+}
+
+// ---- assign LIDs
+
+void Bringup::load_remembered()
+{
+    if (remembered_) return;
+    try {
+        remembered_ = store_.load();
+        return;
+    } catch (const std::exception& e) {
+        // A corrupt file must not keep the subnet down, nor be silently
+        // overwritten: it is moved aside for the operator, and the LIDs the
+        // ports already carry are kept (assign_base_lids' second rule).
+        const auto aside = store_.file().string() + ".corrupt-" + std::to_string(std::time(nullptr));
+        std::error_code ec;
+        std::filesystem::rename(store_.file(), aside, ec);
+        spdlog::error("guid2lid unreadable ({}); {}; LIDs are taken from the ports, which keep the ones they have. "
+                      "Restore a good copy or leave the new file the SM writes",
+                      e.what(), ec ? "could not move it aside: " + ec.message() : "moved to " + aside);
+    }
+    remembered_.emplace();
+    store_dirty_ = true;
+}
+
+Bringup::LidStep Bringup::assign_lids(const DiscoveryResult& found)
+{
+    PhaseClock clock(transport_);
+    load_remembered();
+    LidAssignment a;
+    a.previous = *remembered_;
+    try {
+        auto result = lidassign::assign_base_lids(found.fabric, a.previous, settings_.lid);
+        a.lids = std::move(result.lids);
+        a.notes = std::move(result.notes);
+    } catch (const lidassign::LidSpaceExhausted& e) {
+        return LidStep{std::nullopt, std::string("LID assignment: ") + e.what(), {}};
+    }
+    if (auto sm = a.lids.lids_of(found.sm_port)) a.sm_lid = sm->base;
+    const auto& f = found.fabric;
+    for (const auto& n : a.notes)
+        spdlog::info("LID note: {} port {}: {}", f.node(n.port.node).guid.str(), n.port.port.value(), n.text);
+    remember_lids(found, a);
+    auto phase = clock.finish("lids", std::to_string(a.lids.port_count()) + " ports, top LID " +
+                                          std::to_string(a.lids.top().value()) + ", " +
+                                          std::to_string(a.previous.size()) + " remembered");
+    return LidStep{std::move(a), {}, std::move(phase)};
+}
+
+void Bringup::remember_lids(const DiscoveryResult& found, const LidAssignment& lids)
+{
+    for (const auto& ref : lidassign::addressable_ports(found.fabric)) {
+        auto l = lids.lids.lids_of(ref);
+        if (!l) continue;
+        const Guid g = found.fabric.port(ref).guid;
+        auto [it, fresh] = remembered_->try_emplace(g, l->base);
+        if (!fresh && it->second != l->base) it->second = l->base, fresh = true;
+        store_dirty_ = store_dirty_ || fresh;
+    }
+}
+
+std::string Bringup::save_lids(const DiscoveryResult& found, const lidassign::LidMap& lids)
+{
+    try {
+        store_.save(found.fabric, lids, *remembered_);
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+LidAssignment Bringup::adopt_engine_lids(const DiscoveryResult& found, LidAssignment lids,
+                                         const lidassign::LidMap& assigned)
+{
+    lids.lids = assigned;
+    lids.sm_lid = Lid();
+    if (auto sm = lids.lids.lids_of(found.sm_port)) lids.sm_lid = sm->base;
+    remember_lids(found, lids);
+    // Written by the next sweep's LID phase if not now: the blocks are in
+    // memory (remembered_), and the write is cheap next to a re-route.
+    if (store_dirty_) {
+        const auto error = save_lids(found, lids.lids);
+        if (error.empty())
+            store_dirty_ = false;
+        else
+            spdlog::error("guid2lid not written ({}); the LID blocks stay remembered in memory", error);
+    }
+    return lids;
+}
+
+// ---- route
+
+routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const LidAssignment& lids) const
+{
+    routing::Options options = settings_.route;
+    options.lmc = settings_.lid.lmc;
+    // Engines may use only the VLs every linked port can carry: an SL the
+    // port programmer would fold onto a lower VL would merge two layers.
+    unsigned cap = options.max_vls;
+    for (const auto& [ref, pi] : found.port_info)
+        if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
+    options.max_vls = static_cast<std::uint8_t>(std::max(1u, cap));
+    options.sm_port_guid = found.fabric.port(found.sm_port).guid;
+    // A path engine in the colour-first order keeps the persisted blocks
+    // where they still fit (lidassign/path_lids.h).
+    options.previous_lids = lids.previous;
+    // Never throws: it runs beside the guid2lid write in one parallel
+    // group, and an exception out of one half would cancel the group while
+    // the other half still runs on a worker reading this sweep's values.
+    try {
+        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
+    } catch (const std::exception& e) {
+        routing::ChainOutcome out;
+        out.refusals.push_back(routing::Refusal{"chain", e.what()});
+        return out;
+    }
+}
+
+boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult& found, LidAssignment lids)
+{
+    // A changed guid2lid is written (fsync'd: 10-70 ms here) on the second
+    // worker thread meanwhile; both finish before anything is programmed,
+    // so a LID on the wire is on disk whenever the disk allows.
+    PhaseClock clock(transport_);
+    using namespace boost::asio::experimental::awaitable_operators;
+    const bool save = store_dirty_;
+    auto [save_error, chain] =
+        co_await (off_loop([&] { return save ? save_lids(found, lids.lids) : std::string(); }) &&
+                  off_loop([&] { return run_chain(found, lids); }));
+    if (save && save_error.empty()) store_dirty_ = false;
+    if (!save_error.empty())
+        spdlog::error("guid2lid not written ({}); the LIDs stay remembered in memory and the file is written again with "
+                      "the next sweep: make {} writable",
+                      save_error, settings_.state_dir.string());
+    for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
+    RouteStep step;
+    if (!chain.tables) {
+        step.lids = std::move(lids);
+        step.phase = clock.finish("route", "every engine refused");
+        step.failure = "no routing engine could route the fabric";
+        for (const auto& r : chain.refusals) step.failure += "; " + r.engine + ": " + r.reason;
+        co_return step;
+    }
+    if (chain.degraded) {
+        spdlog::error("routing DEGRADED: no engine's tables passed verification; programming the least bad, {}. "
+                      "Fix the fabric or the engine chain (routing.engines)",
+                      chain.degraded_reason);
+        step.degraded = chain.degraded_reason;
+    }
+    // A path engine in the colour-first order assigned the LIDs itself (per-port
+    // LMC): those are programmed, published and remembered instead.
+    for (const auto& n : chain.tables->lid_notes) spdlog::info("LID note: {}: {}", chain.tables->engine, n);
+    step.lids = chain.tables->lids ? adopt_engine_lids(found, std::move(lids), *chain.tables->lids) : std::move(lids);
+    step.tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
+    const auto& t = *step.tables;
+    step.phase = clock.finish("route", "engine " + t.engine + (chain.fell_back ? " (fallback)" : "") +
+                                           (chain.degraded ? " DEGRADED" : ", verified") + ", " +
+                                           std::to_string(t.lfts.size()) + " switch tables, top LID " +
+                                           std::to_string(t.linear_fdb_top.value()));
+    co_return step;
+}
+
+// ---- program
+
+void Bringup::forget_relinked(const DiscoveryResult& found)
+{
+    // A port in INIT went through link-up again (a relinked cable, a reset
+    // device): its VL tables may be lost, and its P_Key table too.
+    std::set<std::pair<Guid, std::uint8_t>> fresh;
+    for (const auto& [ref, pi] : found.port_info)
+        if (pi.port_state == mad::PortState::init) fresh.insert({found.fabric.node(ref.node).guid, ref.port.value()});
+    vls_.forget(fresh);
+    pkeys_.forget(fresh);
+}
+
+boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
+                                                               const routing::RoutingTables& tables)
+{
+    ProgramReport report;
+    // The port plan and the VL tables (tens of ms of CPU at thousands of
+    // ports) are planned on a worker thread while the LFT blocks are on the
+    // wire; nothing on the loop touches ports_ or reads the VL settings
+    // meanwhile. Switch tables and the PortInfo of ports that are not being
+    // activated (switch port 0, ports already ACTIVE) are independent.
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
+                                               ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl);
+                                               return vls_.plan(found, ports_.plan(), tables.vls_used);
+                                           }));
+    report.lfts = std::move(lft_report);
+    report.vls = co_await vls_.program(transport_, std::move(vl_plan));
+    // P_Key tables before any port goes ACTIVE: IPoIB reads the table when
+    // its port comes up.
+    if (settings_.partitions) report.pkeys = co_await pkeys_.program(transport_, found, *settings_.partitions);
+    report.ports = co_await ports_.configure(transport_);
+    co_return report;
+}
+
+boost::asio::awaitable<Bringup::ProgramStep> Bringup::program(const DiscoveryResult& found, const LidAssignment& lids,
+                                                              const routing::RoutingTables& tables, bool resuming,
+                                                              SweepKind kind)
+{
+    if (!resuming) forget_relinked(found);
+    PhaseClock clock(transport_);
+    ProgramStep step;
+    step.report = co_await run_programmers(found, lids, tables);
+    const auto& r = step.report;
+    step.phase = clock.finish("program", program_detail(r, settings_.partitions != nullptr));
+    if (r.vls.switches_left && kind == SweepKind::heavy)
+        spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
+                     "needs one VL, so any SL-to-VL map is deadlock-free (routing.switch_sl2vl: always programs "
+                     "every input/output port pair)",
+                     r.vls.switches_left, tables.engine);
+    log_failures(r.lfts.failures, r.lfts.failures.size());
+    log_failures(r.vls.failures, r.vls.failed);
+    log_failures(r.ports.failures, r.ports.failed);
+    log_failures(r.pkeys.failures, r.pkeys.failures.size());
+    co_return step;
+}
+
+// ---- activate
+
+boost::asio::awaitable<Bringup::ActivateStep> Bringup::activate()
+{
+    PhaseClock clock(transport_);
+    ActivateStep step;
+    step.report = co_await ports_.activate(transport_);
+    const auto& a = step.report;
+    step.phase = clock.finish("activate", std::to_string(a.armed) + " ports armed, " + std::to_string(a.activated) +
+                                              " activated, " + std::to_string(a.failed) + " failed");
+    log_failures(a.failures, a.failed);
+    co_return step;
+}
+
+} // namespace ibsm::daemon
