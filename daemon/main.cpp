@@ -5,7 +5,6 @@
 // other; everything is put together here.
 #include "config/config.h"
 #include "config/describe.h"
-#include "config/overrides.h"
 #include "config/reload.h"
 #include "daemon/sweep/bringup.h"
 #include "daemon/publish/dump_writer.h"
@@ -19,6 +18,7 @@
 #include "daemon/service/service_notifier.h"
 #include "daemon/sm/sm_election.h"
 #include "daemon/sm/sm_info_responder.h"
+#include "daemon/service/settings.h"
 #include "daemon/service/startup_checks.h"
 #include "daemon/publish/status_reporter.h"
 #include "daemon/sweep/sweep_report.h"
@@ -32,7 +32,6 @@
 #include "daemon/sa/mcast_service.h"
 #include "mad/transport.h"
 #include "mad/umad_port.h"
-#include "routing/root_guids.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -43,14 +42,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <sstream>
 
 namespace {
 
@@ -93,104 +88,6 @@ int run_discovery(const daemon::Options& opts)
     return result->complete() ? 0 : 2;
 }
 
-std::vector<Guid> read_root_guid_file(const std::string& path)
-{
-    std::ifstream in(path);
-    if (!in)
-        throw config::ConfigError("routing.root_guid_file '" + path + "': cannot read: " + std::strerror(errno) +
-                                  " (fix the path or the file's permissions)");
-    return routing::parse_root_guids(in, path);
-}
-
-daemon::BringupSettings bringup_settings(const config::Config& cfg)
-{
-    daemon::BringupSettings s;
-    s.chain.engines = cfg.routing.engines;
-    s.chain.no_fallback = cfg.routing.no_fallback;
-    s.route.root_guids = cfg.routing.root_guids;
-    if (cfg.routing.root_guid_file) {
-        auto more = read_root_guid_file(*cfg.routing.root_guid_file);
-        s.route.root_guids.insert(s.route.root_guids.end(), more.begin(), more.end());
-    }
-    s.route.max_vls = static_cast<std::uint8_t>(cfg.routing.max_vls);
-    s.lid.lmc = static_cast<std::uint8_t>(cfg.routing.lmc);
-    // Path engines: config/ validated the names; lidassign spells them alike.
-    s.route.lid_assignment =
-        lidassign::config_heuristic_from(cfg.routing.lid_assignment).value_or(lidassign::ConfigHeuristic::color_l);
-    s.route.lid_order = lidassign::lid_order_from(cfg.routing.lid_order).value_or(lidassign::LidOrder::colour_first);
-    s.ports.subnet_prefix = cfg.sm.subnet_prefix;
-    s.ports.subnet_timeout = static_cast<std::uint8_t>(cfg.sm.subnet_timeout);
-    s.ports.max_operational_vls = daemon::operational_vls_code(cfg.routing.max_vls);
-    // Jobs in flight: a few times the window, so completions refill it at once.
-    const std::size_t width = std::max<std::size_t>(64, std::size_t{cfg.smp.window} * 4);
-    s.ports.width = width;
-    s.lfts.width = width;
-    s.vls.width = width;
-    s.pkeys.width = width;
-    s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
-    s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
-    s.state_dir = cfg.state_dir;
-    return s;
-}
-
-// The configured partitions (config.h) as the partition model's definitions.
-std::vector<partition::Definition> partition_definitions(const config::Config& cfg)
-{
-    std::vector<partition::Definition> out;
-    for (const auto& p : cfg.partitions) {
-        partition::Definition d{p.name, p.pkey, p.ipoib, {}};
-        for (const auto& m : p.members) d.members.emplace_back(m.port_guid, m.membership == config::Membership::full);
-        out.push_back(std::move(d));
-    }
-    return out;
-}
-
-daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
-{
-    daemon::ElectionSettings s;
-    s.self.priority = static_cast<std::uint8_t>(cfg.sm.priority & 0xf);
-    s.self.guid = port_guid;
-    s.self.sm_key = cfg.sm.sm_key;
-    s.polling_interval = cfg.sm.polling_interval;
-    s.polling_retries = cfg.sm.polling_retries;
-    return s;
-}
-
-// The service logs to a file that SIGUSR1 reopens; --once and --foreground
-// log to the console (daemon/log_setup.h; journald's format under systemd).
-std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
-{
-    try {
-        return daemon::setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
-    } catch (const std::exception& e) {
-        throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
-                                 "): fix log.file or its directory's permissions, or run with --foreground to "
-                                 "log to the console");
-    }
-}
-
-// The file (--config, else the installed default when it exists, else the
-// defaults) with the command line on top.
-config::Config effective_config(const daemon::Options& opts)
-{
-    auto file = daemon::config_file_to_read(opts, daemon::default_config_file());
-    config::Config cfg = file ? config::load_config_file(file->string()) : config::Config{};
-    cfg = config::apply_overrides(std::move(cfg), opts.overrides);
-    if (opts.lmc) cfg.routing.lmc = *opts.lmc;
-    return cfg;
-}
-
-daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
-{
-    daemon::SchedulerSettings s;
-    s.debounce = cfg.sweep.debounce;
-    s.debounce_max = cfg.sweep.debounce_max;
-    s.light_interval = cfg.sweep.interval;
-    s.retry_interval = cfg.sweep.retry_interval;
-    s.light_width = std::max<std::size_t>(16, std::size_t{cfg.smp.window} * 2);
-    return s;
-}
-
 // --once: configure the subnet and exit (0 up, 2 up but degraded, 1 not up).
 // --foreground or the service: the long-running SM of DESIGN.md. The wiring
 // reads like its diagram: port -> transport -> inbound router (SMInfo
@@ -199,15 +96,13 @@ daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
 // (SMInfo state, dumps) follow its outcomes.
 int run_sm(const daemon::Options& opts)
 {
-    config::Config cfg = effective_config(opts);
-    auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
+    config::Config cfg = daemon::effective_config(opts);
+    auto settings = daemon::bringup_settings(cfg); // before the log moves to its file: errors reach the console
     daemon::check_state_dir(cfg.state_dir);
-    auto log_file = setup_logging(opts, cfg);
+    auto log_file = daemon::setup_sm_logging(opts, cfg);
 
     // sm.port_guid excludes sm.ca/sm.port (the config checks that).
-    auto [ca_name, port_num] = cfg.sm.port_guid ? mad::find_local_port(*cfg.sm.port_guid)
-                                                : std::pair<std::string, int>(cfg.sm.ca.value_or(""),
-                                                                              cfg.sm.port ? cfg.sm.port->value() : 0);
+    auto [ca_name, port_num] = daemon::sm_port(cfg);
     mad::UmadPort port(ca_name, port_num, /*claim_sm=*/true);
     const auto& attrs = port.attributes();
     spdlog::info("ibsmd: SM on {} port {} (port GUID {}), engines {}, LMC {}, state dir {}", attrs.ca_name,
@@ -237,15 +132,10 @@ int run_sm(const daemon::Options& opts)
     // Partitions and multicast (issue 15): the P_Key tables the bring-up
     // programs, and the MCMemberRecord handler with the switches' multicast
     // tables it keeps in step with the groups.
-    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), attrs.port_guid);
+    auto partitions = std::make_shared<const partition::Partitions>(daemon::partition_definitions(cfg), attrs.port_guid);
     settings.partitions = partitions;
     settings.ports.enforce_partitions = true;
-    daemon::McastSettings mcast_settings;
-    mcast_settings.subnet_prefix = cfg.sm.subnet_prefix;
-    mcast_settings.sm_key = cfg.sm.sm_key;
-    mcast_settings.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
-    mcast_settings.mft.width = settings.lfts.width;
-    daemon::McastService mcast(io, transport, *partitions, mcast_settings);
+    daemon::McastService mcast(io, transport, *partitions, daemon::mcast_settings(cfg, settings.lfts.width));
     mcast.install(sa);
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
@@ -255,13 +145,13 @@ int run_sm(const daemon::Options& opts)
     // Master/standby: the election answers other SMs' SMInfo Sets, decides
     // after each heavy sweep's discovery whether this SM configures, and
     // polls the master while standing by (pushing a heavy sweep to take over).
-    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
+    daemon::SmElection election(transport, responder, events, daemon::election_settings(cfg, attrs.port_guid));
     election.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
-    daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     // The SA yields to the SM's own work (sa_agent.h): a sweep or re-route
     // in progress (route computation included), or SMPs in flight.
     sa.set_busy_probe([&] {
@@ -300,8 +190,8 @@ int run_sm(const daemon::Options& opts)
         config::Config next;
         daemon::BringupSettings next_settings;
         try {
-            next = effective_config(opts);
-            next_settings = bringup_settings(next); // reads routing.root_guid_file
+            next = daemon::effective_config(opts);
+            next_settings = daemon::bringup_settings(next); // reads routing.root_guid_file
         } catch (const std::exception& e) {
             spdlog::error("reload refused, keeping the running configuration: {}", e.what());
             return;
@@ -318,7 +208,7 @@ int run_sm(const daemon::Options& opts)
         cfg = next;
         spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
         bringup.reconfigure(next_settings);
-        scheduler.set_settings(scheduler_settings(cfg));
+        scheduler.set_settings(daemon::scheduler_settings(cfg));
         dumps.set_config(cfg.dump);
         election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
         election.set_polling(cfg.sm.polling_interval, cfg.sm.polling_retries);
@@ -408,15 +298,6 @@ int run_sm(const daemon::Options& opts)
     return exit_code;
 }
 
-// The one line a failed start ends with; shown even under --log-level off.
-void fatal(const std::string& what)
-{
-    if (spdlog::default_logger()->should_log(spdlog::level::err))
-        spdlog::error("{}", what);
-    else
-        std::cerr << "ibsmd: " << what << '\n';
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -426,24 +307,20 @@ int main(int argc, char** argv)
         auto app = daemon::make_cli(opts);
         if (auto exit_code = cli::parse(*app, argc, argv)) return *exit_code;
     }
-    {
-        config::LogConfig startup;
-        startup.level = config::parse_log_level(opts.log_level).value_or(config::LogLevel::info);
-        daemon::setup_logging("ibsmd", /*console=*/true, startup);
-    }
+    daemon::setup_startup_logging(opts);
 
     try {
         if (opts.discover_only) return run_discovery(opts);
         if (opts.print_config) {
-            std::cout << config::describe(effective_config(opts));
+            std::cout << config::describe(daemon::effective_config(opts));
             return 0;
         }
         return run_sm(opts);
     } catch (const config::ConfigError& e) {
-        fatal(e.what());
+        daemon::log_fatal(e.what());
         return cli::exit_config;
     } catch (const std::exception& e) {
-        fatal(e.what());
+        daemon::log_fatal(e.what());
         return cli::exit_failure;
     }
 }
