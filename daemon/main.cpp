@@ -5,7 +5,6 @@
 // other; everything is put together here.
 #include "config/config.h"
 #include "config/describe.h"
-#include "config/reload.h"
 #include "daemon/sweep/bringup.h"
 #include "daemon/publish/dump_writer.h"
 #include "daemon/core/events.h"
@@ -14,6 +13,7 @@
 #include "daemon/service/log_setup.h"
 #include "daemon/sweep/discovery.h"
 #include "daemon/service/options.h"
+#include "daemon/service/reload.h"
 #include "daemon/program/port_programmer.h"
 #include "daemon/service/service_notifier.h"
 #include "daemon/sm/sm_election.h"
@@ -183,38 +183,9 @@ int run_sm(const daemon::Options& opts)
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) { status.on_outcome(o, snap); });
     status.start();
 
-    // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
-    // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
-    // sweep follows either way (as OpenSM's SIGHUP does).
-    auto reload = [&]() {
-        config::Config next;
-        daemon::BringupSettings next_settings;
-        try {
-            next = daemon::effective_config(opts);
-            next_settings = daemon::bringup_settings(next); // reads routing.root_guid_file
-        } catch (const std::exception& e) {
-            spdlog::error("reload refused, keeping the running configuration: {}", e.what());
-            return;
-        }
-        std::vector<std::string> why_not;
-        if (!config::reload_compatible(cfg, next, &why_not)) {
-            for (const auto& w : why_not) spdlog::error("reload refused: {}", w);
-            return;
-        }
-        if (next == cfg) {
-            spdlog::info("reload: configuration unchanged, re-sweeping");
-            return;
-        }
-        cfg = next;
-        spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
-        bringup.reconfigure(next_settings);
-        scheduler.set_settings(daemon::scheduler_settings(cfg));
-        dumps.set_config(cfg.dump);
-        election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-        election.set_polling(cfg.sm.polling_interval, cfg.sm.polling_retries);
-        spdlog::info("reload: new configuration applied (engines {}), re-sweeping", fmt::join(cfg.routing.engines, ","));
-    };
-    scheduler.on_reload(reload);
+    // SIGHUP: re-read the configuration (service/reload.h); a heavy sweep
+    // follows whatever the decision, as OpenSM's SIGHUP does.
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election});
 
     boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
     signals.add(SIGUSR1);
@@ -225,7 +196,7 @@ int run_sm(const daemon::Options& opts)
             if (sig == SIGHUP) {
                 spdlog::info("SIGHUP: reloading the configuration");
                 notifier.reloading();
-                reload();
+                reloader.reload();
                 events.push(daemon::ReloadEvent{});
             } else if (sig == SIGUSR1) {
                 if (log_file) {
