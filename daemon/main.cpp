@@ -7,6 +7,7 @@
 #include "config/describe.h"
 #include "daemon/sweep/bringup.h"
 #include "daemon/publish/dump_writer.h"
+#include "daemon/publish/publisher.h"
 #include "daemon/core/events.h"
 #include "daemon/service/config_path.h"
 #include "daemon/service/log_file_sink.h"
@@ -160,16 +161,10 @@ int run_sm(const daemon::Options& opts)
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     // MASTER from the moment the subnet is up, not after the dump files.
     bringup.on_subnet_up([&] { election.on_subnet_up(); });
+    // Each generation to its readers: dumps, SA, InformInfo, multicast (publish/publisher.h).
+    daemon::Publisher publisher(dumps, sa, inform, mcast);
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
-        if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
-        if (o.standby)
-            sa.publish(nullptr); // another SM runs the subnet and its SA
-        else if (o.up && snap && snap->generation == o.generation) {
-            auto before = sa.snapshot();
-            sa.publish(snap);
-            inform.on_snapshot(before, snap); // traps 64/65 to subscribers
-        }
-        if (!o.standby && !o.unchanged && o.up && snap && snap->generation == o.generation) mcast.on_snapshot(snap);
+        publisher.on_outcome(o, snap);
     });
     // systemd (Type=notify): READY, STATUS, RELOADING, WATCHDOG, STOPPING.
     daemon::ServiceNotifier notifier(io.get_executor());

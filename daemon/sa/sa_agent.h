@@ -10,8 +10,9 @@
 // only turns a query plus the subnet into records, so it is a pure function
 // of (request, snapshot) and testable without a port.
 //
-// Consistency with routing (issue 15, item 4): handlers read the snapshot
-// published with publish(), which main.cpp calls only when a sweep's
+// Consistency with routing (an SA answer never names a route the switches
+// do not have yet): handlers read the snapshot published with publish(),
+// which the publisher (publish/publisher.h) calls only when a sweep's
 // outcome is up, i.e. when the switches confirmed that generation's tables.
 // During a re-route queries keep being answered from the previous one.
 //
