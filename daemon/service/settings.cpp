@@ -79,6 +79,15 @@ std::vector<partition::Definition> partition_definitions(const config::Config& c
     return out;
 }
 
+std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
+                                                            Guid sm_port)
+{
+    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), sm_port);
+    bringup.partitions = partitions;
+    bringup.ports.enforce_partitions = true;
+    return partitions;
+}
+
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
 {
     ElectionSettings s;

@@ -21,6 +21,7 @@
 #include "partition/partitions.h"
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,12 +41,18 @@ std::pair<std::string, int> sm_port(const config::Config& cfg);
 // naming the key and the fix when the file cannot be read.
 std::vector<Guid> read_root_guid_file(const std::string& path);
 
-// Everything but the partitions (the caller adds them: they need the SM's
-// port GUID). Reads routing.root_guid_file.
+// Everything but the partitions (add_partitions: they need the SM's port
+// GUID). Reads routing.root_guid_file.
 BringupSettings bringup_settings(const config::Config& cfg);
 
 // The configured partitions as the partition model's definitions.
 std::vector<partition::Definition> partition_definitions(const config::Config& cfg);
+
+// The partitions with the SM's port in each, handed to `bringup`, which
+// programs and enforces their P_Key tables; returned for multicast, whose
+// groups live in them.
+std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
+                                                            Guid sm_port);
 
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid);
 

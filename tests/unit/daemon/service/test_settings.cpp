@@ -126,6 +126,15 @@ TEST_CASE("settings: partitions become the partition model's definitions", "[set
     CHECK_FALSE(defs[1].ipoib);
     CHECK(defs[1].members.empty());
     CHECK(daemon::partition_definitions(config::Config{}).empty());
+
+    daemon::BringupSettings bringup;
+    auto partitions = daemon::add_partitions(bringup, cfg, Guid(0x5));
+    CHECK(bringup.partitions == partitions);
+    CHECK(bringup.ports.enforce_partitions);
+    CHECK(partitions->definitions().size() == 3); // the default partition first
+    // The SM's port is a full member of every partition; others as configured.
+    CHECK(partitions->keys_of(Guid(0x5)) == std::vector<std::uint16_t>{0xffff, 0x8002, 0x8003});
+    CHECK(partitions->keys_of(Guid(0xb)) == std::vector<std::uint16_t>{0xffff, 0x0002});
 }
 
 TEST_CASE("settings: the election's identity and polling, the scheduler's timers, multicast's", "[settings]")
