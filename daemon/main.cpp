@@ -1,232 +1,50 @@
-// ibsmd: the composition root. Parses the command line and the
-// configuration, opens the SM port, wires port -> transport -> bring-up
-// (discover -> LIDs -> route -> program -> activate) and the SMInfo
-// responder on one io_context, and reports. Modules never construct each
-// other; everything is put together here.
-#include "config/config.h"
+// ibsmd's composition root (docs/design.md, "Layers and wings"): the one
+// place that builds the wings, connects their queues and observers, and
+// says what the signals do. Rules live in the wings: the configuration's
+// settings and reloads in service/, what an outcome publishes in
+// publish/publisher.h. The wiring follows docs/design.md, "The path of an
+// event": port -> transport -> inbound router (SMInfo responder, trap
+// receiver) -> events <- signals, light sweeps; the sweep scheduler reads
+// the events and drives the bring-up, which the election gates; the
+// publisher, the systemd notifier and the status follow its outcomes.
 #include "config/describe.h"
-#include "config/overrides.h"
-#include "config/reload.h"
-#include "daemon/sweep/bringup.h"
-#include "daemon/publish/dump_writer.h"
-#include "daemon/core/events.h"
-#include "daemon/service/config_path.h"
-#include "daemon/service/log_file_sink.h"
-#include "daemon/service/log_setup.h"
-#include "daemon/sweep/discovery.h"
-#include "daemon/service/options.h"
-#include "daemon/program/port_programmer.h"
-#include "daemon/service/service_notifier.h"
-#include "daemon/sm/sm_election.h"
-#include "daemon/sm/sm_info_responder.h"
-#include "daemon/service/startup_checks.h"
+#include "daemon/publish/publisher.h"
 #include "daemon/publish/status_reporter.h"
-#include "daemon/sweep/sweep_report.h"
-#include "daemon/sweep/sweep_scheduler.h"
-#include "daemon/sweep/trap_receiver.h"
-#include "daemon/sa/sa_agent.h"
-#include "daemon/sa/sa_inform.h"
-#include "daemon/sa/sa_services.h"
 #include "daemon/sa/sa_paths.h"
 #include "daemon/sa/sa_records.h"
-#include "daemon/sa/mcast_service.h"
-#include "mad/transport.h"
-#include "mad/umad_port.h"
-#include "routing/root_guids.h"
+#include "daemon/sa/sa_services.h"
+#include "daemon/service/discover_only.h"
+#include "daemon/service/log_setup.h"
+#include "daemon/service/reload.h"
+#include "daemon/service/run_report.h"
+#include "daemon/service/settings.h"
+#include "daemon/service/signals.h"
+#include "daemon/service/sm_loop.h"
+#include "daemon/service/startup_checks.h"
+#include "daemon/sm/sm_info_responder.h"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <exception>
-#include <fstream>
-#include <functional>
 #include <iostream>
-#include <sstream>
 
 namespace {
 
 using namespace ibsm;
 
-int run_discovery(const daemon::Options& opts)
+// The SM on `port`, once the configuration, the state directory and the log
+// are in place: the wings, sources first, then those that read them.
+int serve(const daemon::Options& opts, const config::Config& cfg, daemon::BringupSettings settings,
+          mad::UmadPort& port, std::shared_ptr<daemon::LogFileSink> log_file)
 {
-    auto [ca_name, port_num] = opts.overrides.port_guid ? mad::find_local_port(*opts.overrides.port_guid)
-                                                        : std::pair<std::string, int>(opts.ca_name, opts.port_num);
-    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/false);
-    const auto& attrs = port.attributes();
-    spdlog::info("using {} port {} (port GUID {}){}", attrs.ca_name, attrs.port_num, attrs.port_guid.str(),
-                 port.pollable_by_reactor() ? "" : ", simulator descriptor: polled");
-
-    boost::asio::io_context io;
-    mad::Transport transport(io, port, mad::TransportOptions{opts.window, opts.timeout, opts.retries});
-    transport.set_diagnostic([](const std::string& msg) { spdlog::warn("{}", msg); });
-    transport.start();
-
-    std::optional<daemon::DiscoveryResult> result;
-    std::exception_ptr failure;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<void> {
-            result = co_await daemon::discover(transport);
-            transport.stop();
-        },
-        [&](std::exception_ptr e) {
-            failure = e;
-            transport.stop();
-        });
-    io.run();
-    if (failure) std::rethrow_exception(failure);
-
-    daemon::log_discovery(*result, transport.counters());
-    if (opts.dump_dir) {
-        auto file = daemon::write_topology_dump(*result, *opts.dump_dir);
-        spdlog::info("wrote {}", file);
-    }
-    return result->complete() ? 0 : 2;
-}
-
-std::vector<Guid> read_root_guid_file(const std::string& path)
-{
-    std::ifstream in(path);
-    if (!in)
-        throw config::ConfigError("routing.root_guid_file '" + path + "': cannot read: " + std::strerror(errno) +
-                                  " (fix the path or the file's permissions)");
-    return routing::parse_root_guids(in, path);
-}
-
-daemon::BringupSettings bringup_settings(const config::Config& cfg)
-{
-    daemon::BringupSettings s;
-    s.chain.engines = cfg.routing.engines;
-    s.chain.no_fallback = cfg.routing.no_fallback;
-    s.route.root_guids = cfg.routing.root_guids;
-    if (cfg.routing.root_guid_file) {
-        auto more = read_root_guid_file(*cfg.routing.root_guid_file);
-        s.route.root_guids.insert(s.route.root_guids.end(), more.begin(), more.end());
-    }
-    s.route.max_vls = static_cast<std::uint8_t>(cfg.routing.max_vls);
-    s.lid.lmc = static_cast<std::uint8_t>(cfg.routing.lmc);
-    // Path engines: config/ validated the names; lidassign spells them alike.
-    s.route.lid_assignment =
-        lidassign::config_heuristic_from(cfg.routing.lid_assignment).value_or(lidassign::ConfigHeuristic::color_l);
-    s.route.lid_order = lidassign::lid_order_from(cfg.routing.lid_order).value_or(lidassign::LidOrder::colour_first);
-    s.ports.subnet_prefix = cfg.sm.subnet_prefix;
-    s.ports.subnet_timeout = static_cast<std::uint8_t>(cfg.sm.subnet_timeout);
-    s.ports.max_operational_vls = daemon::operational_vls_code(cfg.routing.max_vls);
-    // Jobs in flight: a few times the window, so completions refill it at once.
-    const std::size_t width = std::max<std::size_t>(64, std::size_t{cfg.smp.window} * 4);
-    s.ports.width = width;
-    s.lfts.width = width;
-    s.vls.width = width;
-    s.pkeys.width = width;
-    s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
-    s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
-    s.state_dir = cfg.state_dir;
-    return s;
-}
-
-// The configured partitions (config.h) as the partition model's definitions.
-std::vector<partition::Definition> partition_definitions(const config::Config& cfg)
-{
-    std::vector<partition::Definition> out;
-    for (const auto& p : cfg.partitions) {
-        partition::Definition d{p.name, p.pkey, p.ipoib, {}};
-        for (const auto& m : p.members) d.members.emplace_back(m.port_guid, m.membership == config::Membership::full);
-        out.push_back(std::move(d));
-    }
-    return out;
-}
-
-daemon::ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
-{
-    daemon::ElectionSettings s;
-    s.self.priority = static_cast<std::uint8_t>(cfg.sm.priority & 0xf);
-    s.self.guid = port_guid;
-    s.self.sm_key = cfg.sm.sm_key;
-    s.polling_interval = cfg.sm.polling_interval;
-    s.polling_retries = cfg.sm.polling_retries;
-    return s;
-}
-
-// The service logs to a file that SIGUSR1 reopens; --once and --foreground
-// log to the console (daemon/log_setup.h; journald's format under systemd).
-std::shared_ptr<daemon::LogFileSink> setup_logging(const daemon::Options& opts, const config::Config& cfg)
-{
-    try {
-        return daemon::setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
-    } catch (const std::exception& e) {
-        throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
-                                 "): fix log.file or its directory's permissions, or run with --foreground to "
-                                 "log to the console");
-    }
-}
-
-// The file (--config, else the installed default when it exists, else the
-// defaults) with the command line on top.
-config::Config effective_config(const daemon::Options& opts)
-{
-    auto file = daemon::config_file_to_read(opts, daemon::default_config_file());
-    config::Config cfg = file ? config::load_config_file(file->string()) : config::Config{};
-    cfg = config::apply_overrides(std::move(cfg), opts.overrides);
-    if (opts.lmc) cfg.routing.lmc = *opts.lmc;
-    return cfg;
-}
-
-daemon::SchedulerSettings scheduler_settings(const config::Config& cfg)
-{
-    daemon::SchedulerSettings s;
-    s.debounce = cfg.sweep.debounce;
-    s.debounce_max = cfg.sweep.debounce_max;
-    s.light_interval = cfg.sweep.interval;
-    s.retry_interval = cfg.sweep.retry_interval;
-    s.light_width = std::max<std::size_t>(16, std::size_t{cfg.smp.window} * 2);
-    return s;
-}
-
-// --once: configure the subnet and exit (0 up, 2 up but degraded, 1 not up).
-// --foreground or the service: the long-running SM of DESIGN.md. The wiring
-// reads like its diagram: port -> transport -> inbound router (SMInfo
-// responder, trap receiver) -> events <- signals, light sweeps; the sweep
-// scheduler reads the events and drives the bring-up pipeline; observers
-// (SMInfo state, dumps) follow its outcomes.
-int run_sm(const daemon::Options& opts)
-{
-    config::Config cfg = effective_config(opts);
-    auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
-    daemon::check_state_dir(cfg.state_dir);
-    auto log_file = setup_logging(opts, cfg);
-
-    // sm.port_guid excludes sm.ca/sm.port (the config checks that).
-    auto [ca_name, port_num] = cfg.sm.port_guid ? mad::find_local_port(*cfg.sm.port_guid)
-                                                : std::pair<std::string, int>(cfg.sm.ca.value_or(""),
-                                                                              cfg.sm.port ? cfg.sm.port->value() : 0);
-    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/true);
-    const auto& attrs = port.attributes();
-    spdlog::info("ibsmd: SM on {} port {} (port GUID {}), engines {}, LMC {}, state dir {}", attrs.ca_name,
-                 attrs.port_num, attrs.port_guid.str(), fmt::join(cfg.routing.engines, ","), cfg.routing.lmc,
-                 cfg.state_dir);
-    {
-        auto file = daemon::config_file_to_read(opts, daemon::default_config_file());
-        spdlog::info("configuration: {}", file ? file->string() : std::string("built-in defaults"));
-    }
-
-    // Queues and sources first, then the modules that read them.
+    const Guid self = port.attributes().port_guid;
     boost::asio::io_context io;
     mad::Transport transport(io, port, mad::TransportOptions{cfg.smp.window, cfg.smp.timeout, cfg.smp.retries});
     transport.set_diagnostic([](const std::string& msg) { spdlog::warn("{}", msg); });
     daemon::EventQueue events(io.get_executor());
     daemon::TrapReceiver traps(transport, events);
-    daemon::SmInfoResponder responder(transport, attrs.port_guid, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-    // SA (class 0x03): record handlers register with the agent; it answers
-    // from the last generation the switches confirmed (published below).
+    daemon::SmInfoResponder responder(transport, self, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
+    // SA (class 0x03): handlers register with the agent, which answers from
+    // the last generation the switches confirmed (the publisher's).
     daemon::SaAgent sa(io, transport);
     daemon::register_fabric_records(sa, [&] { return responder.current(); });
     daemon::register_path_records(sa);
@@ -234,188 +52,73 @@ int run_sm(const daemon::Options& opts)
     services.register_with(sa);
     daemon::InformRegistry inform(sa);
     inform.register_with(sa);
-    // Partitions and multicast (issue 15): the P_Key tables the bring-up
-    // programs, and the MCMemberRecord handler with the switches' multicast
-    // tables it keeps in step with the groups.
-    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), attrs.port_guid);
-    settings.partitions = partitions;
-    settings.ports.enforce_partitions = true;
-    daemon::McastSettings mcast_settings;
-    mcast_settings.subnet_prefix = cfg.sm.subnet_prefix;
-    mcast_settings.sm_key = cfg.sm.sm_key;
-    mcast_settings.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
-    mcast_settings.mft.width = settings.lfts.width;
-    daemon::McastService mcast(events, transport, *partitions, mcast_settings);
+    // Partitions: the P_Key tables the bring-up programs, and the multicast
+    // groups (MCMemberRecord) whose forwarding tables follow the joins.
+    auto partitions = daemon::add_partitions(settings, cfg, self);
+    daemon::McastService mcast(events, transport, *partitions, daemon::mcast_settings(cfg, settings.lfts.width));
     mcast.install(sa);
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
         traps.on_trap(r);
         inform.on_trap_mad(r); // Reports to the SA's subscribers
     });
-    // Master/standby: the election answers other SMs' SMInfo Sets, decides
-    // after each heavy sweep's discovery whether this SM configures, and
-    // polls the master while standing by (pushing a heavy sweep to take over).
-    daemon::SmElection election(transport, responder, events, election_settings(cfg, attrs.port_guid));
+    daemon::SmElection election(transport, responder, events, daemon::election_settings(cfg, self));
     election.install();
     transport.start();
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
-    daemon::SweepScheduler scheduler(transport, bringup, events, &traps, scheduler_settings(cfg));
+    bringup.on_subnet_up([&] { election.on_subnet_up(); }); // MASTER at SUBNET UP, not after the dumps
+    daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work
-    // The SA yields to the SM's own work (sa_agent.h): a sweep or re-route
-    // in progress (route computation included), or SMPs in flight.
+    // The SA yields to the SM's own work (sa_agent.h): a sweep, a re-route or SMPs in flight.
     sa.set_busy_probe([&] {
         return scheduler.busy() || transport.inflight() + transport.queued() + transport.delayed() > 0;
     });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
-    // MASTER from the moment the subnet is up, not after the dump files.
-    bringup.on_subnet_up([&] { election.on_subnet_up(); });
+    daemon::Publisher publisher(dumps, sa, inform, mcast);
+    daemon::ServiceNotifier notifier(io.get_executor()); // systemd: READY, STATUS, RELOADING, WATCHDOG, STOPPING
+    daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
-        if (!o.unchanged && snap && snap->generation == o.generation) dumps.publish(snap);
-        if (o.standby)
-            sa.publish(nullptr); // another SM runs the subnet and its SA
-        else if (o.up && snap && snap->generation == o.generation) {
-            auto before = sa.snapshot();
-            sa.publish(snap);
-            inform.on_snapshot(before, snap); // traps 64/65 to subscribers
-        }
-        if (!o.standby && !o.unchanged && o.up && snap && snap->generation == o.generation) mcast.on_snapshot(snap);
-    });
-    // systemd (Type=notify): READY, STATUS, RELOADING, WATCHDOG, STOPPING.
-    daemon::ServiceNotifier notifier(io.get_executor());
-    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
+        status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
     });
-    notifier.start();
-    // state.json, metrics.prom and summary.txt's tail (ibsm status), after the dumps.
-    daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, attrs.port_guid.str());
     scheduler.on_event([&](const daemon::Event& e) { status.on_event(e); });
-    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) { status.on_outcome(o, snap); });
+    notifier.start();
     status.start();
 
-    // SIGHUP: re-read the configuration; routing.*, sweep.*, dump.*,
-    // log.level, sm.priority and sm.polling_* apply at once, anything else is refused and named. A heavy
-    // sweep follows either way (as OpenSM's SIGHUP does).
-    auto reload = [&]() {
-        config::Config next;
-        daemon::BringupSettings next_settings;
-        try {
-            next = effective_config(opts);
-            next_settings = bringup_settings(next); // reads routing.root_guid_file
-        } catch (const std::exception& e) {
-            spdlog::error("reload refused, keeping the running configuration: {}", e.what());
-            return;
-        }
-        std::vector<std::string> why_not;
-        if (!config::reload_compatible(cfg, next, &why_not)) {
-            for (const auto& w : why_not) spdlog::error("reload refused: {}", w);
-            return;
-        }
-        if (next == cfg) {
-            spdlog::info("reload: configuration unchanged, re-sweeping");
-            return;
-        }
-        cfg = next;
-        spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(cfg.log.level)));
-        bringup.reconfigure(next_settings);
-        scheduler.set_settings(scheduler_settings(cfg));
-        dumps.set_config(cfg.dump);
-        election.set_priority(static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
-        election.set_polling(cfg.sm.polling_interval, cfg.sm.polling_retries);
-        spdlog::info("reload: new configuration applied (engines {}), re-sweeping", fmt::join(cfg.routing.engines, ","));
-    };
-    scheduler.on_reload(reload);
+    // SIGHUP: the reload's decision, then a heavy sweep whatever it was (as
+    // OpenSM's SIGHUP); SIGINT/SIGTERM: a sweep in progress ends at once.
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election});
+    daemon::SignalHandler signals(io, log_file, cfg.log.file);
+    signals.on_reload([&] {
+        notifier.reloading();
+        reloader.reload();
+        events.push(daemon::ReloadEvent{});
+    });
+    signals.on_stop([&] { notifier.stopping(); scheduler.stop(); transport.stop(); });
+    signals.start();
 
-    boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
-    signals.add(SIGUSR1);
-    bool stopping = false;
-    std::function<void()> wait_signal = [&]() {
-        signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-            if (ec) return;
-            if (sig == SIGHUP) {
-                spdlog::info("SIGHUP: reloading the configuration");
-                notifier.reloading();
-                reload();
-                events.push(daemon::ReloadEvent{});
-            } else if (sig == SIGUSR1) {
-                if (log_file) {
-                    log_file->reopen();
-                    spdlog::info("SIGUSR1: log file {} reopened", cfg.log.file);
-                } else {
-                    spdlog::info("SIGUSR1: logging to the console, no log file to reopen");
-                }
-            } else {
-                spdlog::info("signal {} received: stopping", sig);
-                stopping = true;
-                notifier.stopping();
-                scheduler.stop();
-                transport.stop(); // a sweep in progress ends at once
-                return;
-            }
-            wait_signal();
-        });
-    };
-    wait_signal();
-
-    int exit_code = 0;
-    std::exception_ptr failure;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<void> {
-            if (opts.once) {
-                auto o = co_await scheduler.run_once();
-                exit_code = !o.up ? 1 : o.degraded ? 2 : 0;
-            } else {
-                boost::asio::co_spawn(io, election.run(), boost::asio::detached);
-                co_await scheduler.run();
-                election.stop();
-            }
-            notifier.stopping();
-            status.stop();
-            signals.cancel();
-            transport.stop();
-        },
-        [&](std::exception_ptr e) {
-            failure = e;
-            notifier.stopping();
-            election.stop();
-            status.stop();
-            signals.cancel();
-            transport.stop();
-            io.stop();
-        });
-    io.run();
-    status.publish_stopped();
-    dumps.drain();
-    if (failure) std::rethrow_exception(failure);
-    // What reached the SM unasked over its life: each kind was logged once
-    // when first seen; these are the totals.
-    const auto& tc = transport.counters();
-    const auto& rc = responder.counters();
-    spdlog::info("inbound MADs: {} requests/traps (SMInfo Gets answered {}, traps {}, other {} of which {} answered "
-                 "'unsupported'), {} malformed, {} unmatched responses",
-                 tc.unsolicited, rc.sm_info_answered, rc.traps, rc.ignored, rc.unsupported_answered, tc.malformed,
-                 tc.unmatched);
-    const auto& sc = sa.counters();
-    spdlog::info("SA: {} MADs received, {} answered ({} with an error status, {} malformed), {} RMPP transfers "
-                 "({} completed, {} aborted, {} segments), {} Reports ({} acknowledged, {} given up)",
-                 sc.received, sc.answered, sc.errors, sc.malformed, sc.rmpp_transfers, sc.rmpp_completed,
-                 sc.rmpp_aborted, sc.rmpp_segments, sc.reports_sent, sc.reports_acked, sc.reports_failed);
-    spdlog::info("ibsmd: exiting ({})", stopping      ? "signal"
-                                        : exit_code == 0 ? "ok"
-                                        : exit_code == 2 ? "subnet up but degraded"
-                                                         : "subnet not up");
+    const int exit_code =
+        daemon::run_sm_loop(io, opts.once, {transport, scheduler, election, notifier, status, signals, dumps});
+    daemon::log_totals(transport.counters(), responder.counters(), sa.counters());
+    daemon::log_exit(signals.stopped(), exit_code);
     return exit_code;
 }
 
-// The one line a failed start ends with; shown even under --log-level off.
-void fatal(const std::string& what)
+// --once: configure the subnet and exit (0 up, 2 up but degraded, 1 not up).
+// --foreground or the service: the long-running SM.
+int run_sm(const daemon::Options& opts)
 {
-    if (spdlog::default_logger()->should_log(spdlog::level::err))
-        spdlog::error("{}", what);
-    else
-        std::cerr << "ibsmd: " << what << '\n';
+    const config::Config cfg = daemon::effective_config(opts);
+    auto settings = daemon::bringup_settings(cfg); // before the log moves to its file: errors reach the console
+    daemon::check_state_dir(cfg.state_dir);
+    auto log_file = daemon::setup_sm_logging(opts, cfg);
+    auto [ca_name, port_num] = daemon::sm_port(cfg);
+    mad::UmadPort port(ca_name, port_num, /*claim_sm=*/true);
+    daemon::log_start(opts, cfg, port.attributes());
+    return serve(opts, cfg, std::move(settings), port, std::move(log_file));
 }
 
 } // namespace
@@ -427,24 +130,20 @@ int main(int argc, char** argv)
         auto app = daemon::make_cli(opts);
         if (auto exit_code = cli::parse(*app, argc, argv)) return *exit_code;
     }
-    {
-        config::LogConfig startup;
-        startup.level = config::parse_log_level(opts.log_level).value_or(config::LogLevel::info);
-        daemon::setup_logging("ibsmd", /*console=*/true, startup);
-    }
+    daemon::setup_startup_logging(opts);
 
     try {
-        if (opts.discover_only) return run_discovery(opts);
+        if (opts.discover_only) return daemon::run_discovery(opts);
         if (opts.print_config) {
-            std::cout << config::describe(effective_config(opts));
+            std::cout << config::describe(daemon::effective_config(opts));
             return 0;
         }
         return run_sm(opts);
     } catch (const config::ConfigError& e) {
-        fatal(e.what());
+        daemon::log_fatal(e.what());
         return cli::exit_config;
     } catch (const std::exception& e) {
-        fatal(e.what());
+        daemon::log_fatal(e.what());
         return cli::exit_failure;
     }
 }

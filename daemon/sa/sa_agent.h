@@ -10,11 +10,11 @@
 // only turns a query plus the subnet into records, so it is a pure function
 // of (request, snapshot) and testable without a port.
 //
-// Consistency with routing (an answer never mixes generations): handlers
-// read the snapshot published with publish(), which main.cpp calls only
-// when a sweep's outcome is up, i.e. when the switches confirmed that
-// generation's tables. During a re-route queries keep being answered from
-// the previous one.
+// Consistency with routing (an SA answer never names a route the switches
+// do not have yet): handlers read the snapshot published with publish(),
+// which the publisher (publish/publisher.h) calls only when a sweep's
+// outcome is up, i.e. when the switches confirmed that generation's tables.
+// During a re-route queries keep being answered from the previous one.
 //
 // Sweeps first: requests and answers cross the same simulator (or the same
 // SM port and links) as the sweep's SMPs, and are handled on the same loop;

@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <iostream>
+#include <stdexcept>
 #include <vector>
 
 namespace ibsm::daemon {
@@ -32,6 +34,32 @@ std::shared_ptr<LogFileSink> setup_logging(const char* name, bool console, const
     spdlog::set_default_logger(logger);
     spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(log.level)));
     return file;
+}
+
+void setup_startup_logging(const Options& opts)
+{
+    config::LogConfig startup;
+    startup.level = config::parse_log_level(opts.log_level).value_or(config::LogLevel::info);
+    setup_logging("ibsmd", /*console=*/true, startup);
+}
+
+std::shared_ptr<LogFileSink> setup_sm_logging(const Options& opts, const config::Config& cfg)
+{
+    try {
+        return setup_logging("ibsmd-sm", opts.once || opts.foreground, cfg.log);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot open log.file " + cfg.log.file + " (" + e.what() +
+                                 "): fix log.file or its directory's permissions, or run with --foreground to "
+                                 "log to the console");
+    }
+}
+
+void log_fatal(const std::string& what)
+{
+    if (spdlog::default_logger()->should_log(spdlog::level::err))
+        spdlog::error("{}", what);
+    else
+        std::cerr << "ibsmd: " << what << '\n';
 }
 
 } // namespace ibsm::daemon

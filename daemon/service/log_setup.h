@@ -1,5 +1,5 @@
-// Where ibsmd's log lines go, decided once at start (DESIGN.md: daemon/
-// owns I/O).
+// Where ibsmd's log lines go, decided once at start (docs/design.md,
+// "Layers and wings": the daemon owns I/O).
 //
 //   console (--once, --foreground, and before the configuration is read):
 //     stderr; when stderr is journald's stream (journal_stream_sink.h):
@@ -13,8 +13,10 @@
 
 #include "config/config.h"
 #include "daemon/service/log_file_sink.h"
+#include "daemon/service/options.h"
 
 #include <memory>
+#include <string>
 
 namespace ibsm::daemon {
 
@@ -23,5 +25,17 @@ inline constexpr const char* file_log_pattern = "%Y-%m-%d %H:%M:%S.%e %^%l%$ %v"
 // Makes `name` the default logger at `level`; returns the file sink in
 // service mode (null on the console).
 std::shared_ptr<LogFileSink> setup_logging(const char* name, bool console, const config::LogConfig& log);
+
+// Before the configuration is read: the console, at --log-level.
+void setup_startup_logging(const Options& opts);
+
+// The SM's logging from `cfg`: log.file for the service, the console for
+// --once and --foreground. A log file that cannot be opened throws
+// std::runtime_error naming log.file and the fixes.
+std::shared_ptr<LogFileSink> setup_sm_logging(const Options& opts, const config::Config& cfg);
+
+// The one line a failed start ends with; on stderr when the log level hides
+// errors, so even --log-level off says why ibsmd stopped.
+void log_fatal(const std::string& what);
 
 } // namespace ibsm::daemon

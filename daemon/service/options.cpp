@@ -53,33 +53,39 @@ const std::vector<cli::ExitStatus>& exit_statuses()
     return table;
 }
 
-std::shared_ptr<CLI::App> make_cli(Options& o)
-{
-    auto app = std::make_shared<CLI::App>(description);
-    cli::setup(*app, "ibsmd");
+namespace {
 
+// Modes (at most one; none: the service). Returns --discover-only, which
+// the configuration flags exclude and --dump-dir needs.
+CLI::Option* add_modes(CLI::App& app, Options& o)
+{
     const std::string modes = "Modes (at most one; none: run as the service)";
-    auto* once = app->add_flag("--once", o.once,
-                               "bring the subnet up (discover, LIDs, route, program, activate) and exit with 0 "
-                               "when it is up, 2 when up on tables that failed verification, 1 when not up")
+    auto* once = app.add_flag("--once", o.once,
+                              "bring the subnet up (discover, LIDs, route, program, activate) and exit with 0 "
+                              "when it is up, 2 when up on tables that failed verification, 1 when not up")
                      ->group(modes);
-    auto* fg = app->add_flag("--foreground", o.foreground,
-                             "as the service, but logging to the console; traps and light sweeps re-route, "
-                             "SIGHUP reloads")
+    auto* fg = app.add_flag("--foreground", o.foreground,
+                            "as the service, but logging to the console; traps and light sweeps re-route, "
+                            "SIGHUP reloads")
                    ->group(modes);
-    auto* disc = app->add_flag("--discover-only", o.discover_only,
-                               "run one heavy sweep, print what was found and exit (configures nothing; reads "
-                               "no configuration file)")
+    auto* disc = app.add_flag("--discover-only", o.discover_only,
+                              "run one heavy sweep, print what was found and exit (configures nothing; reads "
+                              "no configuration file)")
                      ->group(modes);
-    auto* print = app->add_flag("--print-config", o.print_config,
-                                "print the effective configuration (file + flags) as YAML and exit")
+    auto* print = app.add_flag("--print-config", o.print_config,
+                               "print the effective configuration (file + flags) as YAML and exit")
                       ->group(modes);
     once->excludes(fg)->excludes(disc)->excludes(print);
     fg->excludes(disc)->excludes(print);
     disc->excludes(print);
+    return disc;
+}
 
+// The flags that override the configuration file; --discover-only reads none.
+void add_configuration(CLI::App& app, Options& o, CLI::Option* discover_only)
+{
     const std::string conf = "Configuration (override the file; not with --discover-only)";
-    auto* config = app->add_option_function<std::string>(
+    auto* config = app.add_option_function<std::string>(
                          "--config",
                          [&o](const std::string& v) {
                              o.no_config = v == "none";
@@ -92,12 +98,12 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
                          " when it exists; 'none': built-in defaults only")
                        ->type_name("FILE")
                        ->group(conf);
-    auto* state = app->add_option_function<std::string>(
+    auto* state = app.add_option_function<std::string>(
                          "--state-dir", [&o](const std::string& v) { o.overrides.state_dir = v; },
                          "directory of guid2lid and the dump files (state_dir)")
                       ->type_name("DIR")
                       ->group(conf);
-    auto* engine = app->add_option_function<std::string>(
+    auto* engine = app.add_option_function<std::string>(
                           "--engine", [&o](const std::string& v) { o.overrides.engines = std::vector<std::string>{v}; },
                           "routing engine chain, tried in order (routing.engines); known: " +
                               config::known_engines_text())
@@ -110,14 +116,18 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
                            },
                            "")
                        ->group(conf);
-    auto* lmc = app->add_option_function<unsigned>("--lmc", [&o](unsigned v) { o.lmc = v; }, "LID mask control, 0..7 (routing.lmc)")
+    auto* lmc = app.add_option_function<unsigned>("--lmc", [&o](unsigned v) { o.lmc = v; }, "LID mask control, 0..7 (routing.lmc)")
                     ->type_name("N")
                     ->check(range(config::limits::lmc))
                     ->group(conf);
-    for (auto* opt : {config, state, engine, lmc}) opt->excludes(disc);
+    for (auto* opt : {config, state, engine, lmc}) opt->excludes(discover_only);
+}
 
+// The SM's port: by GUID, or by CA and port number.
+void add_port(CLI::App& app, Options& o)
+{
     const std::string port = "Port of the SM (sm.port_guid, sm.ca, sm.port)";
-    auto* guid = app->add_option_function<std::string>(
+    auto* guid = app.add_option_function<std::string>(
                         "--port-guid", [&o](const std::string& v) { o.overrides.port_guid = parse_guid(v); },
                         "local port to run on, by port GUID (as ibstat prints it); for ibsmd@<guid>.service")
                      ->type_name("GUID")
@@ -125,12 +135,12 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
                          return parse_guid(v) ? std::string() : "expected a non-zero hex port GUID, got '" + v + "'";
                      })
                      ->group(port);
-    auto* ca = app->add_option_function<std::string>(
+    auto* ca = app.add_option_function<std::string>(
                       "--ca", [&o](const std::string& v) { o.overrides.ca = o.ca_name = v; },
                       "CA to run on (default: the first one with a usable port)")
                    ->type_name("NAME")
                    ->group(port);
-    auto* portnum = app->add_option_function<unsigned>(
+    auto* portnum = app.add_option_function<unsigned>(
                            "--port",
                            [&o](unsigned v) {
                                o.port_num = static_cast<int>(v);
@@ -141,15 +151,18 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
                         ->check(range(config::limits::sm_port))
                         ->group(port);
     guid->excludes(ca)->excludes(portnum);
+}
 
+void add_smp(CLI::App& app, Options& o)
+{
     const std::string smp = "SMP transport (smp.*)";
-    app->add_option_function<unsigned>(
+    app.add_option_function<unsigned>(
            "--smp-window", [&o](unsigned v) { o.overrides.smp_window = o.window = v; },
            "SMPs kept outstanding, 1..4096 (default 16)")
         ->type_name("N")
         ->check(range(config::limits::smp_window))
         ->group(smp);
-    app->add_option_function<unsigned>(
+    app.add_option_function<unsigned>(
            "--smp-timeout-ms",
            [&o](unsigned v) {
                o.overrides.smp_timeout_ms = v;
@@ -159,15 +172,19 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
         ->type_name("N")
         ->check(range(config::limits::smp_timeout_ms))
         ->group(smp);
-    app->add_option_function<unsigned>(
+    app.add_option_function<unsigned>(
            "--smp-retries", [&o](unsigned v) { o.overrides.smp_retries = o.retries = v; },
            "resends after a timeout, 0..100 (default 3)")
         ->type_name("N")
         ->check(range(config::limits::smp_retries))
         ->group(smp);
+}
 
+// --dump-dir belongs to --discover-only: the SM writes into its state directory.
+void add_output(CLI::App& app, Options& o, CLI::Option* discover_only)
+{
     const std::string out = "Output";
-    app->add_option_function<std::string>(
+    app.add_option_function<std::string>(
            "--log-level", [&o](const std::string& v) { o.overrides.log_level = o.log_level = v; },
            "log level (log.level): " + config::known_log_levels_text() + " (default info)")
         ->type_name("LEVEL")
@@ -179,13 +196,26 @@ std::shared_ptr<CLI::App> make_cli(Options& o)
             },
             "")
         ->group(out);
-    app->add_option_function<std::string>("--dump-dir", [&o](const std::string& v) { o.dump_dir = v; },
+    app.add_option_function<std::string>("--dump-dir", [&o](const std::string& v) { o.dump_dir = v; },
                     "with --discover-only: write DIR/topology.net (ibnetdiscover format); the SM itself writes "
                     "its dumps into the state directory")
         ->type_name("DIR")
-        ->needs(disc)
+        ->needs(discover_only)
         ->group(out);
+}
 
+} // namespace
+
+// The groups in the order --help and ibsmd(8) list them.
+std::shared_ptr<CLI::App> make_cli(Options& o)
+{
+    auto app = std::make_shared<CLI::App>(description);
+    cli::setup(*app, "ibsmd");
+    auto* discover_only = add_modes(*app, o);
+    add_configuration(*app, o, discover_only);
+    add_port(*app, o);
+    add_smp(*app, o);
+    add_output(*app, o, discover_only);
     app->footer(cli::exit_status_text(exit_statuses()));
     return app;
 }

@@ -1,0 +1,91 @@
+// SIGHUP: which configuration the SM runs on after a reload, decided as a
+// pure function with its reasons (like sm/sm_state.h), and the Reloader that
+// reads the configuration again, decides, logs and applies the decision.
+//
+// Why: a reload must never take the SM down, nor half-apply. A
+// configuration that cannot be read (bad YAML, an unreadable
+// routing.root_guid_file), or that changes a key only a restart applies
+// (config/reload.h), is refused as a whole: the SM keeps running on the
+// configuration it has and the log says why, one line per key. Apart from
+// the reading and the wings, the rules are tested without a file or fabric.
+//
+// Data structures: Reread (the configuration read again with the bring-up
+// settings it gives, or the error that stopped the reading); ReloadDecision
+// (an action and its reasons); the Reloader holds the running configuration
+// and the wings a reload reaches.
+//
+// Algorithm: unreadable -> keep the running configuration; not
+// reload-compatible -> refuse, one reason per offending key; equal to the
+// running one -> unchanged; else apply: log.level at once, routing.* at the
+// next sweep's start (Bringup::reconfigure), sweep.* timers, dump.* files,
+// sm.priority and sm.polling_*. Whatever the decision, the heavy sweep the
+// SIGHUP queues follows (the caller pushes it).
+#pragma once
+
+#include "config/config.h"
+#include "daemon/publish/dump_writer.h"
+#include "daemon/service/options.h"
+#include "daemon/sm/sm_election.h"
+#include "daemon/sweep/bringup.h"
+#include "daemon/sweep/sweep_scheduler.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::daemon {
+
+// The configuration read again, or why it could not be.
+struct Reread {
+    std::optional<config::Config> config; // unset: `error` says why
+    std::string error;
+    BringupSettings bringup; // from `config`, routing.root_guid_file read once
+};
+
+// The file and the command line again (settings.h: effective_config,
+// bringup_settings); a configuration error is returned, not thrown.
+Reread reread(const Options& opts);
+
+enum class ReloadAction : std::uint8_t {
+    unreadable, // keep the running configuration; reasons[0] is the error
+    refuse,     // keep it: keys changed that need a restart, one reason each
+    unchanged,  // nothing to apply
+    apply,      // the new configuration replaces the running one
+};
+
+struct ReloadDecision {
+    ReloadAction action = ReloadAction::unchanged;
+    std::vector<std::string> reasons;
+};
+
+ReloadDecision decide_reload(const config::Config& running, const Reread& next);
+
+class Reloader {
+public:
+    // The wings a reload reaches.
+    struct Wings {
+        Bringup& bringup;
+        SweepScheduler& scheduler;
+        DumpWriter& dumps;
+        SmElection& election;
+    };
+
+    Reloader(Options opts, config::Config running, Wings wings)
+        : opts_(std::move(opts)), running_(std::move(running)), wings_(wings)
+    {
+    }
+
+    // SIGHUP, on the loop: reads, decides, applies, and logs the decision.
+    void reload();
+    const config::Config& running() const { return running_; }
+
+private:
+    void apply(const config::Config& next, const BringupSettings& bringup);
+
+    Options opts_;
+    config::Config running_;
+    Wings wings_;
+};
+
+} // namespace ibsm::daemon

@@ -1,0 +1,123 @@
+#include "daemon/service/settings.h"
+
+#include "config/overrides.h"
+#include "daemon/program/port_programmer.h"
+#include "daemon/service/config_path.h"
+#include "mad/umad_port.h"
+#include "routing/root_guids.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace ibsm::daemon {
+
+config::Config effective_config(const Options& opts)
+{
+    auto file = config_file_to_read(opts, default_config_file());
+    config::Config cfg = file ? config::load_config_file(file->string()) : config::Config{};
+    cfg = config::apply_overrides(std::move(cfg), opts.overrides);
+    if (opts.lmc) cfg.routing.lmc = *opts.lmc;
+    return cfg;
+}
+
+std::pair<std::string, int> sm_port(const config::Config& cfg)
+{
+    if (cfg.sm.port_guid) return mad::find_local_port(*cfg.sm.port_guid);
+    return {cfg.sm.ca.value_or(""), cfg.sm.port ? cfg.sm.port->value() : 0};
+}
+
+std::vector<Guid> read_root_guid_file(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw config::ConfigError("routing.root_guid_file '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
+    return routing::parse_root_guids(in, path);
+}
+
+BringupSettings bringup_settings(const config::Config& cfg)
+{
+    BringupSettings s;
+    s.chain.engines = cfg.routing.engines;
+    s.chain.no_fallback = cfg.routing.no_fallback;
+    s.route.root_guids = cfg.routing.root_guids;
+    if (cfg.routing.root_guid_file) {
+        auto more = read_root_guid_file(*cfg.routing.root_guid_file);
+        s.route.root_guids.insert(s.route.root_guids.end(), more.begin(), more.end());
+    }
+    s.route.max_vls = static_cast<std::uint8_t>(cfg.routing.max_vls);
+    s.lid.lmc = static_cast<std::uint8_t>(cfg.routing.lmc);
+    // Path engines: config/ validated the names; lidassign spells them alike.
+    s.route.lid_assignment =
+        lidassign::config_heuristic_from(cfg.routing.lid_assignment).value_or(lidassign::ConfigHeuristic::color_l);
+    s.route.lid_order = lidassign::lid_order_from(cfg.routing.lid_order).value_or(lidassign::LidOrder::colour_first);
+    s.ports.subnet_prefix = cfg.sm.subnet_prefix;
+    s.ports.subnet_timeout = static_cast<std::uint8_t>(cfg.sm.subnet_timeout);
+    s.ports.max_operational_vls = operational_vls_code(cfg.routing.max_vls);
+    // Jobs in flight: a few times the window, so completions refill it at once.
+    const std::size_t width = std::max<std::size_t>(64, std::size_t{cfg.smp.window} * 4);
+    s.ports.width = width;
+    s.lfts.width = width;
+    s.vls.width = width;
+    s.pkeys.width = width;
+    s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
+    s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
+    s.state_dir = cfg.state_dir;
+    return s;
+}
+
+std::vector<partition::Definition> partition_definitions(const config::Config& cfg)
+{
+    std::vector<partition::Definition> out;
+    for (const auto& p : cfg.partitions) {
+        partition::Definition d{p.name, p.pkey, p.ipoib, {}};
+        for (const auto& m : p.members) d.members.emplace_back(m.port_guid, m.membership == config::Membership::full);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
+                                                            Guid sm_port)
+{
+    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), sm_port);
+    bringup.partitions = partitions;
+    bringup.ports.enforce_partitions = true;
+    return partitions;
+}
+
+ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
+{
+    ElectionSettings s;
+    s.self.priority = static_cast<std::uint8_t>(cfg.sm.priority & 0xf);
+    s.self.guid = port_guid;
+    s.self.sm_key = cfg.sm.sm_key;
+    s.polling_interval = cfg.sm.polling_interval;
+    s.polling_retries = cfg.sm.polling_retries;
+    return s;
+}
+
+SchedulerSettings scheduler_settings(const config::Config& cfg)
+{
+    SchedulerSettings s;
+    s.debounce = cfg.sweep.debounce;
+    s.debounce_max = cfg.sweep.debounce_max;
+    s.light_interval = cfg.sweep.interval;
+    s.retry_interval = cfg.sweep.retry_interval;
+    s.light_width = std::max<std::size_t>(16, std::size_t{cfg.smp.window} * 2);
+    return s;
+}
+
+McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width)
+{
+    McastSettings s;
+    s.subnet_prefix = cfg.sm.subnet_prefix;
+    s.sm_key = cfg.sm.sm_key;
+    s.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
+    s.mft.width = mft_width;
+    return s;
+}
+
+} // namespace ibsm::daemon

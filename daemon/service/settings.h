@@ -1,0 +1,64 @@
+// The configuration (config/config.h) as the settings each wing takes.
+//
+// Why a file of its own: the configuration speaks the operator's terms
+// (routing.max_vls, smp.window, partitions by name), the wings take what
+// they act on (an OperationalVLs code, jobs in flight, partition
+// definitions). The mapping is done at start and again on SIGHUP
+// (reload.h), so it lives once, here, and is tested on its own.
+//
+// Data structures: none of its own; each function reads one config::Config
+// and returns one wing's settings. Only bringup_settings and
+// read_root_guid_file touch the file system (routing.root_guid_file), and
+// effective_config reads the configuration file.
+#pragma once
+
+#include "config/config.h"
+#include "daemon/sa/mcast_service.h"
+#include "daemon/service/options.h"
+#include "daemon/sm/sm_election.h"
+#include "daemon/sweep/bringup.h"
+#include "daemon/sweep/sweep_scheduler.h"
+#include "partition/partitions.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsm::daemon {
+
+// The file (--config, else the installed default when it exists, else the
+// defaults) with the command line on top. Throws config::ConfigError.
+config::Config effective_config(const Options& opts);
+
+// The CA and port the SM runs on: sm.port_guid looked up among the local
+// ports, else sm.ca and sm.port (empty and 0: the first usable; the config
+// checks that sm.port_guid excludes them).
+std::pair<std::string, int> sm_port(const config::Config& cfg);
+
+// The node GUIDs listed in routing.root_guid_file; config::ConfigError
+// naming the key and the fix when the file cannot be read.
+std::vector<Guid> read_root_guid_file(const std::string& path);
+
+// Everything but the partitions (add_partitions: they need the SM's port
+// GUID). Reads routing.root_guid_file.
+BringupSettings bringup_settings(const config::Config& cfg);
+
+// The configured partitions as the partition model's definitions.
+std::vector<partition::Definition> partition_definitions(const config::Config& cfg);
+
+// The partitions with the SM's port in each, handed to `bringup`, which
+// programs and enforces their P_Key tables; returned for multicast, whose
+// groups live in them.
+std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
+                                                            Guid sm_port);
+
+ElectionSettings election_settings(const config::Config& cfg, Guid port_guid);
+
+SchedulerSettings scheduler_settings(const config::Config& cfg);
+
+// `mft_width`: MFT blocks in flight, as many as the bring-up's LFT blocks.
+McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width);
+
+} // namespace ibsm::daemon
