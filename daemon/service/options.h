@@ -1,6 +1,6 @@
 // ibsmd's command line (CLI11, cli/app.h), parsed into a typed value.
 // make_cli declares every flag once; --help, the man page ibsmd(8) and the
-// bash completion are generated from that declaration (cli/gen_docs.cpp).
+// bash completion are generated from that declaration (man/gen_docs.cpp).
 // Flags that do not apply to the chosen mode are usage errors, not ignored.
 #pragma once
 
@@ -27,7 +27,7 @@ struct Options {
     bool foreground = false; // configure, keep running, log to the console
     bool print_config = false;
     // --config FILE; unset: the installed default if it exists
-    // (daemon/config_path.h).
+    // (daemon/service/config_path.h).
     std::optional<std::string> config_file;
     bool no_config = false; // --config none: built-in defaults, even when the default file exists
     // Flags that override the configuration file (bring-up modes).

@@ -1,4 +1,4 @@
-// Start-up checks of ibsmd (DESIGN.md, error tier 1): what can be found
+// Start-up checks of ibsmd (docs/design.md, "Error tiers", tier 1): what can be found
 // wrong before the SM touches the fabric is found here and ends the start
 // with one line saying what to do, instead of surfacing mid-sweep as a
 // failed write. Later failures of the same kind (a disk that fills up) are

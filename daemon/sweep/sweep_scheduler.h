@@ -141,8 +141,6 @@ public:
     void on_event(std::function<void(const Event&)> f) { event_observer_ = std::move(f); }
     // What a McastTablesEvent makes the scheduler run (none: such events are dropped).
     void set_mcast_push(McastPush f) { mcast_push_ = std::move(f); }
-    // Called on the loop for a ReloadEvent before the heavy sweep it causes.
-    void on_reload(std::function<void()> f) { reload_ = std::move(f); }
 
     // SIGTERM/SIGINT: the work in progress may fail as the transport
     // stops; that is the end of the run, not a fault to report.
@@ -176,7 +174,6 @@ private:
     TrapReceiver* traps_;
     SchedulerSettings settings_;
     std::vector<OutcomeObserver> observers_;
-    std::function<void()> reload_;
     std::function<void(const Event&)> event_observer_;
     McastPush mcast_push_;
     SchedulerStats stats_;

@@ -1,4 +1,4 @@
-// The status files' formats (daemon/status.h): state.json reads back to the
+// The status files' formats (daemon/publish/status.h): state.json reads back to the
 // same record, bad files are refused with a reason, metrics.prom follows the
 // Prometheus text format, and the text names what an operator looks for.
 #include "daemon/publish/status.h"

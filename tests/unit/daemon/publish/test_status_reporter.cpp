@@ -1,4 +1,4 @@
-// The status reporter (daemon/status_reporter.h) on the fake fabric: a
+// The status reporter (daemon/publish/status_reporter.h) on the fake fabric: a
 // bring-up, a pulled cable and its re-route end up in state.json,
 // metrics.prom and summary.txt with the scheduler's, transport's and trap
 // receiver's own counts; the exit leaves state "stopped".

@@ -1,4 +1,4 @@
-// Running as a service (issue 13): the sd_notify conversation
+// Running as a service: the sd_notify conversation
 // (service_notifier.h), journald's stream format and the log file's cap
 // (journal_stream_sink.h, log_file_sink.h), and which configuration file
 // is read (config_path.h).

@@ -1,4 +1,4 @@
-// The master/standby decisions of daemon/sm_state.h, as pure transitions:
+// The master/standby decisions of daemon/sm/sm_state.h, as pure transitions:
 // rank (priority, then lower GUID), SM_Key trust, what a heavy sweep
 // decides from the SMs it found, polling misses and takeover, and the
 // legality of the SMInfo control packets (IBA 14.4.1).

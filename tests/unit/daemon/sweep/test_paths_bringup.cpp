@@ -1,5 +1,5 @@
 // A per-pair path engine brought up by the daemon on the in-process fake
-// fabric (issue 14): the LIDs the engine assigned (colour-first, per-port
+// fabric: the LIDs the engine assigned (colour-first, per-port
 // LMC) are the ones on the ports, the switches hold every LID of every
 // block, every pair is delivered on the DLID of the path file, guid2lid has
 // the blocks, and a second sweep keeps them and sends no LFT block.
