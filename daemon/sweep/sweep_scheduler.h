@@ -87,7 +87,6 @@ struct Work {
     Clock::time_point mcast_not_before{};
     unsigned events = 0;      // events behind the sweep part (a multicast request is none)
     bool sweeps() const { return heavy || resume || !switches.empty() || !ports.empty() || !describe.empty(); }
-    bool empty() const { return !sweeps() && !mcast; }
 };
 
 // Pure: folds `event` into `work` using what `snap` (may be null) knows:
