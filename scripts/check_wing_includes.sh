@@ -11,7 +11,8 @@ cd "$root"
 bad=0
 for dir in daemon/*/; do
   wing=$(basename "$dir")
-  allowed=" $wing $(grep -o 'daemon_[a-z]*_dep' "$dir/meson.build" | sed 's/^daemon_//; s/_dep$//' | sort -u | tr '\n' ' ')"
+  allowed=" $( (echo "$wing"; grep -o 'daemon_[a-z]*_dep' "$dir/meson.build" | sed 's/^daemon_//; s/_dep$//') |
+              sort -u | tr '\n' ' ')"
   while IFS=: read -r file line used; do
     case "$allowed" in *" $used "*) ;; *)
       echo "$file:$line: includes daemon/$used/, but $dir""meson.build names only:$allowed" >&2
