@@ -11,6 +11,13 @@ int run_sm_loop(boost::asio::io_context& io, bool once, const SmLoop& sm)
 {
     int exit_code = 0;
     std::exception_ptr failure;
+    // Whichever way the run ends, nothing may keep the loop alive.
+    auto wind_down = [&] {
+        sm.notifier.stopping();
+        sm.status.stop();
+        sm.signals.cancel();
+        sm.transport.stop();
+    };
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
@@ -22,18 +29,12 @@ int run_sm_loop(boost::asio::io_context& io, bool once, const SmLoop& sm)
                 co_await sm.scheduler.run();
                 sm.election.stop();
             }
-            sm.notifier.stopping();
-            sm.status.stop();
-            sm.signals.cancel();
-            sm.transport.stop();
+            wind_down();
         },
         [&](std::exception_ptr e) {
             failure = e;
-            sm.notifier.stopping();
             sm.election.stop();
-            sm.status.stop();
-            sm.signals.cancel();
-            sm.transport.stop();
+            wind_down();
             io.stop();
         });
     io.run();

@@ -26,6 +26,15 @@ std::optional<std::string> sm_port_unlinked(const DiscoveryResult& found)
            "or run the SM on another port (--port-guid, --ca/--port)";
 }
 
+// The fabric's size, as every outcome that read one reports it.
+void count_fabric(SweepOutcome& o, const topology::Fabric& f)
+{
+    o.nodes = f.node_count();
+    o.switches = f.switch_count();
+    o.cas = f.ca_count();
+    o.links = f.link_count();
+}
+
 } // namespace
 
 Bringup::Bringup(mad::Transport& transport, BringupSettings settings)
@@ -74,12 +83,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
         if (auto why = co_await gate_->after_discovery(found)) {
             o.standby = true;
             o.reason = std::move(*why);
-            o.nodes = f.node_count();
-            o.switches = f.switch_count();
-            o.cas = f.ca_count();
-            o.links = f.link_count();
-            o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-            o.smps = transport_.counters().requests - smps_before;
+            count_fabric(o, f);
+            stamp_totals(o, start, smps_before);
             co_return o;
         }
     }
@@ -117,10 +122,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
                                                 " new node(s), " + std::to_string(ch.nodes_lost) + " lost, " +
                                                 std::to_string(ch.ports_changed) + " port(s) changed"));
     for (const auto& t : ch.text) spdlog::info("  {}", t);
-    auto done = [&] {
-        o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        o.smps = transport_.counters().requests - smps_before;
-    };
+    auto done = [&] { stamp_totals(o, start, smps_before); };
     if (!r.found.complete()) {
         o.needs_heavy = true;
         const auto& m = r.found.missing;
@@ -168,11 +170,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::resume()
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                        std::uint64_t smps_before, bool resuming)
 {
-    const auto& f = found.fabric;
-    o.nodes = f.node_count();
-    o.switches = f.switch_count();
-    o.cas = f.ca_count();
-    o.links = f.link_count();
+    count_fabric(o, found.fabric);
     if (auto why = sm_port_unlinked(found)) {
         o.reason = std::move(*why);
         co_return publish(std::move(o), std::move(found), std::nullopt, nullptr, start, smps_before);
@@ -229,8 +227,7 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
                               std::shared_ptr<const routing::RoutingTables> tables, Clock::time_point start,
                               std::uint64_t smps_before)
 {
-    o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    o.smps = transport_.counters().requests - smps_before;
+    stamp_totals(o, start, smps_before);
     auto snap = std::make_shared<SubnetSnapshot>();
     snap->generation = ++generation_;
     o.generation = snap->generation;
@@ -245,6 +242,12 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     snap->found = std::move(fabric);
     snapshot_ = std::move(snap);
     return o;
+}
+
+void Bringup::stamp_totals(SweepOutcome& o, Clock::time_point start, std::uint64_t smps_before) const
+{
+    o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    o.smps = transport_.counters().requests - smps_before;
 }
 
 } // namespace ibsm::daemon

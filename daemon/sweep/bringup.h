@@ -159,6 +159,8 @@ private:
     SweepOutcome publish(SweepOutcome o, DiscoveryResult fabric, std::optional<LidAssignment> lids,
                          std::shared_ptr<const routing::RoutingTables> tables, Clock::time_point start,
                          std::uint64_t smps_before);
+    // The outcome's totals: time since `start`, SMPs since `smps_before`.
+    void stamp_totals(SweepOutcome& o, Clock::time_point start, std::uint64_t smps_before) const;
 
     // What the steps use.
     void load_remembered();
