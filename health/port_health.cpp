@@ -1,0 +1,101 @@
+#include "health/port_health.h"
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+namespace ibsm::health {
+
+namespace {
+
+struct Names {
+    std::string_view snake;
+    std::string_view iba;
+};
+
+constexpr std::array<Names, counter_count> names{{
+    {"symbol_errors", "SymbolErrorCounter"},
+    {"link_error_recovery", "LinkErrorRecoveryCounter"},
+    {"link_downed", "LinkDownedCounter"},
+    {"rcv_errors", "PortRcvErrors"},
+    {"rcv_remote_physical_errors", "PortRcvRemotePhysicalErrors"},
+    {"rcv_switch_relay_errors", "PortRcvSwitchRelayErrors"},
+    {"xmit_discards", "PortXmitDiscards"},
+    {"xmit_constraint_errors", "PortXmitConstraintErrors"},
+    {"rcv_constraint_errors", "PortRcvConstraintErrors"},
+    {"local_link_integrity_errors", "LocalLinkIntegrityErrors"},
+    {"excessive_buffer_overrun_errors", "ExcessiveBufferOverrunErrors"},
+    {"vl15_dropped", "VL15Dropped"},
+    {"xmit_data", "PortXmitData"},
+    {"rcv_data", "PortRcvData"},
+    {"xmit_pkts", "PortXmitPkts"},
+    {"rcv_pkts", "PortRcvPkts"},
+    {"xmit_wait", "PortXmitWait"},
+}};
+
+bool iequal(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+int state_rank(HealthState s)
+{
+    switch (s) {
+    case HealthState::isolated: return 0;
+    case HealthState::isolation_refused: return 1;
+    case HealthState::reported: return 2;
+    case HealthState::ok: return 3;
+    }
+    return 3;
+}
+
+std::uint64_t error_sum(const std::optional<PortCounters>& c, bool deltas)
+{
+    if (!c) return 0;
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < error_counter_count; ++i) sum += deltas ? c->delta[i] : c->total[i];
+    return sum;
+}
+
+double traffic(const std::optional<PortCounters>& c)
+{
+    return c ? c->xmit_bytes_per_s + c->rcv_bytes_per_s : 0.0;
+}
+
+} // namespace
+
+std::string_view counter_name(Counter c) { return names.at(index(c)).snake; }
+std::string_view counter_iba_name(Counter c) { return names.at(index(c)).iba; }
+
+std::optional<Counter> counter_from_name(std::string_view name)
+{
+    for (std::size_t i = 0; i < counter_count; ++i)
+        if (name == names[i].snake || iequal(name, names[i].iba)) return static_cast<Counter>(i);
+    return std::nullopt;
+}
+
+std::string_view state_name(HealthState s)
+{
+    switch (s) {
+    case HealthState::ok: return "ok";
+    case HealthState::reported: return "reported";
+    case HealthState::isolated: return "isolated";
+    case HealthState::isolation_refused: return "isolation-refused";
+    }
+    return "ok";
+}
+
+void sort_worst_first(std::vector<PortHealth>& rows)
+{
+    auto key = [](const PortHealth& r) {
+        const bool down = r.link && r.link->downshifted;
+        // Larger is worse for every numeric part; negate into ascending order.
+        return std::make_tuple(state_rank(r.state), -static_cast<double>(error_sum(r.counters, true)), down ? 0 : 1,
+                               -static_cast<double>(error_sum(r.counters, false)), -traffic(r.counters), r.id);
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const PortHealth& a, const PortHealth& b) { return key(a) < key(b); });
+}
+
+} // namespace ibsm::health

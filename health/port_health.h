@@ -1,0 +1,133 @@
+// The health of one port as the SM knows it: its counters (performance
+// management, counters.h), what the last heavy sweep found of its link
+// (link_check.h), and what the health policy made of both (policy.h).
+//
+// Why one plain record: the poller, the link checks and the policy each
+// fill in a part; `ibsm ports`, metrics.prom, state.json, the control
+// socket and the report read the whole. One definition keeps every reader
+// naming the same counter the same way.
+//
+// Data structures: counters are indexed by the Counter enum (IBA 16.1.3.5
+// PortCounters and 16.1.4.11 PortCountersExtended, in that order), each with
+// a snake_case name used in metrics, JSON and the YAML (`health.thresholds`)
+// and the IBA name that perfquery and ibsim print.
+#pragma once
+
+#include "mad/types.h"
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsm::health {
+
+// A port by node GUID and port number: what survives re-discovery and
+// restarts (LIDs and NodeIds may not).
+struct PortId {
+    Guid node;
+    PortNum port;
+    constexpr auto operator<=>(const PortId&) const = default;
+};
+
+enum class Counter : std::uint8_t {
+    // PortCounters error counters (narrow: 4 to 16 bits, they saturate)
+    symbol_errors,
+    link_error_recovery,
+    link_downed,
+    rcv_errors,
+    rcv_remote_physical_errors,
+    rcv_switch_relay_errors,
+    xmit_discards,
+    xmit_constraint_errors,
+    rcv_constraint_errors,
+    local_link_integrity_errors,
+    excessive_buffer_overrun_errors,
+    vl15_dropped,
+    // traffic: 64-bit from PortCountersExtended where supported, else the
+    // 32-bit PortCounters fields (they saturate too)
+    xmit_data, // in 4-byte words, as the IBA counts them
+    rcv_data,
+    xmit_pkts,
+    rcv_pkts,
+    xmit_wait, // ticks the port had data to send and no credits
+};
+inline constexpr std::size_t counter_count = 17;
+inline constexpr std::size_t error_counter_count = 12; // symbol_errors .. vl15_dropped
+
+constexpr std::size_t index(Counter c) { return static_cast<std::size_t>(c); }
+constexpr bool is_error_counter(Counter c) { return index(c) < error_counter_count; }
+
+// "symbol_errors": metrics (ibsmd_port_symbol_errors_total), JSON, YAML.
+std::string_view counter_name(Counter c);
+// "SymbolErrorCounter": the IBA field name perfquery and ibsim's
+// PerformanceSet use.
+std::string_view counter_iba_name(Counter c);
+// Either name (case-insensitive for the IBA one); nullopt when unknown.
+std::optional<Counter> counter_from_name(std::string_view name);
+
+using CounterValues = std::array<std::uint64_t, counter_count>;
+
+// A port's counters as the poller keeps them (counters.h does the
+// arithmetic). Totals are 64-bit and only grow: wraps of narrow fields,
+// clears near saturation and resets by other tools are folded in.
+struct PortCounters {
+    CounterValues total{};  // since this SM first read the port
+    CounterValues delta{};  // in the last interval
+    std::array<bool, counter_count> supported{}; // xmit_wait only where ClassPortInfo says so
+    bool extended = false;  // traffic from PortCountersExtended (64-bit)
+    double interval_s = 0;  // length of the last interval (0: one read so far)
+    double xmit_bytes_per_s = 0, rcv_bytes_per_s = 0;
+    double xmit_pkts_per_s = 0, rcv_pkts_per_s = 0;
+    double xmit_wait_share = 0; // of the last interval, 0..1
+    std::uint64_t reads = 0;
+    std::uint64_t resets_seen = 0; // a value went backwards: cleared by someone else
+    std::uint64_t failures = 0;    // PMA queries that found no answer
+    double last_read = 0;          // Unix seconds
+};
+
+// What the heavy sweep's link check found (link_check.h).
+struct LinkCheck {
+    bool downshifted = false;      // width or speed below what both ends could do
+    std::string width_active;      // "4x"
+    std::string width_possible;    // best width both ends support and enable
+    std::string speed_active;      // "HDR", "NDR", "QDR", ...
+    std::string speed_possible;
+    unsigned mtu_active = 0;       // bytes (NeighborMTU)
+    unsigned mtu_possible = 0;     // min of both ends' MTUCap
+    unsigned vls_active = 0;       // OperationalVLs as a count
+    unsigned vls_possible = 0;     // min of both ends' VLCap
+    std::vector<std::string> findings; // "width 1x of 4x", "MTU 2048 of 4096", ...
+};
+
+enum class HealthState : std::uint8_t {
+    ok,
+    reported,          // a rule fired with action report
+    isolated,          // out of the routing (and DISABLED when so configured)
+    isolation_refused, // a rule asked to isolate; that would cut a node off
+};
+std::string_view state_name(HealthState s); // "ok", "reported", "isolated", "isolation-refused"
+
+// One row of `ibsm ports`: everything known about one linked port.
+struct PortHealth {
+    PortId id;
+    std::string node_desc;
+    std::optional<PortId> remote;
+    Lid lid; // the node's LID (switch port 0's for switch ports)
+    std::optional<PortCounters> counters;
+    std::optional<LinkCheck> link;
+    HealthState state = HealthState::ok;
+    std::vector<std::string> reasons; // one per rule that fired, newest last
+    unsigned link_downs_recent = 0;   // within the flapping window
+    double since = 0;                 // Unix seconds the state was entered
+};
+
+// Worst first: isolated, isolation refused, reported, then by error deltas,
+// downshift, error totals, traffic; ties by PortId so the order is stable.
+void sort_worst_first(std::vector<PortHealth>& rows);
+
+} // namespace ibsm::health
