@@ -16,6 +16,7 @@
 #include "mad/types.h"
 
 #include <array>
+#include <map>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +91,9 @@ struct PortCounters {
     double last_read = 0;          // Unix seconds
 };
 
+// Every polled port's counters (the poller's table after each sweep).
+using CounterTable = std::map<PortId, PortCounters>;
+
 // What the heavy sweep's link check found (link_check.h).
 struct LinkCheck {
     bool downshifted = false;      // width or speed below what both ends could do
@@ -103,6 +107,9 @@ struct LinkCheck {
     unsigned vls_possible = 0;     // min of both ends' VLCap
     std::vector<std::string> findings; // "width 1x of 4x", "MTU 2048 of 4096", ...
 };
+
+// Both ends of every link the heavy sweep checked.
+using LinkChecks = std::map<PortId, LinkCheck>;
 
 enum class HealthState : std::uint8_t {
     ok,
