@@ -177,6 +177,20 @@ struct PartitionConfig {
     bool operator==(const PartitionConfig&) const = default;
 };
 
+// control: the daemon's control socket (`ibsm status`, `ports`, `resweep`,
+// `log-level`, `events` talk to the running SM over it). Restart-only.
+// sockaddr_un::sun_path is 108 bytes with the terminating NUL.
+inline constexpr std::size_t max_socket_path = 107;
+
+struct ControlConfig {
+    // control.socket: a Unix socket path; empty: $RUNTIME_DIRECTORY/control.sock
+    // when systemd sets RUNTIME_DIRECTORY (RuntimeDirectory=ibsmd), else
+    // /run/ibsmd/control.sock.
+    std::string socket;
+
+    bool operator==(const ControlConfig&) const = default;
+};
+
 struct Config {
     RoutingConfig routing;
     SmpConfig smp;
@@ -187,6 +201,7 @@ struct Config {
     SweepConfig sweep;
     DumpConfig dump;
     std::vector<PartitionConfig> partitions;
+    ControlConfig control;
 
     bool operator==(const Config&) const = default;
 };

@@ -103,6 +103,14 @@ std::string describe(const Config& c)
     out << YAML::EndSeq;
     if (c.partitions.empty()) out << YAML::Comment("only the default partition 0x7fff, every port a full member");
 
+    out << YAML::Key << "control" << YAML::Value;
+    if (c.control.socket.empty()) {
+        out << YAML::Flow << YAML::BeginMap << YAML::EndMap
+            << YAML::Comment("socket: $RUNTIME_DIRECTORY/control.sock, else /run/ibsmd/control.sock");
+    } else {
+        out << YAML::BeginMap << YAML::Key << "socket" << YAML::Value << c.control.socket << YAML::EndMap;
+    }
+
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }

@@ -33,8 +33,8 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 8> top_keys{"routing", "smp", "sm",    "state_dir",
-                                                  "log",     "sweep", "dump", "partitions"};
+constexpr std::array<std::string_view, 9> top_keys{"routing", "smp",  "sm",         "state_dir", "log",
+                                                  "sweep",   "dump", "partitions", "control"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -53,6 +53,7 @@ constexpr std::array<std::string_view, 4> sweep_keys{
     "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
 };
 constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary", "sl", "report"};
+constexpr std::array<std::string_view, 1> control_keys{"socket"};
 
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
@@ -66,13 +67,14 @@ struct SchemaSection {
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 6> sections{{
+constexpr std::array<SchemaSection, 7> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
     {"log", log_keys},
     {"sweep", sweep_keys},
     {"dump", dump_keys},
+    {"control", control_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -279,6 +281,22 @@ void read_dump(const Reader& r, const Entry& at, DumpConfig& c)
     if (auto* e = s.find("report")) c.report = r.boolean(*e);
 }
 
+// A Unix socket path must be absolute (the daemon's working directory is
+// not the operator's) and fit sockaddr_un's 108 bytes with its NUL.
+void read_control(const Reader& r, const Entry& at, ControlConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, control_keys);
+    if (auto* e = s.find("socket")) {
+        std::string path = r.text(*e, "a path");
+        if (!path.empty() && path.front() != '/')
+            r.fail(e->line, e->key, "expected an absolute path, got '" + path + "'");
+        if (path.size() > max_socket_path)
+            r.fail(e->line, e->key,
+                   "path of " + std::to_string(path.size()) + " bytes; a Unix socket path holds at most " +
+                       std::to_string(max_socket_path));
+        c.socket = std::move(path);
+    }
+}
 
 // Where each document of a YAML stream starts, and where its first node is.
 // yaml-cpp 0.7 (Debian 12) never consumes a ',' at the top level of a
@@ -391,6 +409,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
+    if (auto* e = top.find("control")) read_control(r, *e, c.control);
     return c;
 }
 

@@ -78,6 +78,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"dump.summary", yes_no(c.dump.summary)},
         {"dump.sl", yes_no(c.dump.sl)},
         {"dump.report", yes_no(c.dump.report)},
+        {"control.socket", c.control.socket.empty() ? std::string("(runtime directory)") : quote(c.control.socket)},
         {"partitions", partitions_text(c.partitions)},
     };
 }
