@@ -6,8 +6,15 @@
 // event": port -> transport -> inbound router (SMInfo responder, trap
 // receiver) -> events <- signals, light sweeps; the sweep scheduler reads
 // the events and drives the bring-up, which the election gates; the
-// publisher, the systemd notifier and the status follow its outcomes.
+// publisher, the systemd notifier and the status follow its outcomes. The
+// control socket answers `ibsm` from the status, the snapshot, the queue and
+// the log, and streams the events feed, which the scheduler's observers and
+// the election fill.
 #include "config/describe.h"
+#include "daemon/control/control_server.h"
+#include "daemon/control/feed_events.h"
+#include "daemon/control/port_rows.h"
+#include "daemon/control/socket_rules.h"
 #include "daemon/publish/publisher.h"
 #include "daemon/publish/status_reporter.h"
 #include "daemon/sa/sa_paths.h"
@@ -25,6 +32,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <iostream>
 
 namespace {
@@ -79,12 +87,54 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     daemon::Publisher publisher(dumps, sa, inform, mcast);
     daemon::ServiceNotifier notifier(io.get_executor()); // systemd: READY, STATUS, RELOADING, WATCHDOG, STOPPING
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
+    daemon::EventFeed feed; // `ibsm events --follow`
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
         status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
+        daemon::control::publish_outcome(feed, o);
     });
-    scheduler.on_event([&](const daemon::Event& e) { status.on_event(e); });
+    scheduler.on_event([&](const daemon::Event& e) {
+        status.on_event(e);
+        daemon::control::publish_event(feed, e);
+    });
+    election.on_state_change([&](mad::SmState from, mad::SmState to, const std::string& why) {
+        daemon::control::publish_sm_state(feed, daemon::to_string(from), daemon::to_string(to), why);
+    });
+
+    // The control socket (docs/operations.md, "Live control"). Ports: the
+    // linked ports of the last generation (port_rows.h).
+    daemon::control::ControlHandlers control_handlers{
+        .status = [&] { return nlohmann::json::parse(daemon::to_state_json(status.live())); },
+        .port_rows =
+            [&] {
+                auto snap = bringup.snapshot();
+                return snap ? daemon::control::linked_port_rows(*snap) : std::vector<health::PortHealth>{};
+            },
+        .port_json = [](const health::PortHealth& row) { return daemon::control::port_row_json(row); },
+        .isolate = {},
+        .clear = {},
+        .resweep =
+            [&](bool heavy) {
+                if (heavy) {
+                    events.push(daemon::HeavySweepEvent{"requested by ibsm resweep --heavy"});
+                    return std::string("heavy sweep queued");
+                }
+                events.push(daemon::LightSweepEvent{"requested by ibsm resweep"});
+                return std::string("light sweep queued");
+            },
+        .log_level =
+            [](config::LogLevel level) {
+                const auto old = daemon::set_log_level(level);
+                spdlog::info("log level {} -> {} (ibsm log-level)", config::to_string(old), config::to_string(level));
+                return daemon::control::LevelChange{old, level};
+            },
+    };
+    daemon::control::ControlServer control(
+        io, daemon::control::socket_path(cfg.control.socket, std::getenv("RUNTIME_DIRECTORY")),
+        std::move(control_handlers), feed);
+    control.start();
+    status.set_control_socket(control.path());
     notifier.start();
     status.start();
 
@@ -97,7 +147,12 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         reloader.reload();
         events.push(daemon::ReloadEvent{});
     });
-    signals.on_stop([&] { notifier.stopping(); scheduler.stop(); transport.stop(); });
+    signals.on_stop([&] {
+        notifier.stopping();
+        control.stop();
+        scheduler.stop();
+        transport.stop();
+    });
     signals.start();
 
     const int exit_code =

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <initializer_list>
+#include <vector>
 
 namespace ibsm::daemon::control {
 
@@ -14,7 +14,7 @@ using Json = nlohmann::json;
 constexpr std::array<std::string_view, 6> command_names{"status", "ports", "port", "resweep", "log-level", "events"};
 
 // Which keys each command takes besides "id" and "cmd".
-std::initializer_list<std::string_view> keys_of(Command c)
+std::vector<std::string_view> keys_of(Command c)
 {
     switch (c) {
     case Command::status: return {};

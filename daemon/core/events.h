@@ -47,6 +47,12 @@ struct HeavySweepEvent {
     std::string reason;
 };
 
+// `ibsm resweep`: a light sweep now rather than at the next light sweep
+// period (what it finds arrives as events, like any light sweep's).
+struct LightSweepEvent {
+    std::string reason;
+};
+
 // SIGHUP: the configuration was re-read (or failed to be; the daemon keeps
 // the old one) and a heavy sweep is due either way, as OpenSM does.
 struct ReloadEvent {};
@@ -66,7 +72,7 @@ struct McastTablesEvent {
 };
 
 using Event = std::variant<TrapEvent, PortStateChangeEvent, HeavySweepEvent, ReloadEvent, RetryEvent, ShutdownEvent,
-                           McastTablesEvent>;
+                           McastTablesEvent, LightSweepEvent>;
 
 class EventQueue {
 public:

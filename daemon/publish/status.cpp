@@ -170,6 +170,7 @@ std::string to_state_json(const DaemonStatus& s)
     if (s.report.generation)
         j["report"] = Json{
             {"path", s.report.path}, {"generation", s.report.generation}, {"written", s.report.written}};
+    if (!s.control_socket.empty()) j["control"] = Json{{"socket", s.control_socket}};
     Json phases = Json::array();
     for (const auto& p : s.last_sweep.phases)
         phases.push_back(Json{{"name", p.name}, {"seconds", p.seconds}, {"smps", p.smps}, {"detail", p.detail}});
@@ -252,6 +253,8 @@ DaemonStatus status_from_json(std::string_view text)
         s.report.generation = field<std::uint64_t>(r, "generation");
         s.report.written = field<double>(r, "written");
     }
+    // Present while the daemon serves a control socket.
+    if (j.contains("control")) s.control_socket = field<std::string>(member(j, "control"), "socket");
     const Json& ls = member(j, "last_sweep");
     s.last_sweep.kind = field<std::string>(ls, "kind");
     s.last_sweep.outcome = field<std::string>(ls, "outcome");
@@ -417,6 +420,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
     if (s.report.generation)
         o += "report:       " + s.report.path + " (generation " + std::to_string(s.report.generation) + ", " +
              age(now - s.report.written) + ")\n";
+    if (!s.control_socket.empty()) o += "control:      " + s.control_socket + "\n";
     const auto& l = s.last_sweep;
     if (l.kind.empty()) {
         o += "last sweep:   none yet\n";

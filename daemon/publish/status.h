@@ -94,6 +94,9 @@ struct DaemonStatus {
         double written = 0;
     } report;
 
+    // The control socket `ibsm` talks to the daemon over (empty: none).
+    std::string control_socket;
+
     StatusCounters counters;
     std::vector<StatusTrap> traps;              // by number, ascending
     std::vector<StatusPhaseTotal> phase_totals; // in first-seen order

@@ -55,6 +55,7 @@ std::string describe_event(const Event& e)
                           [](const RetryEvent&) { return std::string("retry"); },
                           [](const ShutdownEvent&) { return std::string("shutdown"); },
                           [](const McastTablesEvent&) { return std::string("multicast tables to push"); },
+                          [](const LightSweepEvent& l) { return "light sweep requested: " + l.reason; },
                       },
                       e);
 }
@@ -179,6 +180,13 @@ DaemonStatus StatusReporter::current() const
         s.report.generation = gen;
         s.report.written = dumps_.report_written();
     }
+    return s;
+}
+
+DaemonStatus StatusReporter::live() const
+{
+    DaemonStatus s = current();
+    s.updated = wall_now();
     return s;
 }
 

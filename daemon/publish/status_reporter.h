@@ -59,6 +59,11 @@ public:
 
     // The status as of now (counters read from their owners).
     DaemonStatus current() const;
+    // current() stamped with the time it was read: what the control
+    // socket's `status` answers.
+    DaemonStatus live() const;
+    // The control socket's path, for state.json (`ibsm` finds it there).
+    void set_control_socket(std::string path) { status_.control_socket = std::move(path); }
 
 private:
     void publish(bool force);

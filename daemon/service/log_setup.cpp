@@ -54,6 +54,13 @@ std::shared_ptr<LogFileSink> setup_sm_logging(const Options& opts, const config:
     }
 }
 
+config::LogLevel set_log_level(config::LogLevel level)
+{
+    const auto old = static_cast<config::LogLevel>(static_cast<int>(spdlog::default_logger()->level()));
+    spdlog::set_level(static_cast<spdlog::level::level_enum>(static_cast<int>(level)));
+    return old;
+}
+
 void log_fatal(const std::string& what)
 {
     if (spdlog::default_logger()->should_log(spdlog::level::err))

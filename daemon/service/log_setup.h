@@ -34,6 +34,10 @@ void setup_startup_logging(const Options& opts);
 // std::runtime_error naming log.file and the fixes.
 std::shared_ptr<LogFileSink> setup_sm_logging(const Options& opts, const config::Config& cfg);
 
+// `ibsm log-level`: the default logger's level from now on (a SIGHUP
+// reload sets log.level again); returns the level it had.
+config::LogLevel set_log_level(config::LogLevel level);
+
 // The one line a failed start ends with; on stderr when the log level hides
 // errors, so even --log-level off says why ibsmd stopped.
 void log_fatal(const std::string& what);

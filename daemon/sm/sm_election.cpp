@@ -53,10 +53,12 @@ mad::SmInfo SmElection::own_info() const
 
 void SmElection::enter(mad::SmState next, const std::string& why)
 {
+    const mad::SmState before = state_;
     if (next != state_)
         spdlog::info("SM state {} -> {}: {}", to_string(state_), to_string(next), why);
     state_ = next;
     responder_.set_state(next);
+    if (next != before && state_observer_) state_observer_(before, next, why);
 }
 
 std::optional<Guid> SmElection::master() const

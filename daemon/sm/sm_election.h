@@ -43,6 +43,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +88,9 @@ public:
     void stop();
 
     mad::SmState state() const { return state_; }
+    // Called on every change of state (the events feed), with the reason.
+    using StateObserver = std::function<void(mad::SmState from, mad::SmState to, const std::string& why)>;
+    void on_state_change(StateObserver f) { state_observer_ = std::move(f); }
     std::optional<Guid> master() const;
     const ElectionCounters& counters() const { return counters_; }
 
@@ -105,6 +109,7 @@ private:
     EventQueue& events_;
     ElectionSettings settings_;
     mad::SmState state_ = mad::SmState::discovering;
+    StateObserver state_observer_;
     std::vector<PeerSm> peers_;
     std::optional<PeerSm> master_;
     Lid own_lid_;

@@ -95,7 +95,8 @@ void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
 
 void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
 {
-    if (!std::holds_alternative<McastTablesEvent>(event)) ++work.events;
+    if (!std::holds_alternative<McastTablesEvent>(event) && !std::holds_alternative<LightSweepEvent>(event))
+        ++work.events;
     std::visit(Overloaded{
                    [&](const TrapEvent& t) { absorb_trap(t, snap, work); },
                    [&](const PortStateChangeEvent& e) { work.switches.insert(e.switch_guid); },
@@ -117,6 +118,7 @@ void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
                        work.mcast = true;
                        work.mcast_not_before = std::max(work.mcast_not_before, e.not_before);
                    },
+                   [&](const LightSweepEvent&) { work.light = true; },
                },
                event);
 }
@@ -265,6 +267,22 @@ boost::asio::awaitable<void> SweepScheduler::push_mcast()
     }
 }
 
+boost::asio::awaitable<void> SweepScheduler::light_sweep_now()
+{
+    auto snap = bringup_.snapshot();
+    if (!snap) {
+        spdlog::info("light sweep: no configured subnet yet; the next heavy sweep looks at the fabric");
+        co_return;
+    }
+    busy_ = true;
+    auto r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
+    busy_ = false;
+    ++stats_.light_sweeps;
+    spdlog::debug("light sweep: {} SMPs in {:.3f} s, {} switch(es) changed, {} LID-routed Get(s) fell back to DR",
+                  r.smps, r.seconds, r.changed.size(), r.lid_failures);
+    if (!r.changed.empty()) spdlog::info("light sweep: PortStateChange on {} switch(es)", r.changed.size());
+}
+
 void SweepScheduler::observe(const Event& e)
 {
     if (event_observer_ && !std::holds_alternative<McastTablesEvent>(e)) event_observer_(e);
@@ -330,17 +348,7 @@ boost::asio::awaitable<void> SweepScheduler::run()
                     absorb(RetryEvent{}, nullptr, w);
             } else if (now >= next_light) {
                 last_light = now;
-                if (auto snap = bringup_.snapshot()) {
-                    busy_ = true;
-                    auto r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
-                    busy_ = false;
-                    ++stats_.light_sweeps;
-                    spdlog::debug("light sweep: {} SMPs in {:.3f} s, {} switch(es) changed, {} LID-routed Get(s) "
-                                  "fell back to DR",
-                                  r.smps, r.seconds, r.changed.size(), r.lid_failures);
-                    if (!r.changed.empty())
-                        spdlog::info("light sweep: PortStateChange on {} switch(es)", r.changed.size());
-                }
+                co_await light_sweep_now();
                 continue;
             } else {
                 continue;
@@ -363,9 +371,15 @@ boost::asio::awaitable<void> SweepScheduler::run()
         if (w.shutdown) break;
         // The sweep part first: the trees are computed over the snapshot it leaves.
         const bool mcast = w.mcast;
+        const bool light = w.light;
+        const bool heavy = w.heavy;
         if (w.sweeps()) {
             co_await perform(std::move(w));
             last_work = Clock::now();
+        }
+        if (light && !heavy) {
+            co_await light_sweep_now();
+            last_light = Clock::now();
         }
         if (mcast) co_await push_mcast();
     }

@@ -29,7 +29,8 @@
 // alone, it is gathered until the event's `not_before` (the requester's
 // batch: a burst of joins becomes one push) and neither resets the retry
 // timer nor counts as a sweep. A sweep's new snapshot makes the multicast
-// service ask again by itself.
+// service ask again by itself. A LightSweepEvent (`ibsm resweep`) runs a
+// light sweep at once, after the work's sweep part unless that was heavy.
 // An exception from a piece of work (a bug, or the SM's own port not
 // answering) is logged and retried after `retry_interval`: nothing but a
 // signal ends the loop. While another SM is master (an outcome says
@@ -84,8 +85,9 @@ struct Work {
     bool shutdown = false;
     bool reload = false;      // a ReloadEvent was absorbed
     bool mcast = false;       // a McastTablesEvent was absorbed: push the multicast tables
+    bool light = false;       // a LightSweepEvent was absorbed: a light sweep now (unless a heavy one runs)
     Clock::time_point mcast_not_before{};
-    unsigned events = 0;      // events behind the sweep part (a multicast request is none)
+    unsigned events = 0;      // events behind the sweep part (a multicast or light sweep request is none)
     bool sweeps() const { return heavy || resume || !switches.empty() || !ports.empty() || !describe.empty(); }
 };
 
@@ -161,6 +163,7 @@ public:
 private:
     boost::asio::awaitable<SweepOutcome> perform(Work work);
     boost::asio::awaitable<void> push_mcast();
+    boost::asio::awaitable<void> light_sweep_now();
     void observe(const Event& e);
     void report(const SweepOutcome& o, const Work& w);
     // After a not-up outcome: how long to wait and whether to resume.
