@@ -18,7 +18,8 @@ const std::vector<cli::ExitStatus>& exit_statuses()
 {
     static const std::vector<cli::ExitStatus> table{
         {cli::exit_ok, "success; topodiff: the files describe the same fabric"},
-        {cli::exit_failure, "failure: a file cannot be read or written, route: no engine produced tables"},
+        {cli::exit_failure, "failure: a file cannot be read or written, route: no engine produced tables; the live "
+                            "commands: ibsmd is not running, the caller is not root, or the daemon refused"},
         {cli::exit_partial, "partial: route wrote tables that failed verification (DEGRADED); analyze "
                             "--fail-on-problem found unreachable pairs or loops; topodiff found differences; "
                             "status: the subnet is up but degraded"},
@@ -36,7 +37,8 @@ IbsmCli::IbsmCli()
     app_->require_subcommand(1);
     for (const CommandSpec* spec :
          {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command(),
-          &report_command()})
+          &report_command(), &ports_command(), &port_command(), &resweep_command(), &log_level_command(),
+          &events_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }

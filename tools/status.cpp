@@ -5,12 +5,14 @@
 // still alive; the formats are daemon/publish/status.h's.
 #include "cli/app.h"
 #include "tools/args.h"
+#include "tools/control_client.h"
 #include "tools/subcommands.h"
 
 #include "config/config.h"
 #include "daemon/publish/status.h"
 
 #include <chrono>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,7 +23,9 @@ namespace ibsm::tools {
 
 namespace {
 
-constexpr const char* status_description = R"(Prints the state of the running ibsmd from DIR/state.json: subnet up or
+constexpr const char* status_description = R"(Prints the state of ibsmd: live over its control socket when it answers
+(the socket state.json names, or --socket), else from DIR/state.json; the
+first line says which. The state: subnet up or
 degraded, generation, routing engine, LIDs, the last sweep and its phases,
 counters (sweeps, SMPs, traps) and the last events. The daemon rewrites the
 file after every sweep and every few seconds while counters change; beside it
@@ -41,35 +45,58 @@ bool daemon_running(long pid)
     return comm && std::getline(comm, name) && name == "ibsmd";
 }
 
+// The live status, or nullopt (with why on stderr) when the daemon does not answer.
+std::optional<daemon::DaemonStatus> live_status(const Args& args, std::string& json_text, std::string& socket)
+{
+    try {
+        socket = control_socket_of(args);
+        ControlClient client(socket);
+        auto answer = client.call(nlohmann::json{{"cmd", "status"}});
+        json_text = answer.at("status").dump(2);
+        return daemon::status_from_json(json_text);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const config::ConfigError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::cerr << "ibsm status: no live answer (" << e.what() << "); reading state.json\n";
+        return std::nullopt;
+    }
+}
+
 int status_main(const Args& args)
 {
-    if (args.has("state-dir") && args.has("config")) throw UsageError("give --state-dir or --config, not both");
-    std::string dir = config::Config{}.state_dir;
-    if (auto d = args.value("state-dir"))
-        dir = *d;
-    else if (auto c = args.value("config"))
-        dir = config::load_config_file(*c).state_dir;
-
+    std::string json_text, socket;
+    const bool file_only = args.has("file");
+    auto live = file_only ? std::nullopt : live_status(args, json_text, socket);
+    std::string dir = state_dir_of(args);
     const std::filesystem::path path = std::filesystem::path(dir) / "state.json";
-    std::ifstream in(path);
-    if (!in)
-        throw std::runtime_error(path.string() + ": cannot read (is ibsmd running with state_dir " + dir +
-                                 "? give --state-dir)");
-    std::stringstream text;
-    text << in.rdbuf();
     daemon::DaemonStatus s;
-    try {
-        s = daemon::status_from_json(text.str());
-    } catch (const daemon::StatusFormatError& e) {
-        throw std::runtime_error(path.string() + ": " + e.what());
+    if (live) {
+        s = *live;
+    } else {
+        std::ifstream in(path);
+        if (!in)
+            throw std::runtime_error(path.string() + ": cannot read (is ibsmd running with state_dir " + dir +
+                                     "? give --state-dir)");
+        std::stringstream text;
+        text << in.rdbuf();
+        json_text = text.str();
+        try {
+            s = daemon::status_from_json(json_text);
+        } catch (const daemon::StatusFormatError& e) {
+            throw std::runtime_error(path.string() + ": " + e.what());
+        }
     }
     const bool running = daemon_running(s.pid) && s.state != "stopped";
+    const std::string source = live ? "live from ibsmd over " + socket : "from " + path.string();
     if (args.has("json")) {
-        std::cout << text.str();
+        std::cerr << "ibsm status: " << source << "\n";
+        std::cout << json_text << (json_text.ends_with('\n') ? "" : "\n");
     } else {
         const double now =
             std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-        std::cout << daemon::to_status_text(s, now, running);
+        std::cout << "source:       " << source << "\n" << daemon::to_status_text(s, now, running);
     }
     if (!running) return 1;
     if (s.state == "up" || s.state == "standby") return 0;
@@ -89,7 +116,9 @@ const CommandSpec& status_command()
              "the daemon's state directory (default: the configuration's state_dir, " + config::Config{}.state_dir +
                  " unless FILE says otherwise)"},
             {"config", "FILE", "read state_dir from the daemon's configuration file (not with --state-dir)"},
-            {"json", "", "print state.json as the daemon wrote it"},
+            {"json", "", "print the status as JSON (state.json's format)"},
+            {"socket", "PATH", "the daemon's control socket (default: the one state.json names)"},
+            {"file", "", "read state.json only, without asking the daemon"},
         },
         {},
         {},

@@ -15,5 +15,11 @@ const CommandSpec& topodiff_command();
 const CommandSpec& analyze_command();
 const CommandSpec& status_command();
 const CommandSpec& report_command();
+// Live, over the daemon's control socket (control.cpp).
+const CommandSpec& ports_command();
+const CommandSpec& port_command();
+const CommandSpec& resweep_command();
+const CommandSpec& log_level_command();
+const CommandSpec& events_command();
 
 } // namespace ibsm::tools

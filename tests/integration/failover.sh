@@ -39,8 +39,8 @@ B_HOST=$(grep -m2 '^Ca' "$WORK/fabric.net" | tail -n1 | sed 's/^Ca[[:space:]]*[0
 
 config() { # NAME PRIORITY
     mkdir -p "$WORK/$1"
-    printf 'sm:\n  sm_key: 0x5eed0000cafe\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\n' \
-        "$2" "$INTERVAL" "$RETRIES" "$WORK/$1/state" > "$WORK/$1/ibsmd.yaml"
+    printf 'sm:\n  sm_key: 0x5eed0000cafe\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\ncontrol:\n  socket: %s\n' \
+        "$2" "$INTERVAL" "$RETRIES" "$WORK/$1/state" "$WORK/$1/control.sock" > "$WORK/$1/ibsmd.yaml"
 }
 PIDS=()
 start_sm() { # NAME LOG [SIM_HOST]

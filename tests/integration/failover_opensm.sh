@@ -50,8 +50,8 @@ log_time() { date -d "$(echo "$1" | cut -c1-23)" +%s.%N; }
 start_ibsmd() { # NAME PRIORITY [SIM_HOST]
     local name=$1 host=${3:-}
     mkdir -p "$WORK/$name"
-    printf 'sm:\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\n' \
-        "$2" "$INTERVAL" "$RETRIES" "$WORK/$name/state" > "$WORK/$name/ibsmd.yaml"
+    printf 'sm:\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\ncontrol:\n  socket: %s\n' \
+        "$2" "$INTERVAL" "$RETRIES" "$WORK/$name/state" "$WORK/$name/control.sock" > "$WORK/$name/ibsmd.yaml"
     (cd "$WORK/$name" && ASAN_OPTIONS="$SIM_ASAN_OPTIONS" SIM_HOST=$host LD_PRELOAD="$SIM_PRELOAD" \
         exec "$IBSMD" --foreground --config "$WORK/$name/ibsmd.yaml") > "$WORK/$name.log" 2>&1 &
     PIDS+=($!)

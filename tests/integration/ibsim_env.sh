@@ -16,6 +16,9 @@ SIM_PRELOAD=${SIM_PRELOAD:-$(dpkg -L libumad2sim0 2>/dev/null | grep 'libumad2si
 command -v ibsim >/dev/null || { echo "FAIL: ibsim not found (apt-get install ibsim-utils)" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-it.XXXXXX")
+# ibsmd's control socket defaults to $RUNTIME_DIRECTORY/control.sock: one
+# per test, so tests running side by side do not meet on /run/ibsmd.
+export RUNTIME_DIRECTORY="$WORK/run"
 IBSIM_PID=""
 IBSIM_HOLD_PID=""
 
