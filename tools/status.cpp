@@ -45,8 +45,9 @@ bool daemon_running(long pid)
     return comm && std::getline(comm, name) && name == "ibsmd";
 }
 
-// The live status, or nullopt (with why on stderr) when the daemon does not answer.
-std::optional<daemon::DaemonStatus> live_status(const Args& args, std::string& json_text, std::string& socket)
+// The live status, or nullopt (`why` says why) when the daemon does not answer.
+std::optional<daemon::DaemonStatus> live_status(const Args& args, std::string& json_text, std::string& socket,
+                                                std::string& why)
 {
     try {
         socket = control_socket_of(args);
@@ -59,16 +60,16 @@ std::optional<daemon::DaemonStatus> live_status(const Args& args, std::string& j
     } catch (const config::ConfigError&) {
         throw;
     } catch (const std::exception& e) {
-        std::cerr << "ibsm status: no live answer (" << e.what() << "); reading state.json\n";
+        why = e.what();
         return std::nullopt;
     }
 }
 
 int status_main(const Args& args)
 {
-    std::string json_text, socket;
-    const bool file_only = args.has("file");
-    auto live = file_only ? std::nullopt : live_status(args, json_text, socket);
+    if (args.has("state-dir") && args.has("config")) throw UsageError("give --state-dir or --config, not both");
+    std::string json_text, socket, why;
+    auto live = args.has("file") ? std::nullopt : live_status(args, json_text, socket, why);
     std::string dir = state_dir_of(args);
     const std::filesystem::path path = std::filesystem::path(dir) / "state.json";
     daemon::DaemonStatus s;
@@ -89,7 +90,8 @@ int status_main(const Args& args)
         }
     }
     const bool running = daemon_running(s.pid) && s.state != "stopped";
-    const std::string source = live ? "live from ibsmd over " + socket : "from " + path.string();
+    const std::string source = live ? "live from ibsmd over " + socket
+                                    : "from " + path.string() + (why.empty() ? "" : " (no live answer: " + why + ")");
     if (args.has("json")) {
         std::cerr << "ibsm status: " << source << "\n";
         std::cout << json_text << (json_text.ends_with('\n') ? "" : "\n");

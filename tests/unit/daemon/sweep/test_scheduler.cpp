@@ -404,3 +404,21 @@ TEST_CASE("the dump writer writes changed files only and never throws on a bad d
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a light sweep request asks for a light sweep now, is no sweep work and waits for nothing", "[scheduler]")
+{
+    daemon::Work w;
+    daemon::absorb(daemon::LightSweepEvent{"requested by ibsm resweep"}, nullptr, w);
+    CHECK(w.light);
+    CHECK_FALSE(w.sweeps());
+    CHECK_FALSE(w.heavy);
+    CHECK(w.events == 0); // not an event behind a sweep
+    const auto now = daemon::Work::Clock::now();
+    CHECK(daemon::gather_until(w, now, now, daemon::SchedulerSettings{}) <= now);
+    // With a heavy request the heavy sweep covers it; both are recorded.
+    daemon::absorb(daemon::HeavySweepEvent{"requested by ibsm resweep --heavy"}, nullptr, w);
+    CHECK(w.light);
+    CHECK(w.heavy);
+    CHECK(w.heavy_reason == "requested by ibsm resweep --heavy");
+    CHECK(w.events == 1);
+}
