@@ -154,3 +154,18 @@ for path in sorted((data / "mcast").glob("opensm_join_*.txt")):
             seed("mcast", path.stem, ops)
             mcast_stream += ops
 seed("mcast", "all", mcast_stream)
+
+# The control socket: a read size byte, then request lines (valid, invalid,
+# split across reads, an overlong one).
+control_lines = [
+    b'{"id": 1, "cmd": "status"}\n',
+    b'{"id": "p", "cmd": "ports", "limit": 10}\n',
+    b'{"cmd": "port", "action": "isolate", "node_guid": "0x0002c90201000001", "port": 3}\n',
+    b'{"cmd": "resweep", "heavy": true}\r\n{"cmd": "log-level", "level": "debug"}\n',
+    b'{"cmd": "events", "follow": true}\n',
+    b'{"cmd": "reboot"}\n[1]\nnot json\n{"cmd": "ports", "limit": -1}\n',
+]
+for i, line in enumerate(control_lines):
+    seed("control", f"request-{i}", bytes([i * 7]) + line)
+seed("control", "all-split", bytes([2]) + b"".join(control_lines))
+seed("control", "overlong", bytes([63]) + b'{"cmd": "status", "x": "' + b"a" * 5000 + b'"}\n')
