@@ -77,7 +77,7 @@ using CounterValues = std::array<std::uint64_t, counter_count>;
 // arithmetic). Totals are 64-bit and only grow: wraps of narrow fields,
 // clears near saturation and resets by other tools are folded in.
 struct PortCounters {
-    CounterValues total{};  // since this SM first read the port
+    CounterValues total{};  // the first read's values plus every delta since (perfquery agrees)
     CounterValues delta{};  // in the last interval
     std::array<bool, counter_count> supported{}; // xmit_wait only where ClassPortInfo says so
     bool extended = false;  // traffic from PortCountersExtended (64-bit)
