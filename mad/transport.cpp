@@ -405,6 +405,13 @@ void Transport::dispatch(const RawReceive& r)
                                        " (late answer to a retried request?)");
         return;
     }
+    if (it->second.request.smp.mgmt_class() != smp.mgmt_class()) {
+        // Our TID on another class's answer: not the answer we wait for.
+        ++counters_.malformed;
+        note("unexpected MAD", "class " + hex16(smp.mgmt_class()) + " answering a class " +
+                                   hex16(it->second.request.smp.mgmt_class()) + " request");
+        return;
+    }
     if (r.length < mad_size) {
         ++counters_.malformed;
         note("truncated response", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
