@@ -33,8 +33,8 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 8> top_keys{"routing", "smp", "sm",    "state_dir",
-                                                  "log",     "sweep", "dump", "partitions"};
+constexpr std::array<std::string_view, 9> top_keys{"routing", "smp",  "sm",   "state_dir",  "log",
+                                                  "sweep",   "dump", "perf", "partitions"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -53,6 +53,7 @@ constexpr std::array<std::string_view, 4> sweep_keys{
     "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
 };
 constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary", "sl", "report"};
+constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
 
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
@@ -66,13 +67,14 @@ struct SchemaSection {
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 6> sections{{
+constexpr std::array<SchemaSection, 7> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
     {"log", log_keys},
     {"sweep", sweep_keys},
     {"dump", dump_keys},
+    {"perf", perf_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -256,6 +258,14 @@ void check_debounce(const Reader& r, const Section& s, const SweepConfig& c)
                "); the debounce window cannot exceed its cap");
 }
 
+void read_perf(const Reader& r, const Entry& at, PerfConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, perf_keys);
+    if (auto* e = s.find("enabled")) c.enabled = r.boolean(*e);
+    if (auto* e = s.find("interval_s")) c.interval = std::chrono::seconds(r.integer(*e, limits::perf_interval_s));
+    if (auto* e = s.find("window")) c.window = small(r.integer(*e, limits::perf_window));
+}
+
 void read_sweep(const Reader& r, const Entry& at, SweepConfig& c)
 {
     const Section s = r.section(at.value, at.key, at.line, sweep_keys);
@@ -390,6 +400,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("log")) read_log(r, *e, c.log);
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
+    if (auto* e = top.find("perf")) read_perf(r, *e, c.perf);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     return c;
 }

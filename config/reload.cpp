@@ -78,13 +78,17 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"dump.summary", yes_no(c.dump.summary)},
         {"dump.sl", yes_no(c.dump.sl)},
         {"dump.report", yes_no(c.dump.report)},
+        {"perf.enabled", yes_no(c.perf.enabled)},
+        {"perf.interval_s", std::to_string(c.perf.interval.count())},
+        {"perf.window", std::to_string(c.perf.window)},
         {"partitions", partitions_text(c.partitions)},
     };
 }
 
 bool is_reloadable_key(std::string_view key)
 {
-    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key == "log.level" ||
+    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key.starts_with("perf.") ||
+           key == "log.level" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 

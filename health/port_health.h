@@ -88,6 +88,9 @@ struct PortCounters {
     std::uint64_t reads = 0;
     std::uint64_t resets_seen = 0; // a value went backwards: cleared by someone else
     std::uint64_t failures = 0;    // PMA queries that found no answer
+    // Bit i: the counter sweep i sweeps ago found no answer from this port
+    // (bit 0: the last one), for "unresponsive in K of the last M sweeps".
+    std::uint64_t failure_history = 0;
     double last_read = 0;          // Unix seconds
 };
 

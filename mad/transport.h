@@ -196,6 +196,8 @@ public:
     std::size_t perf_queued() const { return low_queue_.size(); }
     std::size_t perf_inflight() const { return low_inflight_; }
     const TransportOptions& options() const { return options_; }
+    // A reload of perf.window: takes effect with the next PMA sent.
+    void set_perf_window(unsigned w) { options_.perf_window = w ? w : 1; }
     std::size_t delayed() const { return delayed_.size(); }
 
 private:
