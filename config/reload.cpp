@@ -104,7 +104,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.*, log.level, sm.priority and sm.polling_* reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, log.level, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }
