@@ -14,6 +14,11 @@ std::string number(double v)
 {
     if (std::isnan(v)) return "NaN";
     char buf[40];
+    // Counts as plain integers ("4000", not "4e+03"), exact below 2^53.
+    if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return buf;
+    }
     for (int p = 1; p < 17; ++p) {
         std::snprintf(buf, sizeof buf, "%.*g", p, v);
         if (std::strtod(buf, nullptr) == v) return buf;
