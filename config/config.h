@@ -155,6 +155,17 @@ struct DumpConfig {
     bool operator==(const DumpConfig&) const = default;
 };
 
+// perf: the counter poller (performance management, IBA 16.1): every
+// interval it reads PortCounters (and PortCountersExtended where supported)
+// of every linked port, at a lower priority than SMPs. Reloadable.
+struct PerfConfig {
+    bool enabled = true;                   // perf.enabled
+    std::chrono::seconds interval{60};     // perf.interval_s: one counter sweep per interval
+    unsigned window = 4;                   // perf.window: PMA requests in flight at most
+
+    bool operator==(const PerfConfig&) const = default;
+};
+
 // partitions: the first step of what OpenSM's partitions.conf offers
 // (IBA 10.9). The default partition (P_Key 0x7fff) with every port a full
 // member is always there and is not listed; each entry adds one partition
@@ -200,6 +211,7 @@ struct Config {
     LogConfig log;
     SweepConfig sweep;
     DumpConfig dump;
+    PerfConfig perf;
     std::vector<PartitionConfig> partitions;
     ControlConfig control;
 

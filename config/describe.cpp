@@ -82,6 +82,12 @@ std::string describe(const Config& c)
     out << YAML::Key << "report" << YAML::Value << c.dump.report;
     out << YAML::EndMap;
 
+    out << YAML::Key << "perf" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "enabled" << YAML::Value << c.perf.enabled;
+    out << YAML::Key << "interval_s" << YAML::Value << c.perf.interval.count();
+    out << YAML::Key << "window" << YAML::Value << c.perf.window;
+    out << YAML::EndMap;
+
     out << YAML::Key << "partitions" << YAML::Value;
     // `partitions: []` on one line when none are configured, as the sample file writes it.
     if (c.partitions.empty()) out << YAML::Flow;

@@ -33,8 +33,8 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 9> top_keys{"routing", "smp",  "sm",         "state_dir", "log",
-                                                  "sweep",   "dump", "partitions", "control"};
+constexpr std::array<std::string_view, 10> top_keys{"routing", "smp",  "sm",   "state_dir",  "log",
+                                                   "sweep",   "dump", "perf", "partitions", "control"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -54,6 +54,7 @@ constexpr std::array<std::string_view, 4> sweep_keys{
 };
 constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary", "sl", "report"};
 constexpr std::array<std::string_view, 1> control_keys{"socket"};
+constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
 
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
@@ -75,6 +76,7 @@ constexpr std::array<SchemaSection, 7> sections{{
     {"sweep", sweep_keys},
     {"dump", dump_keys},
     {"control", control_keys},
+    {"perf", perf_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -258,6 +260,14 @@ void check_debounce(const Reader& r, const Section& s, const SweepConfig& c)
                "); the debounce window cannot exceed its cap");
 }
 
+void read_perf(const Reader& r, const Entry& at, PerfConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, perf_keys);
+    if (auto* e = s.find("enabled")) c.enabled = r.boolean(*e);
+    if (auto* e = s.find("interval_s")) c.interval = std::chrono::seconds(r.integer(*e, limits::perf_interval_s));
+    if (auto* e = s.find("window")) c.window = small(r.integer(*e, limits::perf_window));
+}
+
 void read_sweep(const Reader& r, const Entry& at, SweepConfig& c)
 {
     const Section s = r.section(at.value, at.key, at.line, sweep_keys);
@@ -408,6 +418,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("log")) read_log(r, *e, c.log);
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
+    if (auto* e = top.find("perf")) read_perf(r, *e, c.perf);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     if (auto* e = top.find("control")) read_control(r, *e, c.control);
     return c;

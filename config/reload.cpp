@@ -79,13 +79,17 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"dump.sl", yes_no(c.dump.sl)},
         {"dump.report", yes_no(c.dump.report)},
         {"control.socket", c.control.socket.empty() ? std::string("(runtime directory)") : quote(c.control.socket)},
+        {"perf.enabled", yes_no(c.perf.enabled)},
+        {"perf.interval_s", std::to_string(c.perf.interval.count())},
+        {"perf.window", std::to_string(c.perf.window)},
         {"partitions", partitions_text(c.partitions)},
     };
 }
 
 bool is_reloadable_key(std::string_view key)
 {
-    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key == "log.level" ||
+    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key.starts_with("perf.") ||
+           key == "log.level" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 
@@ -101,7 +105,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.*, log.level, sm.priority and sm.polling_* reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, log.level, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

@@ -24,7 +24,7 @@ bool is_reloadable_key(std::string_view dotted_key);
 
 // True when `next` differs from `running` only in reloadable keys. Otherwise
 // false, and (if why_not is given) one line per offending key is appended:
-//   "state_dir: '/var/lib/ibsmd' -> '/tmp/x' needs a restart (only routing.*, sweep.*, dump.*, log.level, sm.priority and sm.polling_* reload)"
+//   "state_dir: '/var/lib/ibsmd' -> '/tmp/x' needs a restart (only routing.*, sweep.*, dump.*, perf.*, log.level, sm.priority and sm.polling_* reload)"
 bool reload_compatible(const Config& running, const Config& next, std::vector<std::string>* why_not);
 
 } // namespace ibsm::config

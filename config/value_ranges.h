@@ -28,6 +28,8 @@ inline constexpr Range sm_polling_retries{0, 100};       // unanswered polls tol
 inline constexpr Range sweep_interval_s{0, 86400};       // light sweep period; 0 disables them; at most a day
 inline constexpr Range sweep_retry_interval_s{1, 86400}; // retry delay while not up; 0 would spin
 inline constexpr Range sweep_debounce_ms{0, 10000};      // 0: route at the first event
+inline constexpr Range perf_interval_s{1, 86400};        // counter sweep period, at most a day
+inline constexpr Range perf_window{1, 256};              // PMA requests in flight
 inline constexpr Range sweep_debounce_max_ms{0, 60000};  // and at least sweep.debounce_ms (checked in parse.cpp)
 inline constexpr Range log_max_size_mb{0, 1048576};      // 0: no cap; at most 1 TiB
 } // namespace limits

@@ -22,6 +22,7 @@
 #include "daemon/sa/sa_services.h"
 #include "daemon/service/discover_only.h"
 #include "daemon/service/log_setup.h"
+#include "daemon/service/perf_status.h"
 #include "daemon/service/reload.h"
 #include "daemon/service/run_report.h"
 #include "daemon/service/settings.h"
@@ -46,7 +47,9 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 {
     const Guid self = port.attributes().port_guid;
     boost::asio::io_context io;
-    mad::Transport transport(io, port, mad::TransportOptions{cfg.smp.window, cfg.smp.timeout, cfg.smp.retries});
+    mad::TransportOptions transport_options{cfg.smp.window, cfg.smp.timeout, cfg.smp.retries};
+    transport_options.perf_window = cfg.perf.window;
+    mad::Transport transport(io, port, transport_options);
     transport.set_diagnostic([](const std::string& msg) { spdlog::warn("{}", msg); });
     daemon::EventQueue events(io.get_executor());
     daemon::TrapReceiver traps(transport, events);
@@ -79,16 +82,22 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     bringup.on_subnet_up([&] { election.on_subnet_up(); }); // MASTER at SUBNET UP, not after the dumps
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work
-    // The SA yields to the SM's own work (sa_agent.h): a sweep, a re-route or SMPs in flight.
+    // The SA yields to the SM's own work (sa_agent.h): a sweep, a re-route or
+    // SMPs in flight; counter queries (class 0x04) are not the SM's work.
     sa.set_busy_probe([&] {
-        return scheduler.busy() || transport.inflight() + transport.queued() + transport.delayed() > 0;
+        return scheduler.busy() || transport.smps_pending() > 0;
     });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
     daemon::Publisher publisher(dumps, sa, inform, mcast);
     daemon::ServiceNotifier notifier(io.get_executor()); // systemd: READY, STATUS, RELOADING, WATCHDOG, STOPPING
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
     daemon::EventFeed feed; // `ibsm events --follow`
+    // Counters (class 0x04) of the last generation's ports; the master only.
+    daemon::PerfPoller perf(io.get_executor(), transport, election, daemon::perf_settings(cfg));
+    status.set_port_source([&] { return perf.rows(); }, [&] { return daemon::perf_status(perf); });
+    perf.on_sweep([&](const health::CounterTable&, const daemon::PerfSweepStats&) { status.on_port_counters(); });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        if (snap) perf.on_snapshot(snap);
         publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
         status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
@@ -108,6 +117,8 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         .status = [&] { return nlohmann::json::parse(daemon::to_state_json(status.live())); },
         .port_rows =
             [&] {
+                auto rows = perf.rows();
+                if (!rows.empty()) return rows;
                 auto snap = bringup.snapshot();
                 return snap ? daemon::control::linked_port_rows(*snap) : std::vector<health::PortHealth>{};
             },
@@ -140,7 +151,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 
     // SIGHUP: the reload's decision, then a heavy sweep whatever it was (as
     // OpenSM's SIGHUP); SIGINT/SIGTERM: a sweep in progress ends at once.
-    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election});
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, &perf});
     daemon::SignalHandler signals(io, log_file, cfg.log.file);
     signals.on_reload([&] {
         notifier.reloading();
@@ -156,7 +167,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     signals.start();
 
     const int exit_code =
-        daemon::run_sm_loop(io, opts.once, {transport, scheduler, election, notifier, status, signals, dumps});
+        daemon::run_sm_loop(io, opts.once, {transport, scheduler, election, notifier, status, signals, dumps, &perf});
     daemon::log_totals(transport.counters(), responder.counters(), sa.counters());
     daemon::log_exit(signals.stopped(), exit_code);
     return exit_code;

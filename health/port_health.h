@@ -77,7 +77,7 @@ using CounterValues = std::array<std::uint64_t, counter_count>;
 // arithmetic). Totals are 64-bit and only grow: wraps of narrow fields,
 // clears near saturation and resets by other tools are folded in.
 struct PortCounters {
-    CounterValues total{};  // since this SM first read the port
+    CounterValues total{};  // the first read's values plus every delta since (perfquery agrees)
     CounterValues delta{};  // in the last interval
     std::array<bool, counter_count> supported{}; // xmit_wait only where ClassPortInfo says so
     bool extended = false;  // traffic from PortCountersExtended (64-bit)
@@ -88,6 +88,9 @@ struct PortCounters {
     std::uint64_t reads = 0;
     std::uint64_t resets_seen = 0; // a value went backwards: cleared by someone else
     std::uint64_t failures = 0;    // PMA queries that found no answer
+    // Bit i: the counter sweep i sweeps ago found no answer from this port
+    // (bit 0: the last one), for "unresponsive in K of the last M sweeps".
+    std::uint64_t failure_history = 0;
     double last_read = 0;          // Unix seconds
 };
 

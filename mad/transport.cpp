@@ -1,5 +1,7 @@
 #include "mad/transport.h"
 
+#include "mad/perf_mgt.h"
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
@@ -82,10 +84,13 @@ void Transport::stop()
     for (auto tid : tids) complete(tid, SmpResponse{SmpFailure::shutdown, {}, 0, 0}, /*from_initiation=*/true);
     for (auto& [due, p] : delayed_) queue_.push_back(std::move(p));
     delayed_.clear();
-    while (!queue_.empty()) {
-        auto h = std::move(queue_.front().handler);
-        queue_.pop_front();
-        boost::asio::post(io_, [h = std::move(h)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
+    delayed_smps_ = 0;
+    for (auto* q : {&queue_, &low_queue_}) {
+        while (!q->empty()) {
+            auto h = std::move(q->front().handler);
+            q->pop_front();
+            boost::asio::post(io_, [h = std::move(h)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
+        }
     }
 }
 
@@ -95,7 +100,10 @@ void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void
         boost::asio::post(io_, [h = std::move(handler)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
         return;
     }
-    queue_.push_back(Pending{std::move(req), std::move(handler), 0});
+    const bool low = req.smp.mgmt_class() == perf::mgmt_class_perf;
+    Pending p{std::move(req), std::move(handler), 0};
+    p.low = low;
+    (low ? low_queue_ : queue_).push_back(std::move(p));
     // While a batch of responses is being read, the requests their handlers
     // issue wait for the burst at the end of the batch (see drain()).
     if (!reading_batch_) pump_sends(true);
@@ -103,16 +111,23 @@ void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void
 
 void Transport::pump_sends(bool from_initiation)
 {
-    while (running_ && inflight_.size() < options_.window && !queue_.empty()) {
-        Pending p = std::move(queue_.front());
-        queue_.pop_front();
-        std::uint32_t tid = next_tid_++;
-        if (next_tid_ == 0) next_tid_ = 1;
-        auto [it, inserted] = inflight_.emplace(tid, std::move(p));
-        (void)inserted;
-        if (!transmit(tid, it->second))
-            complete(tid, SmpResponse{SmpFailure::send_failed, {}, 0, it->second.attempts}, from_initiation);
-    }
+    while (running_ && inflight_.size() - low_inflight_ < options_.window && !queue_.empty())
+        send_next(queue_, from_initiation);
+    while (running_ && smp_idle() && low_inflight_ < options_.perf_window && !low_queue_.empty())
+        send_next(low_queue_, from_initiation);
+}
+
+void Transport::send_next(std::deque<Pending>& from, bool from_initiation)
+{
+    Pending p = std::move(from.front());
+    from.pop_front();
+    std::uint32_t tid = next_tid_++;
+    if (next_tid_ == 0) next_tid_ = 1;
+    auto [it, inserted] = inflight_.emplace(tid, std::move(p));
+    (void)inserted;
+    if (it->second.low) ++low_inflight_;
+    if (!transmit(tid, it->second))
+        complete(tid, SmpResponse{SmpFailure::send_failed, {}, 0, it->second.attempts}, from_initiation);
 }
 
 bool Transport::transmit(std::uint32_t tid, Pending& p)
@@ -120,6 +135,7 @@ bool Transport::transmit(std::uint32_t tid, Pending& p)
     p.request.smp.set_tid(tid);
     ++p.attempts;
     ++counters_.sent;
+    if (p.low) ++counters_.perf_sent;
     if (!port_.send(p.request.smp, p.request.dlid, static_cast<std::uint32_t>(options_.timeout.count()))) return false;
     p.sent_at = Clock::now();
     deadlines_.push_back(Deadline{p.sent_at + options_.timeout, tid, p.attempts});
@@ -182,7 +198,10 @@ void Transport::release_delayed()
         due.push_back(std::move(delayed_.begin()->second));
         delayed_.erase(delayed_.begin());
     }
-    for (auto it = due.rbegin(); it != due.rend(); ++it) queue_.push_front(std::move(*it));
+    for (auto it = due.rbegin(); it != due.rend(); ++it) {
+        if (!it->low) --delayed_smps_;
+        (it->low ? low_queue_ : queue_).push_front(std::move(*it));
+    }
     if (!due.empty()) refill();
 }
 
@@ -212,7 +231,8 @@ void Transport::on_failure(std::uint32_t tid, unsigned attempt, bool reported)
         ++counters_.timeouts;
         ++p.timeouts;
     }
-    if (p.timeouts > options_.retries || p.drops > options_.drop_retries) {
+    const unsigned retries = p.low ? options_.perf_retries : options_.retries;
+    if (p.timeouts > retries || p.drops > options_.drop_retries) {
         complete(tid, SmpResponse{SmpFailure::timeout, {}, 0, p.attempts});
         refill();
         return;
@@ -222,6 +242,10 @@ void Transport::on_failure(std::uint32_t tid, unsigned attempt, bool reported)
     // instead of completing the resend twice.
     const auto delay = backoff(target_of(p.request));
     ++counters_.backoffs;
+    if (p.low)
+        --low_inflight_;
+    else
+        ++delayed_smps_;
     delayed_.emplace(Clock::now() + delay, std::move(p));
     inflight_.erase(it);
     arm_timer();
@@ -234,6 +258,10 @@ void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_init
     if (it == inflight_.end()) return;
     Pending p = std::move(it->second);
     inflight_.erase(it);
+    if (p.low) {
+        --low_inflight_;
+        if (!response.ok()) ++counters_.perf_failed;
+    }
     ++counters_.requests;
     if (!response.ok()) ++counters_.failed;
     response.attempts = p.attempts;
@@ -315,8 +343,9 @@ void Transport::dispatch(const RawReceive& r)
         gsi_(r);
         return;
     }
+    const bool perf_class = smp.mgmt_class() == perf::mgmt_class_perf;
     if (smp.base_version() != 1 ||
-        (smp.mgmt_class() != mgmt_class_lid_routed && smp.mgmt_class() != mgmt_class_directed_route)) {
+        (!perf_class && smp.mgmt_class() != mgmt_class_lid_routed && smp.mgmt_class() != mgmt_class_directed_route)) {
         ++counters_.malformed;
         note("unexpected MAD", "base version " + std::to_string(smp.base_version()) + ", class " +
                                    hex16(smp.mgmt_class()));
@@ -330,6 +359,12 @@ void Transport::dispatch(const RawReceive& r)
         return;
     }
     if (!smp.is_response()) {
+        if (perf_class) {
+            // The SM's PerfMgt agent only asks; no PMA lives here.
+            ++counters_.malformed;
+            note("PerfMgt request ignored", "method " + hex16(smp.method()) + ", attribute " + hex16(smp.attr_id()));
+            return;
+        }
         if (r.length < mad_size) {
             ++counters_.malformed;
             note("truncated request", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
@@ -368,6 +403,13 @@ void Transport::dispatch(const RawReceive& r)
         ++counters_.unmatched;
         note("unmatched response", "TID " + std::to_string(tid) + ", attribute " + hex16(smp.attr_id()) +
                                        " (late answer to a retried request?)");
+        return;
+    }
+    if (it->second.request.smp.mgmt_class() != smp.mgmt_class()) {
+        // Our TID on another class's answer: not the answer we wait for.
+        ++counters_.malformed;
+        note("unexpected MAD", "class " + hex16(smp.mgmt_class()) + " answering a class " +
+                                   hex16(it->second.request.smp.mgmt_class()) + " request");
         return;
     }
     if (r.length < mad_size) {

@@ -45,6 +45,14 @@
 // switches 2.5x and a 3456-host bring-up by about a fifth (DEVELOPERS.md).
 // With a kernel umad device a burst of sends costs nothing extra.
 //
+// Performance management (class 0x04 GMPs to each port's PMA on QP1) rides
+// the same port at a lower priority: those requests wait in `low_queue_`
+// and go out only while no SMP is queued, waiting out a backoff or in
+// flight, at most `perf_window` at a time, with their own retry budget
+// (`perf_retries`). SMPs never count PMA requests against their window, so
+// a sweep or re-route that starts while a counter sweep runs waits for
+// nothing but the PMA answers already on the wire.
+//
 // Readiness: a kernel umad descriptor sits in the io_context's reactor. The
 // simulator's umad2sim hands out fake descriptors epoll cannot watch; for
 // those the receive loop waits with umad2sim's own poll() and drains for at
@@ -85,6 +93,8 @@ struct TransportOptions {
     std::chrono::microseconds backoff_base{500}; // first delay before a resend to a target
     std::chrono::microseconds backoff_max{20000}; // doubling stops here
     std::uint64_t seed = 0;                      // jitter; 0: from std::random_device
+    unsigned perf_window = 4;  // PMA (class 0x04) requests in flight at most
+    unsigned perf_retries = 2; // resends of a PMA request after timeouts
 };
 
 enum class SmpFailure : std::uint8_t {
@@ -126,6 +136,8 @@ struct TransportCounters {
     std::uint64_t gsi_received = 0;  // class 0x03 MADs handed to the GSI handler
     std::uint64_t gsi_sent = 0;
     std::uint64_t gsi_send_failures = 0; // batched GSI sends the port refused
+    std::uint64_t perf_sent = 0;         // PMA requests sent, retries included
+    std::uint64_t perf_failed = 0;       // PMA requests that gave up
 };
 
 class Transport {
@@ -181,8 +193,15 @@ public:
     const TransportCounters& counters() const { return counters_; }
     std::size_t inflight() const { return inflight_.size(); }
     std::size_t queued() const { return queue_.size(); }
+    std::size_t perf_queued() const { return low_queue_.size(); }
+    std::size_t perf_inflight() const { return low_inflight_; }
     const TransportOptions& options() const { return options_; }
+    // A reload of perf.window: takes effect with the next PMA sent.
+    void set_perf_window(unsigned w) { options_.perf_window = w ? w : 1; }
     std::size_t delayed() const { return delayed_.size(); }
+    // SMPs queued, in flight or waiting out a backoff: the SM's own work,
+    // without the counter queries riding beside it.
+    std::size_t smps_pending() const { return queue_.size() + inflight_.size() - low_inflight_ + delayed_smps_; }
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -193,6 +212,7 @@ private:
         unsigned timeouts = 0;
         unsigned drops = 0;
         Clock::time_point sent_at{};
+        bool low = false; // a PMA request (see "Performance management" above)
     };
     struct Deadline {
         std::chrono::steady_clock::time_point at;
@@ -202,6 +222,8 @@ private:
 
     void enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler);
     void pump_sends(bool from_initiation = false);
+    void send_next(std::deque<Pending>& from, bool from_initiation);
+    bool smp_idle() const { return queue_.empty() && delayed_smps_ == 0 && inflight_.size() == low_inflight_; }
     bool transmit(std::uint32_t tid, Pending& p);
     // An attempt failed: no answer by its deadline, or a drop reported by
     // the port (`reported`). Gives up or schedules the resend.
@@ -228,6 +250,9 @@ private:
     TransportOptions options_;
     std::optional<boost::asio::posix::stream_descriptor> descriptor_;
     std::deque<Pending> queue_;
+    std::deque<Pending> low_queue_;
+    std::size_t low_inflight_ = 0;
+    std::size_t delayed_smps_ = 0;
     std::unordered_map<std::uint32_t, Pending> inflight_;
     std::deque<Deadline> deadlines_;
     std::multimap<Clock::time_point, Pending> delayed_;

@@ -137,6 +137,10 @@ UmadPort::UmadPort(const std::string& ca_name, int port_num, bool claim_sm)
         agent_sa_ = umad_register(port_id_, 0x03, 2, 0, sa_mask);
     }
 
+    // The counter poller's requests (no unsolicited PerfMgt MADs are taken:
+    // no method mask). Without it the poller's sends fail and it says so.
+    agent_perf_ = umad_register(port_id_, 0x04, 1, 0, nullptr);
+
     if (claim_sm) {
         char path[256];
         if (umad_get_issm_path(attrs_.ca_name.c_str(), attrs_.port_num, path, sizeof path) == 0)
@@ -178,6 +182,7 @@ PortAttributes UmadPort::refresh_attributes()
 int UmadPort::agent_for(std::uint8_t mgmt_class) const
 {
     if (mgmt_class == 0x03) return agent_sa_;
+    if (mgmt_class == 0x04) return agent_perf_;
     return mgmt_class == mgmt_class_directed_route ? agent_dr_ : agent_lid_;
 }
 
@@ -187,7 +192,11 @@ bool UmadPort::send(const Smp& smp, Lid dlid, std::uint32_t timeout_ms)
     std::memcpy(umad_get_mad(send_buf_), smp.bytes().data(), mad_size);
     // SMPs go to QP0; DR SMPs leave through the permissive LID and the SMA of
     // each hop follows the path.
-    umad_set_addr(send_buf_, smp.directed_route() ? Lid::permissive : dlid.value(), 0, 0, 0);
+    // PerfMgt GMPs go to the PMA on QP1 with the GSI Q_Key.
+    if (smp.mgmt_class() == 0x04)
+        umad_set_addr(send_buf_, dlid.value(), 1, 0, static_cast<int>(0x80010000u));
+    else
+        umad_set_addr(send_buf_, smp.directed_route() ? Lid::permissive : dlid.value(), 0, 0, 0);
     return umad_send(port_id_, agent_for(smp.mgmt_class()), send_buf_, static_cast<int>(mad_size),
                      static_cast<int>(timeout_ms), 0) == 0;
 }

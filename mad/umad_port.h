@@ -3,7 +3,8 @@
 // Get/Set/Trap requests addressed to the SM) and, for the SM, the SA agent
 // (class 0x03, no kernel RMPP: the SA segments its own answers), optionally
 // claims the IsSM capability through the issm device, and sends/receives raw
-// MADs.
+// MADs. A PerfMgt agent (class 0x04, version 1) sends the counter poller's
+// LID-routed GMPs to each port's PMA on QP1.
 //
 // Why a separate class: the Transport above it deals in Smp values, TIDs and
 // time; everything that knows libibumad's C API and its buffer layout lives
@@ -129,6 +130,7 @@ private:
     int agent_dr_ = -1;
     int agent_lid_ = -1;
     int agent_sa_ = -1;
+    int agent_perf_ = -1;
     bool pollable_ = false;
     void* send_buf_ = nullptr;
     void* recv_buf_ = nullptr;

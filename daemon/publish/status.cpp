@@ -1,5 +1,7 @@
 #include "daemon/publish/status.h"
 
+#include "daemon/publish/status_ports.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -57,23 +59,7 @@ std::string fixed(const char* f, double v)
     return buf;
 }
 
-// Label values: backslash, double quote and newline escaped (exposition
-// format); anything else passes through.
-std::string label_value(std::string_view v)
-{
-    std::string out;
-    for (char c : v) {
-        if (c == '\\')
-            out += "\\\\";
-        else if (c == '"')
-            out += "\\\"";
-        else if (c == '\n')
-            out += "\\n";
-        else
-            out += c;
-    }
-    return out;
-}
+std::string label_value(std::string_view v) { return prom_label_value(v); }
 
 // Shortest text that reads back as the same double; integers without ".0".
 std::string sample_value(double v)
@@ -209,6 +195,8 @@ std::string to_state_json(const DaemonStatus& s)
     Json events = Json::array();
     for (const auto& e : s.events) events.push_back(Json{{"time", e.time}, {"text", e.text}});
     j["events"] = std::move(events);
+    j["perf"] = perf_to_json(s.perf);
+    j["ports"] = ports_to_json(s.ports);
     // Reasons and events carry node descriptions: bytes that are not UTF-8
     // become U+FFFD.
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -292,6 +280,13 @@ DaemonStatus status_from_json(std::string_view text)
             StatusPhaseTotal{field<std::string>(p, "name"), field<double>(p, "seconds"), field<std::uint64_t>(p, "runs")});
     for (const Json& e : member(j, "events"))
         s.events.push_back(StatusEvent{field<double>(e, "time"), field<std::string>(e, "text")});
+    // Written by daemons that poll counters; older state.json files lack both.
+    try {
+        if (j.contains("perf")) s.perf = perf_from_json(j["perf"]);
+        if (j.contains("ports")) s.ports = ports_from_json(j["ports"]);
+    } catch (const nlohmann::json::exception& e) {
+        throw StatusFormatError(std::string("field 'ports': ") + e.what());
+    }
     return s;
 }
 
@@ -356,7 +351,7 @@ std::string to_prometheus(const DaemonStatus& s)
     x.family("ibsmd_last_sweep_smps", "gauge", "SMPs of the last sweep or re-route.").sample(double(s.last_sweep.smps));
     x.family("ibsmd_last_sweep_time_seconds", "gauge", "End of the last sweep since the Unix epoch.")
         .sample(s.last_sweep.finished);
-    return x.take();
+    return x.take() + port_metrics(s.perf, s.ports);
 }
 
 std::string status_activity_text(const DaemonStatus& s)
@@ -435,6 +430,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
             o += line + p.detail + "\n";
         }
     }
+    o += ports_status_text(s.perf, s.ports, now);
     o += status_activity_text(s);
     return o;
 }

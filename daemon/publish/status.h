@@ -11,9 +11,12 @@
 //
 // Data structures: DaemonStatus is a flat record (identity, subnet state,
 // last sweep with its phases, cumulative counters, traps by number, phase
-// totals, the last events, newest last). Times are Unix seconds (wall
+// totals, the last events, newest last, the counter poller's totals and
+// every monitored port, worst first). Times are Unix seconds (wall
 // clock) so another process can read them.
 #pragma once
+
+#include "health/port_health.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -56,6 +59,15 @@ struct StatusCounters {
                   smp_failed = 0, mads_unsolicited = 0, mads_malformed = 0, mads_unmatched = 0;
     // TrapReceiver
     std::uint64_t traps = 0;
+};
+
+// The counter poller (performance management) since the start.
+struct StatusPerf {
+    bool enabled = false;            // polling configured (a standby SM has it on and does not poll)
+    std::uint64_t sweeps = 0, mads = 0, failures = 0;
+    double last_sweep = 0;           // end of the last counter sweep, Unix seconds (0: none yet)
+    double last_sweep_seconds = 0;
+    std::uint64_t last_sweep_mads = 0;
 };
 
 struct DaemonStatus {
@@ -101,6 +113,10 @@ struct DaemonStatus {
     std::vector<StatusTrap> traps;              // by number, ascending
     std::vector<StatusPhaseTotal> phase_totals; // in first-seen order
     std::vector<StatusEvent> events;            // newest last
+    StatusPerf perf;
+    // Every monitored port, worst first (health::sort_worst_first): its
+    // counters, far end and health state.
+    std::vector<health::PortHealth> ports;
 };
 
 class StatusFormatError : public std::runtime_error {

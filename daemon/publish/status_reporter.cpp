@@ -175,6 +175,11 @@ DaemonStatus StatusReporter::current() const
             s.traps.push_back(StatusTrap{number, counts.received, counts.repeats});
     }
     s.events.assign(events_.begin(), events_.end());
+    if (perf_) s.perf = perf_();
+    if (ports_) {
+        s.ports = ports_();
+        health::sort_worst_first(s.ports);
+    }
     if (const auto gen = dumps_.report_generation()) {
         s.report.path = dumps_.report_path().string();
         s.report.generation = gen;

@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <string>
 
 namespace ibsm::daemon {
@@ -57,6 +58,19 @@ public:
     // State "stopped", handed over at once (the exit path).
     void publish_stopped();
 
+    // Where the monitored ports and the counter poller's totals come from
+    // (main wires the counter poller; a health monitor may take its place).
+    using PortSource = std::function<std::vector<health::PortHealth>()>;
+    using PerfSource = std::function<StatusPerf()>;
+    void set_port_source(PortSource ports, PerfSource perf)
+    {
+        ports_ = std::move(ports);
+        perf_ = std::move(perf);
+    }
+
+    // Loop thread: a counter sweep finished; publishes the ports at once.
+    void on_port_counters() { publish(false); }
+
     // The status as of now (counters read from their owners).
     DaemonStatus current() const;
     // current() stamped with the time it was read: what the control
@@ -81,6 +95,8 @@ private:
     boost::asio::steady_timer timer_;
     std::chrono::milliseconds period_{5000};
     bool running_ = false;
+    PortSource ports_;
+    PerfSource perf_;
 };
 
 } // namespace ibsm::daemon

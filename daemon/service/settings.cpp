@@ -110,6 +110,11 @@ SchedulerSettings scheduler_settings(const config::Config& cfg)
     return s;
 }
 
+PerfSettings perf_settings(const config::Config& cfg)
+{
+    return PerfSettings{cfg.perf.enabled, cfg.perf.interval, cfg.perf.window};
+}
+
 McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width)
 {
     McastSettings s;

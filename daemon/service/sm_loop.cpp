@@ -13,6 +13,7 @@ int run_sm_loop(boost::asio::io_context& io, bool once, const SmLoop& sm)
     std::exception_ptr failure;
     // Whichever way the run ends, nothing may keep the loop alive.
     auto wind_down = [&] {
+        if (sm.perf) sm.perf->stop();
         sm.notifier.stopping();
         sm.status.stop();
         sm.signals.cancel();
@@ -26,6 +27,7 @@ int run_sm_loop(boost::asio::io_context& io, bool once, const SmLoop& sm)
                 exit_code = !o.up ? 1 : o.degraded ? 2 : 0;
             } else {
                 boost::asio::co_spawn(io, sm.election.run(), boost::asio::detached);
+                if (sm.perf) boost::asio::co_spawn(io, sm.perf->run(), boost::asio::detached);
                 co_await sm.scheduler.run();
                 sm.election.stop();
             }

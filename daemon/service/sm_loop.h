@@ -10,6 +10,7 @@
 // when the run failed, before the failure goes up to main's one-line error.
 #pragma once
 
+#include "daemon/health/perf_poller.h"
 #include "daemon/publish/dump_writer.h"
 #include "daemon/publish/status_reporter.h"
 #include "daemon/service/service_notifier.h"
@@ -31,6 +32,7 @@ struct SmLoop {
     StatusReporter& status;
     SignalHandler& signals;
     DumpWriter& dumps;
+    PerfPoller* perf = nullptr; // the counter poller, beside the election
 };
 
 // Runs `io` to the end. Returns --once's exit status (0 up, 2 up but

@@ -57,7 +57,7 @@ TEST_CASE("unknown keys, with a suggestion when one is close", "[config][errors]
     CHECK(error_of([&] { (void)load_config_file(path); }) ==
           path + ":6: key 'smp.timeout': unknown key (known keys under 'smp': window, timeout_ms, retries)");
     CHECK(parse_error("\n\nfoo: 1\n") ==
-          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep, dump, partitions, control)");
+          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep, dump, perf, partitions, control)");
     CHECK(parse_error("routing:\n  ? [a]\n  : 1\n") == "t.yaml:2: key 'routing': keys must be plain names, got a list");
 }
 
@@ -109,6 +109,10 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
           "t.yaml:2: key 'sm.subnet_timeout': expected an integer in 0..31, got '32'");
     CHECK(parse_error("sm:\n  packet_life_time: 0x20\n") ==
           "t.yaml:2: key 'sm.packet_life_time': expected an integer in 0..31, got '0x20'");
+    CHECK(parse_error("perf:\n  enabled: true\n  interval_s: 0\n") ==
+          "t.yaml:3: key 'perf.interval_s': expected an integer in 1..86400, got '0'");
+    CHECK(parse_error("perf:\n  window: 0\n") == "t.yaml:2: key 'perf.window': expected an integer in 1..256, got '0'");
+    CHECK(parse_error("perf:\n  enabled: maybe\n").starts_with("t.yaml:2: key 'perf.enabled': "));
     CHECK(parse_error("sweep:\n  interval_s: 86401\n") ==
           "t.yaml:2: key 'sweep.interval_s': expected an integer in 0..86400, got '86401'");
     CHECK(parse_error("sweep:\n  retry_interval_s: 0\n") ==

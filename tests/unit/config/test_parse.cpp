@@ -87,6 +87,9 @@ TEST_CASE("every key is parsed", "[config][parse]")
     CHECK_FALSE(c.dump.topology);
     CHECK_FALSE(c.dump.summary);
     CHECK_FALSE(c.dump.sl);
+    CHECK_FALSE(c.perf.enabled);
+    CHECK(c.perf.interval == 300s);
+    CHECK(c.perf.window == 8);
 }
 
 TEST_CASE("dump files are switched off one at a time", "[config][parse]")

@@ -250,3 +250,91 @@ TEST_CASE("the status text says whether the daemon runs and what state the subne
     CHECK(to_status_text(fresh, 10, true).find("last sweep:   none yet") != std::string::npos);
     CHECK(status_activity_text(fresh).find("last events: none\n") != std::string::npos);
 }
+
+namespace {
+
+DaemonStatus with_ports()
+{
+    DaemonStatus s;
+    s.perf.enabled = true;
+    s.perf.sweeps = 3;
+    s.perf.mads = 120;
+    s.perf.failures = 2;
+    s.perf.last_sweep = 1700000000.5;
+    s.perf.last_sweep_seconds = 0.25;
+    s.perf.last_sweep_mads = 40;
+    ibsm::health::PortHealth r;
+    r.id = {ibsm::Guid(0x0002c90200000001ULL), ibsm::PortNum(7)};
+    r.node_desc = "leaf \"A\" \\ rack 1";
+    r.remote = ibsm::health::PortId{ibsm::Guid(0x0002c90300000100ULL), ibsm::PortNum(1)};
+    r.lid = ibsm::Lid(5);
+    ibsm::health::PortCounters c;
+    c.supported.fill(true);
+    c.supported[ibsm::health::index(ibsm::health::Counter::xmit_wait)] = false;
+    c.total[ibsm::health::index(ibsm::health::Counter::symbol_errors)] = 9;
+    c.delta[ibsm::health::index(ibsm::health::Counter::symbol_errors)] = 2;
+    c.total[ibsm::health::index(ibsm::health::Counter::xmit_data)] = 1000; // words
+    c.interval_s = 10;
+    c.xmit_bytes_per_s = 400;
+    c.reads = 3;
+    c.resets_seen = 1;
+    c.failure_history = 0b10;
+    c.extended = true;
+    r.counters = c;
+    s.ports.push_back(r);
+    ibsm::health::PortHealth quiet;
+    quiet.id = {ibsm::Guid(0x0002c90200000002ULL), ibsm::PortNum(1)};
+    s.ports.push_back(quiet); // never read: no counters, no samples
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("state.json keeps the monitored ports and the poller's totals")
+{
+    const DaemonStatus s = with_ports();
+    const DaemonStatus back = status_from_json(to_state_json(s));
+    REQUIRE(back.ports.size() == 2);
+    const auto& r = back.ports[0];
+    CHECK(r.id == s.ports[0].id);
+    CHECK(r.node_desc == s.ports[0].node_desc);
+    CHECK(r.remote == s.ports[0].remote);
+    CHECK(r.lid == ibsm::Lid(5));
+    REQUIRE(r.counters);
+    CHECK(r.counters->total == s.ports[0].counters->total);
+    CHECK(r.counters->delta == s.ports[0].counters->delta);
+    CHECK(r.counters->supported == s.ports[0].counters->supported);
+    CHECK(r.counters->resets_seen == 1);
+    CHECK(r.counters->failure_history == 0b10);
+    CHECK_FALSE(back.ports[1].counters);
+    CHECK_FALSE(back.ports[1].remote);
+    CHECK(back.perf.sweeps == 3);
+    CHECK(back.perf.failures == 2);
+    CHECK(back.perf.last_sweep_mads == 40);
+}
+
+TEST_CASE("metrics.prom: per-port families in bytes, escaped labels, XmitWait only where supported")
+{
+    const std::string prom = to_prometheus(with_ports());
+    const std::string labels = "{node_guid=\"0x0002c90200000001\",node_desc=\"leaf \\\"A\\\" \\\\ rack 1\",port=\"7\","
+                               "remote_guid=\"0x0002c90300000100\",remote_port=\"1\"}";
+    CHECK(prom.find("ibsmd_port_symbol_errors_total" + labels + " 9\n") != std::string::npos);
+    CHECK(prom.find("ibsmd_port_xmit_bytes_total" + labels + " 4000\n") != std::string::npos);
+    CHECK(prom.find("ibsmd_port_xmit_bytes_per_second" + labels + " 400\n") != std::string::npos);
+    CHECK(prom.find("ibsmd_port_xmit_wait_total{") == std::string::npos);
+    CHECK(prom.find("ibsmd_port_xmit_wait_ratio{") == std::string::npos);
+    CHECK(prom.find("0x0002c90200000002") == std::string::npos); // never read: no samples
+    CHECK(prom.find("ibsmd_perf_sweeps_total 3\n") != std::string::npos);
+    CHECK(prom.find("ibsmd_perf_mads_total 120\n") != std::string::npos);
+    CHECK(prom.find("# TYPE ibsmd_port_xmit_wait_ratio gauge\n") != std::string::npos);
+}
+
+TEST_CASE("ibsm status names the ports monitored and the worst ones")
+{
+    const std::string text = to_status_text(with_ports(), 1700000010.5, true);
+    CHECK(text.find("counters:     2 ports monitored (1 read), 3 counter sweeps, last 10 s ago (0.250 s, 40 MADs), "
+                    "2 MADs failed in all\n") != std::string::npos);
+    CHECK(text.find("  0x0002c90200000001/7 \"leaf \"A\" \\ rack 1\": symbol_errors 9 (+2)\n") != std::string::npos);
+    DaemonStatus off;
+    CHECK(to_status_text(off, 0, true).find("counters:     polling off") != std::string::npos);
+}

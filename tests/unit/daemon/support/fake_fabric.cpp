@@ -206,6 +206,26 @@ bool FakeFabric::wait_readable(int timeout_ms)
 
 bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
 {
+    if (smp.mgmt_class() == mad::perf::mgmt_class_perf) {
+        // LID-routed to the PMA on QP1; answered with the whole attribute.
+        ++counters_.pma_requests[smp.attr_id()];
+        ++counters_.lid_routed;
+        const auto at = route_lid(sm_port_, dlid);
+        if (!at) {
+            ++counters_.dropped_route;
+            return true;
+        }
+        if (auto fault = take_fault(at->node, smp); fault && fault->status == 0) {
+            ++counters_.dropped_injected;
+            return true;
+        }
+        mad::RawReceive r;
+        r.smp = pma(smp, *at);
+        r.length = mad::mad_size;
+        enqueue(std::move(r));
+        ++counters_.answered;
+        return true;
+    }
     ++counters_.requests[{smp.method(), smp.attr_id()}];
     const bool dr = smp.directed_route();
     ++(dr ? counters_.directed_route : counters_.lid_routed);
@@ -319,6 +339,85 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
     ++counters_.answered;
     if (a.status) ++counters_.bad_status;
     return true;
+}
+
+mad::Smp FakeFabric::pma(const mad::Smp& req, topology::PortRef at)
+{
+    namespace perf = mad::perf;
+    mad::Smp resp = req;
+    resp.set_method(static_cast<std::uint8_t>(mad::Method::get_resp));
+    auto data = perf::attribute_data(resp);
+    const bool sw = fabric_.node(at.node).is_switch();
+    const auto select = data[1];
+    // A CA's PMA counts only the port the MAD came in by; a switch's any.
+    const bool bad_port = sw ? select > fabric_.node(at.node).num_ports() : select != at.port.value();
+    const std::pair<std::uint32_t, std::uint8_t> key{at.node.value, select};
+    switch (req.attr_id()) {
+    case perf::attr::class_port_info: {
+        perf::ClassPortInfo cpi;
+        cpi.capability_mask = pma_capabilities_;
+        std::fill(data.begin(), data.end(), 0);
+        perf::encode(cpi, data);
+        break;
+    }
+    case perf::attr::port_counters: {
+        if (bad_port) {
+            resp.set_status(fake_status::invalid_value);
+            break;
+        }
+        auto& pc = pma_counters_[key];
+        if (req.method() == static_cast<std::uint8_t>(mad::Method::set)) {
+            const auto asked = perf::decode_port_counters(perf::attribute_data(req));
+            const auto m = asked ? asked->counter_select : 0;
+            ++counters_.pma_clears;
+            if (m & perf::select::symbol_errors) pc.symbol_errors = 0;
+            if (m & perf::select::link_error_recovery) pc.link_error_recovery = 0;
+            if (m & perf::select::link_downed) pc.link_downed = 0;
+            if (m & perf::select::rcv_errors) pc.rcv_errors = 0;
+            if (m & perf::select::rcv_remote_physical_errors) pc.rcv_remote_physical_errors = 0;
+            if (m & perf::select::rcv_switch_relay_errors) pc.rcv_switch_relay_errors = 0;
+            if (m & perf::select::xmit_discards) pc.xmit_discards = 0;
+            if (m & perf::select::xmit_constraint_errors) pc.xmit_constraint_errors = 0;
+            if (m & perf::select::rcv_constraint_errors) pc.rcv_constraint_errors = 0;
+            if (m & perf::select::local_link_integrity_errors) pc.local_link_integrity_errors = 0;
+            if (m & perf::select::excessive_buffer_overrun_errors) pc.excessive_buffer_overrun_errors = 0;
+            if (m & perf::select::vl15_dropped) pc.vl15_dropped = 0;
+        }
+        perf::PortCounters out = pc;
+        out.port_select = select;
+        perf::encode(out, data);
+        break;
+    }
+    case perf::attr::port_counters_extended: {
+        if (bad_port || !(pma_capabilities_ & (perf::cap::extended_width | perf::cap::extended_width_no_ietf))) {
+            resp.set_status(bad_port ? fake_status::invalid_value : fake_status::attribute_unsupported);
+            break;
+        }
+        perf::PortCountersExtended out = pma_extended_[key];
+        out.port_select = select;
+        perf::encode(out, data);
+        break;
+    }
+    default:
+        resp.set_status(fake_status::attribute_unsupported);
+    }
+    return resp;
+}
+
+void FakeFabric::set_port_counters(topology::PortRef p, const mad::perf::PortCounters& pc)
+{
+    pma_counters_[{p.node.value, p.port.value()}] = pc;
+}
+
+void FakeFabric::set_port_counters_extended(topology::PortRef p, const mad::perf::PortCountersExtended& pc)
+{
+    pma_extended_[{p.node.value, p.port.value()}] = pc;
+}
+
+mad::perf::PortCounters FakeFabric::port_counters(topology::PortRef p) const
+{
+    const auto it = pma_counters_.find({p.node.value, p.port.value()});
+    return it == pma_counters_.end() ? mad::perf::PortCounters{} : it->second;
 }
 
 bool FakeFabric::send_response(const mad::Smp& smp, const mad::RawReceive&)

@@ -73,6 +73,7 @@
 
 #include "mad/multicast_forwarding_table.h"
 #include "mad/notice.h"
+#include "mad/perf_mgt.h"
 #include "mad/pkey_table.h"
 #include "mad/port_info.h"
 #include "mad/sl2vl_table.h"
@@ -146,6 +147,10 @@ struct FakeCounters {
     std::uint64_t represses = 0;         // TrapRepress that stopped a pending trap
     std::uint64_t represses_unmatched = 0; // no pending trap had that TID (or no route back)
     std::uint64_t responses_from_sm = 0; // send_response() calls
+    // PerfMgt (class 0x04) requests by attribute, apart from `requests`
+    // (PortCounters and SwitchInfo share attribute ID 0x0012).
+    std::map<std::uint16_t, std::uint64_t> pma_requests;
+    std::uint64_t pma_clears = 0; // PortCounters Sets
 
     std::uint64_t count(mad::Method method, std::uint16_t attr) const
     {
@@ -226,6 +231,17 @@ public:
     // their answers lost on the way back (reported or silent as set_loss
     // says; reported by default, as ibsim does).
     void lose_answer_next(Guid node, unsigned count, std::uint16_t attr);
+
+    // --- performance management: every port's PMA, answering
+    // ClassPortInfo, PortCounters (Get and the Set that clears) and
+    // PortCountersExtended. Counters start at 0; a test sets them (values
+    // at a field's maximum are saturated, as real counters stop there).
+    void set_port_counters(topology::PortRef p, const mad::perf::PortCounters& pc);
+    void set_port_counters_extended(topology::PortRef p, const mad::perf::PortCountersExtended& pc);
+    mad::perf::PortCounters port_counters(topology::PortRef p) const;
+    // ClassPortInfo CapabilityMask of every PMA (default: extended counters
+    // and XmitWait, as ibsim answers).
+    void set_pma_capabilities(std::uint16_t mask) { pma_capabilities_ = mask; }
 
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
@@ -322,6 +338,12 @@ private:
     bool lose(double probability);
     // A loss: the request handed back with umad status 110, or nothing.
     void lost(const mad::Smp& request);
+
+    mad::Smp pma(const mad::Smp& req, topology::PortRef at);
+
+    std::map<std::pair<std::uint32_t, std::uint8_t>, mad::perf::PortCounters> pma_counters_;
+    std::map<std::pair<std::uint32_t, std::uint8_t>, mad::perf::PortCountersExtended> pma_extended_;
+    std::uint16_t pma_capabilities_ = mad::perf::cap::extended_width | mad::perf::cap::xmit_wait;
 
     topology::Fabric fabric_;
     FakeFabricOptions options_;

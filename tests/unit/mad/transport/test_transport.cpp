@@ -1,5 +1,6 @@
 #include "fake_port.h"
 
+#include "mad/perf_mgt.h"
 #include "mad/transport.h"
 
 #include <catch2/catch.hpp>
@@ -526,4 +527,129 @@ TEST_CASE("a directed-route request longer than 63 hops is dropped unanswered", 
     CHECK(h.port.responses.empty());
     CHECK(h.transport.counters().malformed == 3);
     CHECK(h.diagnostics.size() == 1);
+}
+
+namespace {
+
+mad::SmpRequest pma_request(std::uint8_t port)
+{
+    return {mad::perf::make_port_counters_get(PortNum(port)), Lid(7)};
+}
+
+std::size_t count_class(const std::vector<mad::Smp>& sent, std::uint8_t mgmt_class)
+{
+    std::size_t n = 0;
+    for (const auto& s : sent) n += s.mgmt_class() == mgmt_class;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("PMA requests keep their own window and go out only while no SMP is queued or in flight",
+          "[transport][perf]")
+{
+    mad::TransportOptions o{16, 200ms, 2, 1ms};
+    o.perf_window = 4;
+    Harness h(true, o);
+    std::vector<mad::Smp> held;
+    h.port.responder = [&](const mad::Smp& req) {
+        held.push_back(req);
+        return std::vector<mad::RawReceive>{};
+    };
+    auto answer_held = [&](std::uint8_t mgmt_class) {
+        std::vector<mad::Smp> keep;
+        for (auto& req : held) {
+            if (req.mgmt_class() == mgmt_class)
+                h.port.inject(test::answer(req, 1));
+            else
+                keep.push_back(req);
+        }
+        held = keep;
+        h.io.poll();
+    };
+    unsigned pma_done = 0, smp_done = 0;
+    for (std::uint8_t p = 1; p <= 10; ++p)
+        h.transport.async_request(pma_request(p), [&](mad::SmpResponse r) {
+            CHECK(r.ok());
+            ++pma_done;
+        });
+    CHECK(count_class(h.port.sent, 0x04) == 4); // the PMA window
+    CHECK(h.transport.perf_queued() == 6);
+
+    // A sweep starts: its SMPs go out at once, beside the PMAs in flight.
+    for (std::uint32_t i = 0; i < 3; ++i)
+        h.transport.async_request(node_info_request(i), [&](mad::SmpResponse r) {
+            CHECK(r.ok());
+            ++smp_done;
+        });
+    REQUIRE(h.port.sent.size() == 7);
+    CHECK(h.port.sent[4].mgmt_class() == mad::mgmt_class_directed_route);
+    CHECK(h.port.sent[6].mgmt_class() == mad::mgmt_class_directed_route);
+
+    // The PMAs answer; none follows while the SMPs are outstanding.
+    answer_held(0x04);
+    CHECK(pma_done == 4);
+    CHECK(h.port.sent.size() == 7);
+    CHECK(h.transport.perf_inflight() == 0);
+
+    // The SMPs answer: the next PMAs go, at most four.
+    answer_held(mad::mgmt_class_directed_route);
+    CHECK(smp_done == 3);
+    CHECK(count_class(h.port.sent, 0x04) == 8);
+    CHECK(h.transport.perf_inflight() == 4);
+
+    // An SMP queued after the PMAs goes before the PMAs still queued.
+    h.transport.async_request(node_info_request(50), [&](mad::SmpResponse) { ++smp_done; });
+    answer_held(0x04);
+    CHECK(h.port.sent.back().mgmt_class() == mad::mgmt_class_directed_route);
+    CHECK(count_class(h.port.sent, 0x04) == 8);
+    answer_held(mad::mgmt_class_directed_route);
+    CHECK(count_class(h.port.sent, 0x04) == 10);
+    answer_held(0x04);
+    CHECK(pma_done == 10);
+    CHECK(h.port.max_outstanding <= 4 + 3);
+    CHECK(h.transport.counters().perf_sent == 10);
+    // PerfMgt GMPs go LID-routed to QP1 (the port adds the address): class
+    // 0x04, version 1.
+    for (const auto& s : h.port.sent)
+        if (s.mgmt_class() == 0x04) CHECK(s.class_version() == 1);
+    h.transport.stop();
+}
+
+TEST_CASE("a PMA nobody answers gives up after its own, smaller retry budget", "[transport][perf]")
+{
+    mad::TransportOptions o{16, 10ms, 5, 1ms};
+    o.perf_retries = 1;
+    Harness h(true, o);
+    h.port.responder = [](const mad::Smp&) { return std::vector<mad::RawReceive>{}; };
+    std::optional<mad::SmpResponse> result;
+    h.transport.async_request(pma_request(3), [&](mad::SmpResponse r) {
+        result = r;
+        h.transport.stop();
+    });
+    h.io.run();
+    REQUIRE(result);
+    CHECK(result->failure == mad::SmpFailure::timeout);
+    CHECK(result->attempts == 2);
+    CHECK(h.transport.counters().perf_failed == 1);
+    CHECK(h.transport.counters().perf_sent == 2);
+}
+
+TEST_CASE("an answer of another class carrying a pending request's TID completes nothing", "[transport][perf]")
+{
+    Harness h(true, {16, 20ms, 0, 1ms});
+    h.port.responder = [](const mad::Smp& req) {
+        auto wrong = test::answer(req, 1);
+        wrong.smp.bytes()[1] = 0x01; // an LID-routed SMP answer with the PMA request's TID
+        return std::vector<mad::RawReceive>{wrong};
+    };
+    std::optional<mad::SmpResponse> result;
+    h.transport.async_request(pma_request(1), [&](mad::SmpResponse r) {
+        result = r;
+        h.transport.stop();
+    });
+    h.io.run();
+    REQUIRE(result);
+    CHECK(result->failure == mad::SmpFailure::timeout);
+    CHECK(h.transport.counters().malformed >= 1);
 }

@@ -1,0 +1,36 @@
+// The per-port part of the status: the monitored ports in state.json, their
+// metric families in metrics.prom and the health paragraph of `ibsm status`.
+//
+// Why apart from status.cpp: the port rows are the bulk of the files (one
+// object and some twenty samples per port) and have their own rules: data
+// counters count 4-byte words and are exported in bytes, XmitWait only where
+// the port supports it, node descriptions escaped in labels. Pure.
+#pragma once
+
+#include "daemon/publish/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibsm::daemon {
+
+// Prometheus label value: backslash, double quote and newline escaped.
+std::string prom_label_value(std::string_view v);
+
+nlohmann::json perf_to_json(const StatusPerf& p);
+StatusPerf perf_from_json(const nlohmann::json& j);
+nlohmann::json ports_to_json(const std::vector<health::PortHealth>& rows);
+// Throws nlohmann::json::exception on a field of the wrong type.
+std::vector<health::PortHealth> ports_from_json(const nlohmann::json& j);
+
+// ibsmd_perf_* and the ibsmd_port_* families (exposition format text).
+std::string port_metrics(const StatusPerf& perf, const std::vector<health::PortHealth>& rows);
+
+// "counters:     ..." and the worst `worst` ports, for `ibsm status`.
+std::string ports_status_text(const StatusPerf& perf, const std::vector<health::PortHealth>& rows, double now,
+                              std::size_t worst = 5);
+
+} // namespace ibsm::daemon
