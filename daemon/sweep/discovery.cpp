@@ -1,8 +1,8 @@
 #include "daemon/sweep/discovery.h"
 #include "daemon/core/node_names.h"
 
-#include "mad/node_description.h"
 #include "mad/link_speed.h"
+#include "mad/node_description.h"
 #include "mad/node_info.h"
 #include "mad/port_info.h"
 #include "mad/switch_info.h"
