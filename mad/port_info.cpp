@@ -1,7 +1,9 @@
 // PortInfo codec (IBA 14.2.5.6, table 151). 64 bytes. Each line carries the
 // spec's bit offset and width; the reserved gaps (274:3, 409:2 multicast
-// P_Key trap suppression, 416:3, 448:8, 504:3) are skipped on decode and
-// written as zero.
+// P_Key trap suppression, 416:3, 448:1, 504:3) are skipped on decode and
+// written as zero. Bits 449..455 are the XDR fields of IBA 1.7 (byte 56,
+// bits 6..0: LinkSpeedExtActive2, LinkSpeedExtSupported2,
+// LinkSpeedExtEnabled2, as libibmad's fields.c places them).
 #include "mad/port_info.h"
 
 #include "mad/wire.h"
@@ -66,6 +68,9 @@ std::optional<PortInfo> decode_port_info(std::span<const std::uint8_t> d)
     v.local_phy_errors = wire::get_as<std::uint8_t>(d, 424, 4);
     v.overrun_errors = wire::get_as<std::uint8_t>(d, 428, 4);
     v.max_credit_hint = wire::get_as<std::uint16_t>(d, 432, 16);
+    v.link_speed_ext_active2 = wire::get_as<std::uint8_t>(d, 449, 2);
+    v.link_speed_ext_supported2 = wire::get_as<std::uint8_t>(d, 451, 2);
+    v.link_speed_ext_enabled2 = wire::get_as<std::uint8_t>(d, 453, 3);
     v.link_round_trip_latency = wire::get_as<std::uint32_t>(d, 456, 24);
     v.capability_mask2 = wire::get_as<std::uint16_t>(d, 480, 16);
     v.link_speed_ext_active = wire::get_as<std::uint8_t>(d, 496, 4);
@@ -122,6 +127,9 @@ void encode(const PortInfo& v, std::span<std::uint8_t, 64> out)
     wire::put(out, 424, 4, v.local_phy_errors);
     wire::put(out, 428, 4, v.overrun_errors);
     wire::put(out, 432, 16, v.max_credit_hint);
+    wire::put(out, 449, 2, v.link_speed_ext_active2);
+    wire::put(out, 451, 2, v.link_speed_ext_supported2);
+    wire::put(out, 453, 3, v.link_speed_ext_enabled2);
     wire::put(out, 456, 24, v.link_round_trip_latency);
     wire::put(out, 480, 16, v.capability_mask2);
     wire::put(out, 496, 4, v.link_speed_ext_active);

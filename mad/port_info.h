@@ -58,6 +58,11 @@ struct PortInfo {
     std::uint8_t local_phy_errors = 0; // 4
     std::uint8_t overrun_errors = 0; // 4
     std::uint16_t max_credit_hint = 0;
+    // XDR (IBA 1.7): 1 = 212.5 Gb/s per lane; valid where CapabilityMask2
+    // says IsExtendedSpeeds2Supported (link_speed.h reads them).
+    std::uint8_t link_speed_ext_active2 = 0;    // 2
+    std::uint8_t link_speed_ext_supported2 = 0; // 2
+    std::uint8_t link_speed_ext_enabled2 = 0;   // 3
     std::uint32_t link_round_trip_latency = 0; // 24
     std::uint16_t capability_mask2 = 0;
     std::uint8_t link_speed_ext_active = 0; // 4

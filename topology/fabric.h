@@ -49,7 +49,8 @@ struct Port {
     std::uint8_t phys_state = 0;        // IBA PortPhysicalState, 0 = unknown
     std::uint8_t link_width_active = 0; // IBA encoding (1=1x, 2=4x, 4=8x, 8=12x, 16=2x)
     std::uint8_t link_speed_active = 0; // IBA encoding (1=SDR, 2=DDR, 4=QDR)
-    std::uint8_t link_speed_ext_active = 0;
+    std::uint8_t link_speed_ext_active = 0;  // FDR=1, EDR=2, HDR=4, NDR=8; overrides link_speed_active
+    std::uint8_t link_speed_ext_active2 = 0; // XDR=1; overrides both (mad/link_speed.h reads the three)
     std::uint8_t vl_cap = 0;
     std::uint8_t mtu_cap = 0;
     std::uint32_t capability_mask = 0;

@@ -1,5 +1,7 @@
 #include "daemon/core/fabric_state.h"
 
+#include "mad/link_speed.h"
+
 namespace ibsm::daemon {
 
 DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p)
@@ -13,6 +15,20 @@ DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p)
         }
     }
     return found.path_to(p.node);
+}
+
+const mad::PortInfo* capability_source(const DiscoveryResult& found, topology::PortRef p)
+{
+    if (found.fabric.node(p.node).is_switch()) p.port = PortNum(0);
+    auto it = found.port_info.find(p);
+    return it == found.port_info.end() ? nullptr : &it->second;
+}
+
+std::uint32_t port_info_attr_mod(const DiscoveryResult& found, topology::PortRef p)
+{
+    const auto* cap = capability_source(found, p);
+    const bool ext = cap && mad::extended_speeds_supported(cap->capability_mask);
+    return p.port.value() | (ext ? mad::attr_mod_sm_supports_extended_speeds : 0u);
 }
 
 } // namespace ibsm::daemon

@@ -75,4 +75,18 @@ struct FabricChanges {
 // through the switch it is cabled to; a switch port by its switch's path.
 DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p);
 
+// The PortInfo whose CapabilityMask speaks for port `p`: its own for a CA or
+// router port and a switch's port 0, the switch's port 0 one for its
+// external ports (IBA 14.2.5.6: a switch states its capabilities on port 0).
+// Null when that PortInfo has not been read.
+const mad::PortInfo* capability_source(const DiscoveryResult& found, topology::PortRef p);
+
+// The AttributeModifier of a PortInfo Get or Set of port `p`: the port
+// number, with bit 31 (SMSupportExtendedSpeeds, IBA 14.2.5.6) when what the
+// SM already read of the port (capability_source) says
+// IsExtendedSpeedsSupported. Without the bit a port that supports extended
+// speeds may answer with the LinkSpeedExt fields zeroed, and a Set of them
+// is ignored.
+std::uint32_t port_info_attr_mod(const DiscoveryResult& found, topology::PortRef p);
+
 } // namespace ibsm::daemon

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "health/port_health.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "partition/partitions.h"
@@ -48,6 +49,9 @@ struct SubnetSnapshot {
     // programmed, every port only in the default partition). The SA answers
     // PathRecords only between ports that share a partition.
     std::shared_ptr<const partition::Partitions> partitions;
+    // Both ends of every up link: width, speed, MTU and VLs against what the
+    // two ends could do (health/link_check.h), from `found`'s PortInfo.
+    health::LinkChecks link_checks;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

@@ -100,7 +100,10 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         e.node_guid = node.guid;
         e.name = port_name(f, ref);
         e.path = path_to_port(found, ref);
-        e.attr_mod = ref.port.value();
+        // Bit 31 on the Set as on the Get: without it the port would ignore
+        // the LinkSpeedExt fields written back and answer them as zero, so
+        // no answer would ever match the desired PortInfo.
+        e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
         e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls);
         e.config_differs = without_commands(pi) != e.desired;

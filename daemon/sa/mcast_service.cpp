@@ -82,15 +82,14 @@ const mcast::PortFacts* McastService::facts(const SubnetSnapshot& snap, Guid gui
         pf.mtu = std::min(port.mtu_cap, f.port(*far).mtu_cap);
     else
         pf.mtu = port.mtu_cap;
-    pf.rate = mcast::link_rate_code(port.link_width_active, port.link_speed_active, port.link_speed_ext_active)
-                  .value_or(0);
+    pf.rate = mcast::link_rate_code(port).value_or(0);
     if (f.node(ref->node).is_switch() && ref->port.value() == 0) {
         pf.mtu = 5;  // port 0 is internal: it carries what the switch's links carry
         pf.rate = 0;
         for (std::uint8_t p = 1; p <= f.node(ref->node).num_ports(); ++p) {
             const auto& q = f.port(PortRef{ref->node, PortNum(p)});
             if (!q.remote) continue;
-            auto code = mcast::link_rate_code(q.link_width_active, q.link_speed_active, q.link_speed_ext_active);
+            auto code = mcast::link_rate_code(q);
             if (code && (pf.rate == 0 || mcast::compare_rates(*code, pf.rate) > 0)) pf.rate = *code;
         }
     }

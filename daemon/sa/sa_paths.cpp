@@ -1,6 +1,7 @@
 #include "daemon/sa/sa_paths.h"
 
 #include "daemon/sa/path_dlids.h"
+#include "mad/link_speed.h"
 #include "mad/sa/component_mask.h"
 
 #include <algorithm>
@@ -15,48 +16,11 @@ using topology::PortRef;
 
 namespace {
 
-// IBA 15.2.5.16 table 205 (Rate) in tenths of Gb/s, index = enum value.
-constexpr std::array<unsigned, 23> rate_table{0,    0,    25,   100,  300,  50,   200,  400,  600,  800, 1200, 140,
-                                              560,  1120, 1680, 250,  1000, 2000, 3000, 280,  500,  4000, 6000};
-
-unsigned lanes(std::uint8_t width)
+// Bandwidth of a port's link in Mb/s (0 when its width or speed is unknown).
+unsigned link_mbps(const topology::Port& p)
 {
-    switch (width) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
-    }
-}
-
-// Per-lane data rate in tenths of Gb/s as the rate table names them.
-unsigned lane_decigbps(std::uint8_t speed, std::uint8_t speed_ext)
-{
-    switch (speed_ext) {
-    case 1: return 140; // FDR
-    case 2: return 250; // EDR
-    case 4: return 500; // HDR
-    default: break;
-    }
-    switch (speed) {
-    case 1: return 25;
-    case 2: return 50;
-    case 4: return 100;
-    default: return 0;
-    }
-}
-
-std::uint8_t rate_for(unsigned decigbps)
-{
-    for (std::uint8_t r = 2; r < rate_table.size(); ++r)
-        if (rate_table[r] == decigbps) return r;
-    // Not in the table: the largest listed rate below it.
-    std::uint8_t best = 2;
-    for (std::uint8_t r = 2; r < rate_table.size(); ++r)
-        if (rate_table[r] <= decigbps && rate_table[r] > rate_table[best]) best = r;
-    return best;
+    return mad::lanes(p.link_width_active) *
+           mad::lane_mbps(mad::active_speed(p.link_speed_active, p.link_speed_ext_active, p.link_speed_ext_active2));
 }
 
 // What every query looks up again: each switch's LFT by node index (the
@@ -91,7 +55,7 @@ const SnapshotIndex& index_of(const SubnetSnapshot& s)
 struct Walk {
     bool ok = false;
     std::uint8_t mtu = 0;  // IBA MTU enum
-    unsigned rate = 0;     // decigbps
+    unsigned rate = 0;     // Mb/s
 };
 
 // Follows the LFTs from `src` (endport) towards `dlid` until it reaches
@@ -106,14 +70,13 @@ Walk walk(const SubnetSnapshot& s, PortRef src, PortRef dst, Lid dlid)
         const auto& pa = f.port(a);
         const auto& pb = f.port(b);
         w.mtu = std::min({w.mtu, pa.mtu_cap, pb.mtu_cap});
-        w.rate = std::min(w.rate, lanes(pa.link_width_active) *
-                                      lane_decigbps(pa.link_speed_active, pa.link_speed_ext_active));
+        w.rate = std::min(w.rate, link_mbps(pa));
     };
     if (src == dst) {
         const auto& p = f.port(src);
         w.ok = true;
         w.mtu = p.mtu_cap;
-        w.rate = lanes(p.link_width_active) * lane_decigbps(p.link_speed_active, p.link_speed_ext_active);
+        w.rate = link_mbps(p);
         return w;
     }
     topology::NodeId at = src.node;
@@ -228,10 +191,12 @@ private:
             pr.mtu = static_cast<std::uint8_t>(0x80 | *m);
         }
         if (has(sa::pr_mask::rate)) {
-            const unsigned have = rate_decigbps(pr.rate & 0x3f), want = rate_decigbps(q_.rate);
-            const bool ok = q_.rate_selector == 0   ? have > want
-                            : q_.rate_selector == 1 ? have < want
-                            : q_.rate_selector == 2 ? have == want
+            // By bandwidth, not by code (IBA 15.2.5.16: 3 = 10 Gb/s is
+            // above 5 = 5 Gb/s).
+            const int cmp = mad::compare_rate_codes(pr.rate & 0x3f, q_.rate);
+            const bool ok = q_.rate_selector == 0   ? cmp > 0
+                            : q_.rate_selector == 1 ? cmp < 0
+                            : q_.rate_selector == 2 ? cmp == 0
                                                     : true;
             if (!ok) return false;
         }
@@ -275,13 +240,6 @@ std::optional<PortRef> port_of_gid(const SubnetSnapshot& s, const mad::Gid& g)
 
 } // namespace
 
-unsigned rate_decigbps(std::uint8_t rate) { return rate < rate_table.size() ? rate_table[rate] : 0; }
-
-std::uint8_t rate_of_link(std::uint8_t width_active, std::uint8_t speed_active, std::uint8_t speed_ext_active)
-{
-    return rate_for(lanes(width_active) * lane_decigbps(speed_active, speed_ext_active));
-}
-
 std::optional<sa::PathRecord> build_path_record(const SubnetSnapshot& s, PortRef src, PortRef dst, unsigned index)
 {
     if (!s.tables) return std::nullopt;
@@ -311,7 +269,7 @@ std::optional<sa::PathRecord> build_path_record(const SubnetSnapshot& s, PortRef
     pr.mtu_selector = 2;
     pr.mtu = w.mtu;
     pr.rate_selector = 2;
-    pr.rate = rate_for(w.rate);
+    pr.rate = mad::rate_code_for(w.rate).value_or(2);
     pr.packet_life_selector = 2;
     pr.packet_life = src == dst ? 0 : default_packet_life;
     pr.preference = 0;

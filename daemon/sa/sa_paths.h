@@ -42,8 +42,4 @@ SaAnswer sa_multipath_records(const SaRequest& req);
 
 void register_path_records(SaAgent& agent);
 
-// IBA rate enumeration <-> Gb/s x 10 (2.5 Gb/s = 25), for comparing rates.
-unsigned rate_decigbps(std::uint8_t rate);
-std::uint8_t rate_of_link(std::uint8_t width_active, std::uint8_t speed_active, std::uint8_t speed_ext_active);
-
 } // namespace ibsm::daemon

@@ -6,6 +6,7 @@
 
 #include "daemon/sweep/phase_clock.h"
 #include "daemon/sweep/sweep_report.h"
+#include "health/link_check.h"
 
 #include <spdlog/spdlog.h>
 
@@ -240,6 +241,16 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     if (lids) snap->lids = std::move(*lids);
     snap->tables = std::move(tables);
     snap->found = std::move(fabric);
+    // From the PortInfo this sweep read and the ports confirmed: no SMP of
+    // its own, so every generation carries it; a heavy sweep (which read
+    // every port) tells the log, a re-route does not repeat it.
+    snap->link_checks = health::check_links(snap->found.fabric, snap->found.port_info,
+                                            health::LinkCheckOptions{settings_.ports.max_operational_vls});
+    if (o.kind == SweepKind::heavy) {
+        const auto log = link_check_log(snap->found.fabric, snap->link_checks);
+        spdlog::info("{}", log.summary);
+        for (const auto& w : log.warnings) spdlog::warn("link check: {}", w);
+    }
     snapshot_ = std::move(snap);
     return o;
 }

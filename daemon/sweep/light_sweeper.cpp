@@ -55,7 +55,7 @@ boost::asio::awaitable<LightSweepReport> light_sweep(mad::Transport& transport, 
         }
     });
 
-    auto sm = co_await dr_get(transport, DrPath{}, mad::attr::port_info, found.sm_port.port.value());
+    auto sm = co_await dr_get(transport, DrPath{}, mad::attr::port_info, port_info_attr_mod(found, found.sm_port));
     if (sm.ok()) {
         auto pi = mad::decode_port_info(sm.smp.data());
         report.sm_port_active = pi && pi->port_state == mad::PortState::active;

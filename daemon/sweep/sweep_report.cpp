@@ -1,6 +1,7 @@
 #include "daemon/sweep/sweep_report.h"
 
 #include "daemon/core/atomic_file.h"
+#include "daemon/core/node_names.h"
 #include "topology/netfile_writer.h"
 
 #include <spdlog/spdlog.h>
@@ -99,6 +100,44 @@ std::string write_topology_dump(const DiscoveryResult& r, const std::string& dir
         topology::write_net(out, r.fabric, wo);
     });
     return target.string();
+}
+
+LinkCheckLog link_check_log(const topology::Fabric& f, const health::LinkChecks& checks, std::size_t max_warnings)
+{
+    LinkCheckLog out;
+    std::size_t links = 0, downshifted = 0, other = 0;
+    std::vector<std::string> bad;
+    for (const auto& [id, here] : checks) {
+        const auto node = f.find_node(id.node);
+        if (!node) continue;
+        const topology::PortRef a{*node, id.port};
+        const auto b = f.remote(a);
+        const health::LinkCheck* there = nullptr;
+        if (b) {
+            const health::PortId bid{f.node(b->node).guid, b->port};
+            if (bid < id && checks.count(bid)) continue; // the link is counted from its other end
+            if (auto it = checks.find(bid); it != checks.end()) there = &it->second;
+        }
+        ++links;
+        const bool down = here.downshifted || (there && there->downshifted);
+        std::vector<std::string> findings = here.findings;
+        if (there)
+            for (const auto& x : there->findings)
+                if (std::find(findings.begin(), findings.end(), x) == findings.end()) findings.push_back(x);
+        if (findings.empty()) continue;
+        if (down) ++downshifted;
+        else ++other;
+        std::string text = port_name(f, a) + (b ? " - " + port_name(f, *b) : std::string()) + ": ";
+        for (std::size_t i = 0; i < findings.size(); ++i) text += (i ? ", " : "") + findings[i];
+        bad.push_back(std::move(text));
+    }
+    out.summary = "link check: " + std::to_string(links) + " links, " + std::to_string(downshifted) + " downshifted, " +
+                  std::to_string(other) + " with MTU/VLs below their ends'";
+    if (!bad.empty()) out.summary += ": first " + bad.front();
+    for (std::size_t i = 0; i < bad.size() && i < max_warnings; ++i) out.warnings.push_back(bad[i]);
+    if (bad.size() > max_warnings)
+        out.warnings.push_back("... and " + std::to_string(bad.size() - max_warnings) + " more link(s) with findings");
+    return out;
 }
 
 } // namespace ibsm::daemon

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ibsm::daemon {
 
@@ -18,6 +19,17 @@ void log_discovery(const DiscoveryResult& result, const mad::TransportCounters& 
 
 // One line when SMPs timed out, were dropped or failed; nothing otherwise.
 void log_transport_trouble(const mad::TransportCounters& counters);
+
+// What the link check of a sweep says in the log: one summary line ("link
+// check: N links, M downshifted, K with MTU/VLs below their ends': first
+// ..."), then one warning per link with a finding (both ends' findings on
+// one line), at most `max_warnings` of them and then a count of the rest.
+struct LinkCheckLog {
+    std::string summary;
+    std::vector<std::string> warnings;
+};
+LinkCheckLog link_check_log(const topology::Fabric& fabric, const health::LinkChecks& checks,
+                            std::size_t max_warnings = 20);
 
 // summary.txt of a configured generation: state, fabric, LIDs, routing and
 // the phases with their times and SMPs. `lmc`: the configured LMC (a path

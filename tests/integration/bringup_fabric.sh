@@ -51,6 +51,9 @@ rc=0; sim "$IBSMD" --once --state-dir "$STATE" --log-level info "${EXTRA[@]}" 2>
 [ "$rc" -eq 0 ] || { cat "$WORK/once1.log" >&2; fail "ibsmd --once exited with $rc"; }
 grep -E "phase|SUBNET UP" "$WORK/once1.log"
 grep -q "SUBNET UP" "$WORK/once1.log" || fail "no SUBNET UP line"
+# ibsim trains every link to the best both ends allow: no link is downshifted.
+grep "link check:" "$WORK/once1.log" | head -n 3
+grep -q "link check: [0-9]* links, 0 downshifted, 0 with" "$WORK/once1.log" || fail "link check found findings on ibsim"
 grep "routing engine .* refused" "$WORK/once1.log" || true
 engine=$(sed -n 's/.*phase route .* engine \([a-z_]*\).*/\1/p' "$WORK/once1.log" | head -n1)
 echo "routed by: ${engine:-?}"

@@ -169,12 +169,38 @@ TEST_CASE("PortInfo round trips with every field set")
     CHECK(decode_port_info(b) == ones);
 }
 
+TEST_CASE("PortInfo XDR fields sit in byte 56 as libibmad's fields.c places them")
+{
+    // BITSOFFS(449, 2) LinkSpeedExtActive2, (451, 2) LinkSpeedExtSupported2,
+    // (453, 3) LinkSpeedExtEnabled2: bits 6..5, 4..3 and 2..0 of byte 56.
+    Block b{};
+    PortInfo v;
+    v.link_speed_ext_active2 = 1;
+    encode(v, b);
+    CHECK(b[56] == 0x20);
+    v = PortInfo{};
+    v.link_speed_ext_supported2 = 1;
+    encode(v, b);
+    CHECK(b[56] == 0x08);
+    v = PortInfo{};
+    v.link_speed_ext_enabled2 = 7;
+    encode(v, b);
+    CHECK(b[56] == 0x07);
+    b[56] = 0x7F;
+    auto d = decode_port_info(b);
+    REQUIRE(d);
+    CHECK(d->link_speed_ext_active2 == 3);
+    CHECK(d->link_speed_ext_supported2 == 3);
+    CHECK(d->link_speed_ext_enabled2 == 7);
+    CHECK(d->link_round_trip_latency == 0); // byte 57.. untouched
+}
+
 TEST_CASE("PortInfo keeps every defined bit")
 {
     // Reserved: 274:3 (byte 34), 409:2 (byte 51, multicast P_Key trap
-    // suppression, not modelled), 416:3 (byte 52), 448:8 (byte 56), 504:3
+    // suppression, not modelled), 416:3 (byte 52), 448:1 (byte 56), 504:3
     // (byte 63).
-    const Block defined = defined_bits(64, {{34, 0x38}, {51, 0x60}, {52, 0xE0}, {56, 0xFF}, {63, 0xE0}});
+    const Block defined = defined_bits(64, {{34, 0x38}, {51, 0x60}, {52, 0xE0}, {56, 0x80}, {63, 0xE0}});
     check_bytes_round_trip(defined, decode_port_info, [](Block& x, std::mt19937& rng) {
         x[32] = static_cast<std::uint8_t>((x[32] & 0xF0) | (rng() % 5)); // PortState 0..4
     });

@@ -320,9 +320,22 @@ TEST_CASE("Rate codes compare by speed, not by number")
     CHECK(compare_rates(15, 3) > 0); // 25 > 10
     CHECK(compare_rates(17, 16) > 0);
     CHECK_FALSE(rate_valid(1));
-    CHECK(link_rate_code(2, 1, 0) == std::uint8_t{3});  // 4x SDR
-    CHECK(link_rate_code(2, 4, 0) == std::uint8_t{7});  // 4x QDR 40
-    CHECK(link_rate_code(2, 4, 1) == std::uint8_t{12}); // 4x FDR 56
-    CHECK(link_rate_code(8, 1, 0) == std::uint8_t{4});  // 12x SDR 30
-    CHECK_FALSE(link_rate_code(3, 1, 0));
+    const auto port = [](std::uint8_t width, std::uint8_t speed, std::uint8_t ext, std::uint8_t ext2 = 0) {
+        topology::Port p;
+        p.link_width_active = width;
+        p.link_speed_active = speed;
+        p.link_speed_ext_active = ext;
+        p.link_speed_ext_active2 = ext2;
+        return p;
+    };
+    CHECK(link_rate_code(port(2, 1, 0)) == std::uint8_t{3});  // 4x SDR
+    CHECK(link_rate_code(port(2, 4, 0)) == std::uint8_t{7});  // 4x QDR 40
+    CHECK(link_rate_code(port(2, 4, 1)) == std::uint8_t{12}); // 4x FDR 56
+    CHECK(link_rate_code(port(8, 1, 0)) == std::uint8_t{4});  // 12x SDR 30
+    CHECK(link_rate_code(port(2, 1, 8)) == std::uint8_t{21}); // 4x NDR 400
+    CHECK(link_rate_code(port(2, 1, 8, 1)) == std::uint8_t{23}); // 4x XDR 800
+    CHECK(compare_rates(25, 24) > 0); // 1600 > 1200
+    CHECK(rate_valid(25));
+    CHECK_FALSE(rate_valid(26));
+    CHECK_FALSE(link_rate_code(port(3, 1, 0)));
 }

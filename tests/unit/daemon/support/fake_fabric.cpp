@@ -624,8 +624,9 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
     const bool sw = node.is_switch();
     const bool set = req.method() == static_cast<std::uint8_t>(mad::Method::set);
     const std::uint32_t mod = req.attr_mod() & 0x7fffffffu;
+    const bool sm_supports_ext = (req.attr_mod() & 0x80000000u) != 0;
     auto reply = [&](PortRef p, std::uint16_t status) {
-        mad::PortInfo pi = sim(p).info;
+        mad::PortInfo pi = answered(p, sm_supports_ext);
         pi.local_port_num = at.port;
         return Answer{status, encoded(pi)};
     };
@@ -691,6 +692,36 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
     }
     sim(target).info = next;
     return reply(target, 0);
+}
+
+void FakeFabric::set_speed(NodeId node, FakeSpeed speed) { nodes_.at(node.value).speed = speed; }
+
+mad::PortInfo FakeFabric::answered(PortRef p, bool sm_supports_ext) const
+{
+    mad::PortInfo pi = sim(p).info;
+    const FakeSpeed mine = nodes_.at(p.node.value).speed;
+    if (mine == FakeSpeed::qdr) return pi;
+    const bool sw = fabric_.node(p.node).is_switch();
+    if (!sw || p.port.value() == 0) pi.capability_mask |= 0x4000; // IsExtendedSpeedsSupported
+    pi.capability_mask2 |= 0x0010 | 0x0020 | 0x0400;               // 2x, HDR, NDR
+    if (mine == FakeSpeed::xdr) pi.capability_mask2 |= 0x0800 | 0x1000; // ExtendedSpeeds2, XDR
+    pi.link_width_supported |= 16;
+    pi.link_width_enabled |= 16;
+    if (!sm_supports_ext) return pi;
+    pi.link_speed_ext_supported = 0xf; // FDR, EDR, HDR, NDR
+    pi.link_speed_ext_enabled = 0xf;
+    if (mine == FakeSpeed::xdr) {
+        pi.link_speed_ext_supported2 = 1;
+        pi.link_speed_ext_enabled2 = 1;
+    }
+    const auto far = fabric_.remote(p);
+    if (far && at_least(pi.port_state, mad::PortState::init)) {
+        const FakeSpeed theirs = nodes_.at(far->node.value).speed;
+        const FakeSpeed common = std::min(mine, theirs);
+        if (common == FakeSpeed::ndr) pi.link_speed_ext_active = 8;
+        if (common == FakeSpeed::xdr) pi.link_speed_ext_active2 = 1;
+    }
+    return pi;
 }
 
 FakeFabric::Answer FakeFabric::switch_info(const mad::Smp& req, NodeId node)
@@ -1025,13 +1056,15 @@ FabricReadback FakeFabric::read_back() const
         const auto& s = nodes_.at(id.value);
         for (std::size_t p = 0; p < node.ports.size(); ++p) {
             auto& port = node.ports[p];
-            const auto& pi = s.ports[p].info;
+            const auto pi = answered(PortRef{id, PortNum(static_cast<std::uint8_t>(p))}, true);
             port.lid = pi.lid;
             port.lmc = pi.lmc;
             port.state = static_cast<topology::PortState>(pi.port_state);
             port.phys_state = pi.port_phys_state;
             port.link_width_active = pi.link_width_active;
             port.link_speed_active = pi.link_speed_active;
+            port.link_speed_ext_active = pi.link_speed_ext_active;
+            port.link_speed_ext_active2 = pi.link_speed_ext_active2;
             port.vl_cap = pi.vl_cap;
             port.mtu_cap = pi.mtu_cap;
             port.capability_mask = pi.capability_mask;

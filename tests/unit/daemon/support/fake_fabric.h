@@ -56,6 +56,14 @@
 //    `trap_repeat_every` SMPs handled) sends it again with the same TID, as
 //    switches repeat unanswered traps. A trap that cannot be routed to the
 //    SM is not delivered this time but stays pending.
+//  - Modern links (set_speed): an NDR or XDR node states
+//    IsExtendedSpeedsSupported in its CapabilityMask (a switch on port 0,
+//    where a switch states its capabilities; a CA on its ports) and the
+//    HDR/NDR (XDR) bits of CapabilityMask2, and answers the LinkSpeedExt
+//    fields (and the XDR ones) only to a PortInfo Get or Set whose
+//    AttributeModifier carries bit 31, SMSupportExtendedSpeeds (IBA
+//    14.2.5.6); without it they read zero, as NDR switches do. A link
+//    trains to the fastest speed both ends support (QDR with a plain end).
 //  - Random loss (set_loss, seeded): a request is lost on its way out with
 //    one probability (not applied) and its answer on the way back with
 //    another (applied, as ibsim applies a Set before the return trip that
@@ -105,6 +113,9 @@ inline constexpr std::uint16_t method_unsupported = 0x0008;
 inline constexpr std::uint16_t attribute_unsupported = 0x000c;
 inline constexpr std::uint16_t invalid_value = 0x001c;
 } // namespace fake_status
+
+// What a node's links can do (set_speed).
+enum class FakeSpeed : std::uint8_t { qdr, ndr, xdr };
 
 struct FakeFabricOptions {
     // Where the SM is attached; default: the lowest cabled port of the first
@@ -242,6 +253,8 @@ public:
     // ClassPortInfo CapabilityMask of every PMA (default: extended counters
     // and XmitWait, as ibsim answers).
     void set_pma_capabilities(std::uint16_t mask) { pma_capabilities_ = mask; }
+    // --- modern links (see the header comment) ---
+    void set_speed(topology::NodeId node, FakeSpeed speed);
 
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
@@ -297,6 +310,7 @@ private:
         std::vector<mad::Sl2VlTable> sl2vl;    // switches: [in * (n+1) + out]
         std::vector<mcast::PortMask> mft;      // switches: MLID 0xC000 + i
         std::vector<Fault> faults;
+        FakeSpeed speed = FakeSpeed::qdr;
     };
     struct Delivery {
         topology::PortRef at; // the port the request entered the destination by
@@ -324,6 +338,9 @@ private:
     Answer handle(const mad::Smp& req, Delivery at);
     Answer node_info(topology::PortRef at) const;
     Answer port_info(const mad::Smp& req, topology::PortRef at);
+    // The port's PortInfo with what its speed adds; the LinkSpeedExt fields
+    // only when `sm_supports_ext` (AttributeModifier bit 31).
+    mad::PortInfo answered(topology::PortRef p, bool sm_supports_ext) const;
     Answer switch_info(const mad::Smp& req, topology::NodeId node);
     Answer lft(const mad::Smp& req, topology::NodeId node);
     Answer sl2vl(const mad::Smp& req, topology::PortRef at);

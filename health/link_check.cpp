@@ -1,0 +1,97 @@
+#include "health/link_check.h"
+
+#include "mad/link_speed.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ibsm::health {
+
+namespace {
+
+using topology::PortRef;
+
+bool link_up(mad::PortState s)
+{
+    return s == mad::PortState::init || s == mad::PortState::armed || s == mad::PortState::active;
+}
+
+// The capability masks that speak for a port (IBA 14.2.5.6: a switch states
+// its capabilities on port 0); the port's own when port 0 was not read.
+mad::PortSpeeds speeds_of(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis, PortRef p,
+                          const mad::PortInfo& pi)
+{
+    if (f.node(p.node).is_switch()) {
+        auto zero = pis.find(PortRef{p.node, PortNum(0)});
+        if (zero != pis.end()) return mad::port_speeds(pi, zero->second.capability_mask, zero->second.capability_mask2);
+    }
+    return mad::port_speeds(pi);
+}
+
+LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, const mad::PortInfo& there,
+                    const mad::PortSpeeds& theirs, const LinkCheckOptions& options)
+{
+    LinkCheck c;
+    const std::uint8_t width_possible =
+        mad::widest(mine.widths_supported & mine.widths_enabled & theirs.widths_supported & theirs.widths_enabled);
+    const mad::LaneSpeed speed_possible =
+        mad::fastest(mine.speeds_supported & mine.speeds_enabled & theirs.speeds_supported & theirs.speeds_enabled);
+    c.width_active = mad::width_name(mine.width_active);
+    c.width_possible = width_possible ? std::string(mad::width_name(width_possible)) : std::string();
+    c.speed_active = mad::speed_name(mine.speed_active);
+    c.speed_possible = speed_possible != mad::LaneSpeed::none ? std::string(mad::speed_name(speed_possible))
+                                                               : std::string();
+    // Nothing both ends enable in common (or a field not read): no claim.
+    if (width_possible && mad::lanes(mine.width_active) < mad::lanes(width_possible)) {
+        c.downshifted = true;
+        c.findings.push_back("width " + c.width_active + " of " + c.width_possible);
+    }
+    if (speed_possible != mad::LaneSpeed::none && mine.speed_active < speed_possible) {
+        c.downshifted = true;
+        c.findings.push_back("speed " + c.speed_active + " of " + c.speed_possible);
+    }
+    c.mtu_active = mtu_bytes(here.neighbor_mtu);
+    c.mtu_possible = mtu_bytes(std::min(here.mtu_cap, there.mtu_cap));
+    if (c.mtu_possible && c.mtu_active < c.mtu_possible)
+        c.findings.push_back("MTU " + std::to_string(c.mtu_active) + " of " + std::to_string(c.mtu_possible));
+    c.vls_active = vl_count(here.operational_vls);
+    c.vls_possible = vl_count(std::min({here.vl_cap, there.vl_cap, options.max_vls_code}));
+    if (c.vls_possible && c.vls_active < c.vls_possible)
+        c.findings.push_back("VLs " + std::to_string(c.vls_active) + " of " + std::to_string(c.vls_possible));
+    return c;
+}
+
+} // namespace
+
+unsigned mtu_bytes(std::uint8_t code) { return code >= 1 && code <= 5 ? 128u << code : 0; }
+
+unsigned vl_count(std::uint8_t code)
+{
+    switch (code) {
+    case 1: return 1;
+    case 2: return 2;
+    case 3: return 4;
+    case 4: return 8;
+    case 5: return 15;
+    default: return 0;
+    }
+}
+
+LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis,
+                       const LinkCheckOptions& options)
+{
+    LinkChecks out;
+    for (const auto& [a, pa] : pis) {
+        if (a.port.value() == 0) continue; // no cable on a switch's port 0 (nor a CA's)
+        const auto b = f.remote(a);
+        if (!b) continue;
+        const auto pb = pis.find(*b);
+        if (pb == pis.end() || !link_up(pa.port_state) || !link_up(pb->second.port_state)) continue;
+        const auto sa = speeds_of(f, pis, a, pa);
+        const auto sb = speeds_of(f, pis, *b, pb->second);
+        out[PortId{f.node(a.node).guid, a.port}] = check_end(pa, sa, pb->second, sb, options);
+    }
+    return out;
+}
+
+} // namespace ibsm::health
