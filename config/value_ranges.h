@@ -30,6 +30,11 @@ inline constexpr Range sweep_retry_interval_s{1, 86400}; // retry delay while no
 inline constexpr Range sweep_debounce_ms{0, 10000};      // 0: route at the first event
 inline constexpr Range sweep_debounce_max_ms{0, 60000};  // and at least sweep.debounce_ms (checked in parse.cpp)
 inline constexpr Range log_max_size_mb{0, 1048576};      // 0: no cap; at most 1 TiB
+inline constexpr Range health_per_interval{0, 0xffffffffULL}; // a counter's increase in one interval; 0: off
+inline constexpr Range health_flapping_downs{1, 1000};       // link-downs that make a link flapping
+inline constexpr Range health_flapping_window_s{1, 86400};   // at most a day
+inline constexpr Range health_unresponsive_sweeps{1, 100};   // the sweeps looked back on
+inline constexpr Range health_unresponsive_timeouts{1, 100}; // and at most health.unresponsive.sweeps
 } // namespace limits
 
 } // namespace ibsm::config

@@ -1,5 +1,6 @@
 #include "health/isolation.h"
 #include "health/policy.h"
+#include "config/config.h"
 
 #include <catch2/catch.hpp>
 
@@ -197,4 +198,11 @@ TEST_CASE("actions and rules by name")
     CHECK(action_from_name("isolate") == Action::isolate);
     CHECK_FALSE(action_from_name("Isolate"));
     CHECK(rule_name(Rule::flapping) == "flapping");
+}
+
+TEST_CASE("the configuration names the error counters as health does, in the same order")
+{
+    REQUIRE(config::health_counter_keys.size() == error_counter_count);
+    for (std::size_t i = 0; i < error_counter_count; ++i)
+        CHECK(config::health_counter_keys[i] == counter_name(static_cast<Counter>(i)));
 }
