@@ -68,6 +68,14 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
+    // Health: isolated links leave the routing at the next re-route (an
+    // IsolationEvent); the bring-up keeps them out of every later sweep.
+    daemon::HealthMonitor health(cfg.state_dir, daemon::health_policy(cfg));
+    health.on_isolation_change([&](const std::set<health::PortId>& isolated, const std::string& reason) {
+        bringup.set_isolated_links(isolated);
+        events.push(daemon::IsolationEvent{reason});
+    });
+    health.load();
     bringup.on_subnet_up([&] { election.on_subnet_up(); }); // MASTER at SUBNET UP, not after the dumps
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work
@@ -83,14 +91,17 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
         status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
+        health.on_outcome(o, snap);
     });
+    // PMA counter poller: its on_sweep feeds health.on_counters(table) here
+    // once the poller is wired in.
     scheduler.on_event([&](const daemon::Event& e) { status.on_event(e); });
     notifier.start();
     status.start();
 
     // SIGHUP: the reload's decision, then a heavy sweep whatever it was (as
     // OpenSM's SIGHUP); SIGINT/SIGTERM: a sweep in progress ends at once.
-    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election});
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health});
     daemon::SignalHandler signals(io, log_file, cfg.log.file);
     signals.on_reload([&] {
         notifier.reloading();

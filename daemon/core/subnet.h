@@ -14,9 +14,12 @@
 #include "partition/partitions.h"
 #include "routing/tables.h"
 
+#include "health/port_health.h"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +51,12 @@ struct SubnetSnapshot {
     // programmed, every port only in the default partition). The SA answers
     // PathRecords only between ports that share a partition.
     std::shared_ptr<const partition::Partitions> partitions;
+    // What the heavy sweep's link checks found, both ends of every link.
+    health::LinkChecks link_checks;
+    // Links out of the routing (health policy or operator), one end each as
+    // isolated; `found` still has them (they are physically up), `tables`
+    // route around them.
+    std::set<health::PortId> isolated;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

@@ -55,6 +55,7 @@ std::string describe_event(const Event& e)
                           [](const RetryEvent&) { return std::string("retry"); },
                           [](const ShutdownEvent&) { return std::string("shutdown"); },
                           [](const McastTablesEvent&) { return std::string("multicast tables to push"); },
+                          [](const IsolationEvent& i) { return "isolated links changed: " + i.reason; },
                       },
                       e);
 }
