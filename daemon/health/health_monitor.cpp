@@ -162,10 +162,9 @@ void HealthMonitor::evaluate()
                 continue;
             }
             if (logged_.count(key)) continue;
-            spdlog::warn("health: {}: {} {}: {}", port_words(d.port), health::rule_name(d.rule),
+            spdlog::warn("health: {}: {} {}: {}; {}", port_words(d.port), health::rule_name(d.rule),
                          d.state == HealthState::isolation_refused ? "(isolation refused)" : "(report)", d.reason,
                          what_to_do(d.rule));
-            spdlog::warn("health:   what to do: {}", what_to_do(d.rule));
             auto fields = port_fields(d.port);
             fields["rule"] = health::rule_name(d.rule);
             fields["reason"] = d.reason;
