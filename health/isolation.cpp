@@ -124,6 +124,10 @@ Decisions decide(const std::vector<Finding>& findings, const Fabric& f, PortRef 
             out.decisions.push_back({fd.port, fd.rule, HealthState::reported, fd.reason});
             continue;
         }
+        // A link that is down now has nothing to take out of the routing;
+        // the finding is decided once it is back up (flapping: at the
+        // relink), against the fabric it then belongs to.
+        if (auto p = find_port(f, fd.port); !p || !f.remote(*p)) continue;
         auto check = check_isolation(f, sm_port, out.isolated, fd.port);
         if (check.allowed) {
             out.isolated.insert(fd.port);

@@ -64,7 +64,9 @@ struct Decision {
 // The findings as port states: report findings become `reported`; isolate
 // findings become `isolated` (added to the result's isolated set) or
 // `isolation_refused`; a finding on a link already isolated stays isolated
-// without a new decision. Deterministic: same inputs, same list.
+// without a new decision; an isolate finding on a port without a link now
+// (down, or not in the fabric) waits for the link to be back. Deterministic:
+// same inputs, same list.
 struct Decisions {
     std::vector<Decision> decisions;
     std::set<PortId> isolated; // `isolated` plus the new isolations

@@ -58,8 +58,17 @@ std::optional<PortId> missing_port(const DiscoveryResult& found, const std::map<
 } // namespace
 
 HealthMonitor::HealthMonitor(std::filesystem::path state_dir, health::Policy policy, WallClock clock)
-    : store_(std::move(state_dir)), policy_(policy), clock_(clock ? std::move(clock) : WallClock(unix_now))
+    : store_(std::move(state_dir)), clock_(clock ? std::move(clock) : WallClock(unix_now))
 {
+    set_policy(policy);
+}
+
+void HealthMonitor::set_policy(const health::Policy& policy)
+{
+    policy_ = policy;
+    if (policy_.disable_port)
+        spdlog::warn("health.disable_port: true is not acted on yet: isolated links leave the routing but stay "
+                     "physically up");
 }
 
 void HealthMonitor::load()

@@ -56,7 +56,7 @@ public:
     HealthMonitor(std::filesystem::path state_dir, health::Policy policy, WallClock clock = {});
 
     // SIGHUP: the next evaluation uses `policy`; isolations stay.
-    void set_policy(const health::Policy& policy) { policy_ = policy; }
+    void set_policy(const health::Policy& policy);
     // isolation / isolation_cleared / isolation_refused / health_report
     // events, each with node_guid, node_desc, port, remote, rule, reason.
     void on_event(EventSink f) { events_ = std::move(f); }

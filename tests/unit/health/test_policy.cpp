@@ -184,6 +184,20 @@ TEST_CASE("decide: both ends of one flapping link make one isolation; report fin
     CHECK(d.isolated.size() == 1);
 }
 
+TEST_CASE("decide: an isolate finding on a link that is down now waits for it to be back")
+{
+    Tree t;
+    const auto h2 = t.f.find_node(Guid(0x2)).value();
+    t.f.disconnect(PortRef{h2, PortNum(1)});
+    std::vector<Finding> findings{{pid(0x12, 3), Rule::flapping, std::nullopt, Action::isolate, "a"}};
+    CHECK(decide(findings, t.f, t.sm, {}).decisions.empty());
+    t.f.connect(PortRef{h2, PortNum(1)}, PortRef{t.f.find_node(Guid(0x12)).value(), PortNum(3)});
+    auto d = decide(findings, t.f, t.sm, {});
+    REQUIRE(d.decisions.size() == 1);
+    CHECK(d.decisions[0].state == HealthState::isolation_refused);
+    CHECK(d.decisions[0].reason == "a; not isolated: isolating L2/3 - H2/1 would cut off H2: its only link");
+}
+
 TEST_CASE("without_isolated disconnects both ends and keeps node ids")
 {
     Tree t;
