@@ -70,12 +70,14 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     bringup.set_gate(&election);
     // Health: isolated links leave the routing at the next re-route (an
     // IsolationEvent); the bring-up keeps them out of every later sweep.
+    // The isolations of the last run apply from the first sweep on.
     daemon::HealthMonitor health(cfg.state_dir, daemon::health_policy(cfg));
+    health.load();
+    bringup.set_isolated_links(health.isolated());
     health.on_isolation_change([&](const std::set<health::PortId>& isolated, const std::string& reason) {
         bringup.set_isolated_links(isolated);
         events.push(daemon::IsolationEvent{reason});
     });
-    health.load();
     bringup.on_subnet_up([&] { election.on_subnet_up(); }); // MASTER at SUBNET UP, not after the dumps
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work

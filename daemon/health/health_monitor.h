@@ -63,8 +63,8 @@ public:
     void on_isolation_change(IsolationSink f) { isolation_sink_ = std::move(f); }
 
     // At start, before the first sweep: the isolations of the state
-    // directory, handed to the isolation sink. A corrupt file is logged with
-    // what to do and ignored.
+    // directory (isolated() afterwards; handed to the isolation sink when
+    // one is set). A corrupt file is logged with what to do and ignored.
     void load();
 
     // Every piece of work's outcome and the snapshot then current.
