@@ -9,12 +9,11 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "health/port_health.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "partition/partitions.h"
 #include "routing/tables.h"
-
-#include "health/port_health.h"
 
 #include <chrono>
 #include <cstdint>

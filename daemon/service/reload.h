@@ -18,8 +18,9 @@
 // reload-compatible -> refuse, one reason per offending key; equal to the
 // running one -> unchanged; else apply: log.level at once, routing.* at the
 // next sweep's start (Bringup::reconfigure), sweep.* timers, dump.* files,
-// sm.priority and sm.polling_*, health.* (the policy's next evaluation). Whatever the decision, the heavy sweep the
-// SIGHUP queues follows (the caller pushes it).
+// sm.priority and sm.polling_*, health.* (the policy's next evaluation).
+// Whatever the decision, the heavy sweep the SIGHUP queues follows (the
+// caller pushes it).
 #pragma once
 
 #include "config/config.h"

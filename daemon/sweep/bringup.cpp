@@ -199,8 +199,8 @@ std::set<health::PortId> Bringup::isolation_for(const DiscoveryResult& found) co
     // a node.
     std::set<health::PortId> applied;
     for (const auto& id : isolated_) {
-        if (!health::find_port(found.fabric, id) || !found.fabric.remote(*health::find_port(found.fabric, id)))
-            continue; // the link is gone: nothing to route around
+        auto p = health::find_port(found.fabric, id);
+        if (!p || !found.fabric.remote(*p)) continue; // the link is down or gone: nothing to route around
         auto check = health::check_isolation(found.fabric, found.sm_port, applied, id);
         if (check.allowed)
             applied.insert(id);
