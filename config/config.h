@@ -13,6 +13,7 @@
 
 #include "mad/types.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -202,6 +203,50 @@ struct ControlConfig {
     bool operator==(const ControlConfig&) const = default;
 };
 
+// health: the health policy (health/policy.h; docs/operations.md, "Health
+// policy"). Every rule reports by default; `isolate` takes the link out of
+// the routing unless that would cut a node off.
+enum class HealthAction { off, report, isolate };
+std::string_view to_string(HealthAction a); // "off" | "report" | "isolate"
+
+// The error counters a threshold may name, in health::Counter order (the
+// snake_case names of health::counter_name; config does not link health,
+// tests/unit/health checks the two lists agree).
+inline constexpr std::array<std::string_view, 12> health_counter_keys{
+    "symbol_errors",          "link_error_recovery",         "link_downed",
+    "rcv_errors",             "rcv_remote_physical_errors",  "rcv_switch_relay_errors",
+    "xmit_discards",          "xmit_constraint_errors",      "rcv_constraint_errors",
+    "local_link_integrity_errors", "excessive_buffer_overrun_errors", "vl15_dropped",
+};
+
+struct CounterThreshold {
+    std::uint64_t per_interval = 0; // a counter interval's increase that fires the rule; 0: off
+    HealthAction action = HealthAction::report;
+    bool operator==(const CounterThreshold&) const = default;
+};
+
+struct HealthConfig {
+    // Indexed as health_counter_keys. Relay errors and constraint errors
+    // count packets the fabric drops by design (unknown DLIDs, partition
+    // enforcement), VL15 drops happen under SMP bursts: off by default.
+    std::array<CounterThreshold, 12> thresholds{{
+        {10, HealthAction::report},  {3, HealthAction::report},   {3, HealthAction::report},
+        {10, HealthAction::report},  {10, HealthAction::report},  {0, HealthAction::report},
+        {100, HealthAction::report}, {0, HealthAction::report},   {0, HealthAction::report},
+        {1, HealthAction::report},   {1, HealthAction::report},   {0, HealthAction::report},
+    }};
+    unsigned flapping_downs = 5;
+    std::chrono::seconds flapping_window{60};
+    HealthAction flapping_action = HealthAction::report;
+    unsigned unresponsive_timeouts = 3;
+    unsigned unresponsive_sweeps = 5;
+    HealthAction unresponsive_action = HealthAction::report;
+    HealthAction downshift_action = HealthAction::report;
+    bool disable_port = false;
+
+    bool operator==(const HealthConfig&) const = default;
+};
+
 struct Config {
     RoutingConfig routing;
     SmpConfig smp;
@@ -214,6 +259,7 @@ struct Config {
     PerfConfig perf;
     std::vector<PartitionConfig> partitions;
     ControlConfig control;
+    HealthConfig health;
 
     bool operator==(const Config&) const = default;
 };

@@ -116,6 +116,25 @@ std::string describe(const Config& c)
     } else {
         out << YAML::BeginMap << YAML::Key << "socket" << YAML::Value << c.control.socket << YAML::EndMap;
     }
+    out << YAML::Key << "health" << YAML::Value << YAML::BeginMap;
+    for (std::size_t i = 0; i < health_counter_keys.size(); ++i) {
+        const auto& t = c.health.thresholds[i];
+        out << YAML::Key << std::string(health_counter_keys[i]) << YAML::Value << YAML::Flow << YAML::BeginMap
+            << YAML::Key << "per_interval" << YAML::Value << t.per_interval << YAML::Key << "action" << YAML::Value
+            << std::string(to_string(t.action)) << YAML::EndMap;
+        if (t.per_interval == 0) out << YAML::Comment("off");
+    }
+    out << YAML::Key << "flapping" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "downs"
+        << YAML::Value << c.health.flapping_downs << YAML::Key << "window_s" << YAML::Value
+        << c.health.flapping_window.count() << YAML::Key << "action" << YAML::Value
+        << std::string(to_string(c.health.flapping_action)) << YAML::EndMap;
+    out << YAML::Key << "unresponsive" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "timeouts"
+        << YAML::Value << c.health.unresponsive_timeouts << YAML::Key << "sweeps" << YAML::Value
+        << c.health.unresponsive_sweeps << YAML::Key << "action" << YAML::Value
+        << std::string(to_string(c.health.unresponsive_action)) << YAML::EndMap;
+    out << YAML::Key << "downshift" << YAML::Value << std::string(to_string(c.health.downshift_action));
+    out << YAML::Key << "disable_port" << YAML::Value << c.health.disable_port;
+    out << YAML::EndMap;
 
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";

@@ -27,14 +27,34 @@
 #include <yaml-cpp/parser.h>
 
 namespace ibsm::config {
+
+std::string_view to_string(HealthAction a)
+{
+    switch (a) {
+    case HealthAction::off: return "off";
+    case HealthAction::report: return "report";
+    case HealthAction::isolate: return "isolate";
+    }
+    return "report";
+}
+
 namespace {
+
+// The IBA names of health_counter_keys (perfquery's), for the error that
+// names the key to write instead.
+constexpr std::array<std::string_view, 12> iba_counter_names{
+    "SymbolErrorCounter",       "LinkErrorRecoveryCounter", "LinkDownedCounter",
+    "PortRcvErrors",            "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
+    "PortXmitDiscards",         "PortXmitConstraintErrors", "PortRcvConstraintErrors",
+    "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
+};
 
 using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 10> top_keys{"routing", "smp",  "sm",   "state_dir",  "log",
-                                                   "sweep",   "dump", "perf", "partitions", "control"};
+constexpr std::array<std::string_view, 11> top_keys{"routing", "smp",  "sm",   "state_dir",  "log",
+                                                   "sweep",   "dump", "perf", "partitions", "control", "health"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -56,6 +76,21 @@ constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary
 constexpr std::array<std::string_view, 1> control_keys{"socket"};
 constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
 
+// The error counters (health_counter_keys), then the other rules.
+constexpr std::array<std::string_view, 16> health_keys = [] {
+    std::array<std::string_view, 16> keys{};
+    std::size_t i = 0;
+    for (auto k : health_counter_keys) keys[i++] = k;
+    keys[i++] = "flapping";
+    keys[i++] = "unresponsive";
+    keys[i++] = "downshift";
+    keys[i++] = "disable_port";
+    return keys;
+}();
+constexpr std::array<std::string_view, 2> threshold_keys{"per_interval", "action"};
+constexpr std::array<std::string_view, 3> flapping_keys{"downs", "window_s", "action"};
+constexpr std::array<std::string_view, 3> unresponsive_keys{"timeouts", "sweeps", "action"};
+
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
     {"sweep.light_interval_s",
@@ -68,7 +103,7 @@ struct SchemaSection {
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 8> sections{{
+constexpr std::array<SchemaSection, 9> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
@@ -77,6 +112,7 @@ constexpr std::array<SchemaSection, 8> sections{{
     {"dump", dump_keys},
     {"control", control_keys},
     {"perf", perf_keys},
+    {"health", health_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -308,6 +344,67 @@ void read_control(const Reader& r, const Entry& at, ControlConfig& c)
     }
 }
 
+HealthAction read_action(const Reader& r, const Entry& e)
+{
+    const std::string name = r.text(e, "off, report or isolate");
+    for (auto a : {HealthAction::off, HealthAction::report, HealthAction::isolate})
+        if (name == to_string(a)) return a;
+    r.fail(e.line, e.key, "expected off, report or isolate, got '" + name + "'");
+}
+
+// `symbol_errors: 10` (report) or `symbol_errors: {per_interval: 10, action: isolate}`.
+CounterThreshold read_threshold(const Reader& r, const Entry& e, CounterThreshold t)
+{
+    if (e.value.IsScalar()) {
+        t.per_interval = r.integer(e, limits::health_per_interval);
+        return t;
+    }
+    const Section s = r.section(e.value, e.key, e.line, threshold_keys);
+    if (auto* x = s.find("per_interval")) t.per_interval = r.integer(*x, limits::health_per_interval);
+    if (auto* x = s.find("action")) t.action = read_action(r, *x);
+    return t;
+}
+
+void read_health(const Reader& r, const Entry& at, HealthConfig& c)
+{
+    // An IBA counter name where the snake_case one belongs gets the name to write.
+    if (at.value.IsMap())
+        for (const auto& kv : at.value) {
+            if (!kv.first.IsScalar()) continue;
+            const std::string key = kv.first.Scalar();
+            if (std::find(health_keys.begin(), health_keys.end(), key) != health_keys.end()) continue;
+            for (std::size_t i = 0; i < iba_counter_names.size(); ++i)
+                if (key == iba_counter_names[i])
+                    r.fail(Reader::line_of(kv.first, at.line), at.key + "." + key,
+                           "'" + key + "' is the IBA name; write '" + std::string(health_counter_keys[i]) + "'");
+        }
+    const Section s = r.section(at.value, at.key, at.line, health_keys);
+    for (std::size_t i = 0; i < health_counter_keys.size(); ++i)
+        if (auto* e = s.find(health_counter_keys[i])) c.thresholds[i] = read_threshold(r, *e, c.thresholds[i]);
+    if (auto* e = s.find("flapping")) {
+        const Section f = r.section(e->value, e->key, e->line, flapping_keys);
+        if (auto* x = f.find("downs")) c.flapping_downs = small(r.integer(*x, limits::health_flapping_downs));
+        if (auto* x = f.find("window_s"))
+            c.flapping_window = std::chrono::seconds(r.integer(*x, limits::health_flapping_window_s));
+        if (auto* x = f.find("action")) c.flapping_action = read_action(r, *x);
+    }
+    if (auto* e = s.find("unresponsive")) {
+        const Section u = r.section(e->value, e->key, e->line, unresponsive_keys);
+        if (auto* x = u.find("sweeps")) c.unresponsive_sweeps = small(r.integer(*x, limits::health_unresponsive_sweeps));
+        if (auto* x = u.find("timeouts"))
+            c.unresponsive_timeouts = small(r.integer(*x, limits::health_unresponsive_timeouts));
+        if (auto* x = u.find("action")) c.unresponsive_action = read_action(r, *x);
+        if (c.unresponsive_timeouts > c.unresponsive_sweeps) {
+            const Entry* bad = u.find("timeouts") ? u.find("timeouts") : u.find("sweeps");
+            r.fail(bad->key_line, bad->key,
+                   std::to_string(c.unresponsive_timeouts) + " timeouts cannot happen in the last " +
+                       std::to_string(c.unresponsive_sweeps) + " sweeps; make timeouts at most sweeps");
+        }
+    }
+    if (auto* e = s.find("downshift")) c.downshift_action = read_action(r, *e);
+    if (auto* e = s.find("disable_port")) c.disable_port = r.boolean(*e);
+}
+
 // Where each document of a YAML stream starts, and where its first node is.
 // yaml-cpp 0.7 (Debian 12) never consumes a ',' at the top level of a
 // document (",", "\"x\",", "[a],"): YAML::LoadAll then returns empty
@@ -421,6 +518,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("perf")) read_perf(r, *e, c.perf);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     if (auto* e = top.find("control")) read_control(r, *e, c.control);
+    if (auto* e = top.find("health")) read_health(r, *e, c.health);
     return c;
 }
 

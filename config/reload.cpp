@@ -35,6 +35,27 @@ std::string partitions_text(const std::vector<PartitionConfig>& parts)
     return list_text(items);
 }
 
+std::string threshold_text(const CounterThreshold& t)
+{
+    return "{per_interval: " + std::to_string(t.per_interval) + ", action: " + std::string(to_string(t.action)) + "}";
+}
+
+std::vector<std::pair<std::string, std::string>> health_items(const HealthConfig& h)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < health_counter_keys.size(); ++i)
+        out.emplace_back("health." + std::string(health_counter_keys[i]), threshold_text(h.thresholds[i]));
+    out.emplace_back("health.flapping", "{downs: " + std::to_string(h.flapping_downs) +
+                                            ", window_s: " + std::to_string(h.flapping_window.count()) +
+                                            ", action: " + std::string(to_string(h.flapping_action)) + "}");
+    out.emplace_back("health.unresponsive", "{timeouts: " + std::to_string(h.unresponsive_timeouts) +
+                                                ", sweeps: " + std::to_string(h.unresponsive_sweeps) +
+                                                ", action: " + std::string(to_string(h.unresponsive_action)) + "}");
+    out.emplace_back("health.downshift", std::string(to_string(h.downshift_action)));
+    out.emplace_back("health.disable_port", h.disable_port ? "true" : "false");
+    return out;
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
@@ -42,7 +63,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
     std::vector<std::string> roots;
     for (auto g : c.routing.root_guids) roots.push_back(g.str());
     auto quote = [](const std::string& s) { return "'" + s + "'"; };
-    return {
+    std::vector<std::pair<std::string, std::string>> items{
         {"routing.engines", list_text(c.routing.engines)},
         {"routing.no_fallback", yes_no(c.routing.no_fallback)},
         {"routing.lmc", std::to_string(c.routing.lmc)},
@@ -84,12 +105,14 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"perf.window", std::to_string(c.perf.window)},
         {"partitions", partitions_text(c.partitions)},
     };
+    for (auto& kv : health_items(c.health)) items.push_back(std::move(kv));
+    return items;
 }
 
 bool is_reloadable_key(std::string_view key)
 {
-    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") || key.starts_with("perf.") ||
-           key == "log.level" ||
+    return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") ||
+           key.starts_with("perf.") || key.starts_with("health.") || key == "log.level" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 
@@ -105,7 +128,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, log.level, sm.priority and sm.polling_* reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, log.level, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

@@ -32,6 +32,11 @@ inline constexpr Range perf_interval_s{1, 86400};        // counter sweep period
 inline constexpr Range perf_window{1, 256};              // PMA requests in flight
 inline constexpr Range sweep_debounce_max_ms{0, 60000};  // and at least sweep.debounce_ms (checked in parse.cpp)
 inline constexpr Range log_max_size_mb{0, 1048576};      // 0: no cap; at most 1 TiB
+inline constexpr Range health_per_interval{0, 0xffffffffULL}; // a counter's increase in one interval; 0: off
+inline constexpr Range health_flapping_downs{1, 1000};       // link-downs that make a link flapping
+inline constexpr Range health_flapping_window_s{1, 86400};   // at most a day
+inline constexpr Range health_unresponsive_sweeps{1, 100};   // the sweeps looked back on
+inline constexpr Range health_unresponsive_timeouts{1, 100}; // and at most health.unresponsive.sweeps
 } // namespace limits
 
 } // namespace ibsm::config

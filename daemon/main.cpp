@@ -13,7 +13,7 @@
 #include "config/describe.h"
 #include "daemon/control/control_server.h"
 #include "daemon/control/feed_events.h"
-#include "daemon/control/port_rows.h"
+#include "health/port_health_json.h"
 #include "daemon/control/socket_rules.h"
 #include "daemon/publish/publisher.h"
 #include "daemon/publish/status_reporter.h"
@@ -79,6 +79,16 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
+    // Health: isolated links leave the routing at the next re-route (an
+    // IsolationEvent); the bring-up keeps them out of every later sweep.
+    // The isolations of the last run apply from the first sweep on.
+    daemon::HealthMonitor health(cfg.state_dir, daemon::health_policy(cfg));
+    health.load();
+    bringup.set_isolated_links(health.isolated());
+    health.on_isolation_change([&](const std::set<health::PortId>& isolated, const std::string& reason) {
+        bringup.set_isolated_links(isolated);
+        events.push(daemon::IsolationEvent{reason});
+    });
     bringup.on_subnet_up([&] { election.on_subnet_up(); }); // MASTER at SUBNET UP, not after the dumps
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push([&] { return mcast.push(); }); // the MFTs too are the scheduler's work
@@ -94,13 +104,17 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     daemon::EventFeed feed; // `ibsm events --follow`
     // Counters (class 0x04) of the last generation's ports; the master only.
     daemon::PerfPoller perf(io.get_executor(), transport, election, daemon::perf_settings(cfg));
-    status.set_port_source([&] { return perf.rows(); }, [&] { return daemon::perf_status(perf); });
-    perf.on_sweep([&](const health::CounterTable&, const daemon::PerfSweepStats&) { status.on_port_counters(); });
+    status.set_port_source([&] { return health.rows(); }, [&] { return daemon::perf_status(perf); });
+    perf.on_sweep([&](const health::CounterTable& table, const daemon::PerfSweepStats&) {
+        health.on_counters(table);
+        status.on_port_counters();
+    });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (snap) perf.on_snapshot(snap);
         publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
         status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
+        health.on_outcome(o, snap);
         daemon::control::publish_outcome(feed, o);
     });
     scheduler.on_event([&](const daemon::Event& e) {
@@ -111,20 +125,24 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         daemon::control::publish_sm_state(feed, daemon::to_string(from), daemon::to_string(to), why);
     });
 
-    // The control socket (docs/operations.md, "Live control"). Ports: the
-    // linked ports of the last generation (port_rows.h).
+    health.on_event([&](std::string_view kind, const nlohmann::json& fields) { feed.publish(kind, fields); });
+
+    // The control socket (docs/operations.md, "Live control"): the health
+    // monitor's rows and commands.
     daemon::control::ControlHandlers control_handlers{
         .status = [&] { return nlohmann::json::parse(daemon::to_state_json(status.live())); },
-        .port_rows =
-            [&] {
-                auto rows = perf.rows();
-                if (!rows.empty()) return rows;
-                auto snap = bringup.snapshot();
-                return snap ? daemon::control::linked_port_rows(*snap) : std::vector<health::PortHealth>{};
+        .port_rows = [&] { return health.rows(); },
+        .port_json = [](const health::PortHealth& row) { return health::to_json(row); },
+        .isolate =
+            [&](health::PortId port, const std::string& reason) {
+                auto r = health.isolate(port, reason);
+                return daemon::control::PortActionResult{r.ok, r.text};
             },
-        .port_json = [](const health::PortHealth& row) { return daemon::control::port_row_json(row); },
-        .isolate = {},
-        .clear = {},
+        .clear =
+            [&](health::PortId port) {
+                auto r = health.clear(port);
+                return daemon::control::PortActionResult{r.ok, r.text};
+            },
         .resweep =
             [&](bool heavy) {
                 if (heavy) {
@@ -151,7 +169,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 
     // SIGHUP: the reload's decision, then a heavy sweep whatever it was (as
     // OpenSM's SIGHUP); SIGINT/SIGTERM: a sweep in progress ends at once.
-    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, &perf});
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf});
     daemon::SignalHandler signals(io, log_file, cfg.log.file);
     signals.on_reload([&] {
         notifier.reloading();

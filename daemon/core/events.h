@@ -71,8 +71,15 @@ struct McastTablesEvent {
     std::chrono::steady_clock::time_point not_before;
 };
 
+// The set of isolated links changed (the health policy or the operator;
+// daemon/health/health_monitor.h): the last snapshot's fabric is routed
+// again around them, without re-discovery (Bringup::reroute_isolated).
+struct IsolationEvent {
+    std::string reason;
+};
+
 using Event = std::variant<TrapEvent, PortStateChangeEvent, HeavySweepEvent, ReloadEvent, RetryEvent, ShutdownEvent,
-                           McastTablesEvent, LightSweepEvent>;
+                           McastTablesEvent, LightSweepEvent, IsolationEvent>;
 
 class EventQueue {
 public:

@@ -6,6 +6,7 @@
 // take a DiscoveryResult, but none of them needs the discovery code itself.
 #pragma once
 
+#include "health/port_health.h"
 #include "mad/port_info.h"
 #include "mad/switch_info.h"
 #include "mad/types.h"
@@ -67,6 +68,9 @@ struct FabricChanges {
     std::vector<std::string> text; // one line per change, for the log
     std::size_t links_down = 0, links_up = 0, nodes_new = 0, nodes_lost = 0, ports_changed = 0;
     std::vector<Guid> lost;        // node GUIDs no longer reachable
+    // Both ends of every link found down / up (the health monitor counts
+    // link-downs per port for its flapping rule).
+    std::vector<health::PortId> ports_down, ports_up;
     bool any() const { return links_down || links_up || nodes_new || nodes_lost || ports_changed; }
 };
 

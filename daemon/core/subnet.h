@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct SubnetSnapshot {
     // Both ends of every up link: width, speed, MTU and VLs against what the
     // two ends could do (health/link_check.h), from `found`'s PortInfo.
     health::LinkChecks link_checks;
+    // Links out of the routing (health policy or operator), one end each as
+    // isolated; `found` still has them (they are physically up), `tables`
+    // route around them.
+    std::set<health::PortId> isolated;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

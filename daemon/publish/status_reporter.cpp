@@ -56,6 +56,7 @@ std::string describe_event(const Event& e)
                           [](const ShutdownEvent&) { return std::string("shutdown"); },
                           [](const McastTablesEvent&) { return std::string("multicast tables to push"); },
                           [](const LightSweepEvent& l) { return "light sweep requested: " + l.reason; },
+                          [](const IsolationEvent& i) { return "isolated links changed: " + i.reason; },
                       },
                       e);
 }

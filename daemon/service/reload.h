@@ -18,11 +18,13 @@
 // reload-compatible -> refuse, one reason per offending key; equal to the
 // running one -> unchanged; else apply: log.level at once, routing.* at the
 // next sweep's start (Bringup::reconfigure), sweep.* timers, dump.* files,
-// sm.priority and sm.polling_*, perf.* (the counter poller). Whatever the decision, the heavy sweep the
+// sm.priority and sm.polling_*, perf.* (the counter poller), health.* (the
+// policy's next evaluation). Whatever the decision, the heavy sweep the
 // SIGHUP queues follows (the caller pushes it).
 #pragma once
 
 #include "config/config.h"
+#include "daemon/health/health_monitor.h"
 #include "daemon/health/perf_poller.h"
 #include "daemon/publish/dump_writer.h"
 #include "daemon/service/options.h"
@@ -70,6 +72,7 @@ public:
         SweepScheduler& scheduler;
         DumpWriter& dumps;
         SmElection& election;
+        HealthMonitor& health;
         PerfPoller* perf = nullptr; // perf.*: interval, window, on/off
     };
 

@@ -125,4 +125,29 @@ McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width)
     return s;
 }
 
+health::Policy health_policy(const config::Config& cfg)
+{
+    auto action = [](config::HealthAction a) {
+        switch (a) {
+        case config::HealthAction::off: return health::Action::off;
+        case config::HealthAction::report: return health::Action::report;
+        case config::HealthAction::isolate: return health::Action::isolate;
+        }
+        return health::Action::report;
+    };
+    const auto& h = cfg.health;
+    health::Policy p;
+    for (std::size_t i = 0; i < health::error_counter_count; ++i)
+        p.thresholds[i] = health::Threshold{h.thresholds[i].per_interval, action(h.thresholds[i].action)};
+    p.flap_downs = h.flapping_downs;
+    p.flap_window_s = static_cast<double>(h.flapping_window.count());
+    p.flap_action = action(h.flapping_action);
+    p.unresponsive_timeouts = h.unresponsive_timeouts;
+    p.unresponsive_sweeps = h.unresponsive_sweeps;
+    p.unresponsive_action = action(h.unresponsive_action);
+    p.downshift_action = action(h.downshift_action);
+    p.disable_port = h.disable_port;
+    return p;
+}
+
 } // namespace ibsm::daemon

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "daemon/health/perf_poller.h"
+#include "daemon/health/health_monitor.h"
 #include "daemon/sa/mcast_service.h"
 #include "daemon/service/options.h"
 #include "daemon/sm/sm_election.h"
@@ -60,6 +61,9 @@ ElectionSettings election_settings(const config::Config& cfg, Guid port_guid);
 SchedulerSettings scheduler_settings(const config::Config& cfg);
 
 PerfSettings perf_settings(const config::Config& cfg);
+
+// The health section as the policy's rules (health/policy.h).
+health::Policy health_policy(const config::Config& cfg);
 
 // `mft_width`: MFT blocks in flight, as many as the bring-up's LFT blocks.
 McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width);

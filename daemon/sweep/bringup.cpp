@@ -7,6 +7,7 @@
 #include "daemon/sweep/phase_clock.h"
 #include "daemon/sweep/sweep_report.h"
 #include "health/link_check.h"
+#include "health/isolation.h"
 
 #include <spdlog/spdlog.h>
 
@@ -133,7 +134,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
         done();
         co_return o;
     }
-    if (!ch.any() && previous->health != SubnetHealth::down) {
+    if (!ch.any() && previous->health != SubnetHealth::down && isolated_ == applied_) {
         o.unchanged = true;
         o.up = true;
         o.degraded = previous->health == SubnetHealth::degraded;
@@ -168,10 +169,55 @@ boost::asio::awaitable<SweepOutcome> Bringup::resume()
     co_return co_await configure(snapshot_->found, std::move(o), start, smps_before, /*resuming=*/true);
 }
 
+boost::asio::awaitable<SweepOutcome> Bringup::reroute_isolated()
+{
+    apply_pending();
+    SweepOutcome o;
+    o.kind = SweepKind::reroute;
+    if (gate_) {
+        if (auto why = gate_->standing_by()) {
+            o.standby = true;
+            o.reason = std::move(*why);
+            co_return o;
+        }
+    }
+    if (!snapshot_ || !snapshot_->tables || !snapshot_->found.complete()) {
+        o.needs_heavy = true;
+        o.reason = "no configured subnet to route around isolated links yet";
+        co_return o;
+    }
+    const auto start = Clock::now();
+    const auto smps_before = transport_.counters().requests;
+    spdlog::info("re-route of generation {}'s fabric around {} isolated link(s)", snapshot_->generation,
+                 isolated_.size());
+    co_return co_await configure(snapshot_->found, std::move(o), start, smps_before, /*resuming=*/true);
+}
+
+std::set<health::PortId> Bringup::isolation_for(const DiscoveryResult& found) const
+{
+    // The same rule the policy isolates by, again over this sweep's fabric:
+    // a cable pulled since may have made an isolated link the last path to
+    // a node.
+    std::set<health::PortId> applied;
+    for (const auto& id : isolated_) {
+        auto p = health::find_port(found.fabric, id);
+        if (!p || !found.fabric.remote(*p)) continue; // the link is down or gone: nothing to route around
+        auto check = health::check_isolation(found.fabric, found.sm_port, applied, id);
+        if (check.allowed)
+            applied.insert(id);
+        else
+            spdlog::warn("isolation of {} port {} suspended for this sweep: {}; it applies again once the fabric "
+                         "allows",
+                         id.node.str(), id.port.value(), check.reason);
+    }
+    return applied;
+}
+
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                        std::uint64_t smps_before, bool resuming)
 {
     count_fabric(o, found.fabric);
+    applied_ = isolation_for(found);
     if (auto why = sm_port_unlinked(found)) {
         o.reason = std::move(*why);
         co_return publish(std::move(o), std::move(found), std::nullopt, nullptr, start, smps_before);
@@ -237,6 +283,7 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     snap->engine = o.engine;
     snap->lmc = settings_.lid.lmc;
     snap->partitions = settings_.partitions;
+    snap->isolated = applied_;
     if (lids) snap->summary = subnet_summary(o, fabric, *lids, settings_.lid.lmc);
     if (lids) snap->lids = std::move(*lids);
     snap->tables = std::move(tables);

@@ -59,6 +59,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,20 @@ public:
     // a port whose state change did arrive is read back, not refused).
     // Outcome kind reroute; needs_heavy when there is no partial snapshot.
     boost::asio::awaitable<SweepOutcome> resume();
+
+    // Links the routing must leave out (the health policy's and the
+    // operator's isolations, one end each): applied from the next sweep on,
+    // heavy or re-route, until changed. They stay in the snapshot's fabric
+    // (physically up); routing and the verification gate see the fabric
+    // without them. An isolation that would cut a node off the SM at that
+    // sweep (the fabric changed since it was made) is suspended for that
+    // sweep and logged.
+    void set_isolated_links(std::set<health::PortId> isolated) { isolated_ = std::move(isolated); }
+    // After the isolated links changed: routes the last snapshot's fabric
+    // again without discovering it; the LFT programmer sends only the blocks
+    // that change. Outcome kind reroute; needs_heavy without a complete
+    // snapshot.
+    boost::asio::awaitable<SweepOutcome> reroute_isolated();
 
     // A reloaded configuration for the next sweep: routing chain and
     // options, LMC, OperationalVLs cap, switch SL2VL policy. The state
@@ -181,6 +196,8 @@ private:
     template <class F>
     boost::asio::awaitable<std::invoke_result_t<F>> off_loop(F f);
     void apply_pending();
+    // The isolations this sweep applies over `found` (bringup.cpp).
+    std::set<health::PortId> isolation_for(const DiscoveryResult& found) const;
 
     mad::Transport& transport_;
     BringupSettings settings_;
@@ -197,6 +214,10 @@ private:
     PKeyProgrammer pkeys_;
     SnapshotPtr snapshot_;
     std::uint64_t generation_ = 0;
+    // Asked for (set_isolated_links) and applied by the sweep in progress or
+    // the last one: only configure() changes applied_, on the loop, before
+    // the routing reads it on a worker.
+    std::set<health::PortId> isolated_, applied_;
     boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
     std::function<void()> on_up_;
     MastershipGate* gate_ = nullptr;

@@ -16,6 +16,7 @@
 // P_Key tables and PortInfo; activation fabric-wide (port_programmer.h).
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/phase_clock.h"
+#include "health/isolation.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -166,6 +167,11 @@ routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const Lid
     // group, and an exception out of one half would cancel the group while
     // the other half still runs on a worker reading this sweep's values.
     try {
+        // Isolated links leave the routing like pulled cables: the engines
+        // and the gate see the fabric without them.
+        if (!applied_.empty())
+            return routing::run_chain(routing::default_registry(), settings_.chain,
+                                      health::without_isolated(found.fabric, applied_), lids.lids, options);
         return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
     } catch (const std::exception& e) {
         routing::ChainOutcome out;

@@ -263,6 +263,7 @@ private:
         if (refreshing_ && from && !known_link) {
             ++changes_.links_up;
             changes_.text.push_back("link up: " + port_name(f, *from) + " - " + port_name(f, here));
+            for (auto end : {*from, here}) changes_.ports_up.push_back({f.node(end.node).guid, end.port});
             // Its state in the snapshot is from before the link came up.
             if (n.is_switch()) enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, in, false});
         }
@@ -460,6 +461,7 @@ private:
             if (auto r = f.remote(here)) {
                 ++changes_.links_down;
                 changes_.text.push_back("link down: " + port_name(f, here) + " - " + port_name(f, *r));
+                for (auto end : {here, *r}) changes_.ports_down.push_back({f.node(end.node).guid, end.port});
                 if (f.node(r->node).is_switch()) far_ends_.insert(r->node);
                 f.disconnect(here);
             }
@@ -516,6 +518,8 @@ awaitable<void> follow_up(mad::Transport& transport, DiscoveryResult& found, con
     auto more = co_await pass.run_refresh(retry);
     changes.links_down += more.links_down;
     changes.links_up += more.links_up;
+    changes.ports_down.insert(changes.ports_down.end(), more.ports_down.begin(), more.ports_down.end());
+    changes.ports_up.insert(changes.ports_up.end(), more.ports_up.begin(), more.ports_up.end());
     changes.nodes_new += more.nodes_new;
     changes.ports_changed += more.ports_changed;
     changes.text.insert(changes.text.end(), more.text.begin(), more.text.end());

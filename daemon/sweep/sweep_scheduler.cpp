@@ -119,6 +119,10 @@ void absorb(const Event& event, const SubnetSnapshot* snap, Work& work)
                        work.mcast_not_before = std::max(work.mcast_not_before, e.not_before);
                    },
                    [&](const LightSweepEvent&) { work.light = true; },
+                   [&](const IsolationEvent& e) {
+                       work.isolation = true;
+                       if (work.isolation_reason.empty()) work.isolation_reason = e.reason;
+                   },
                },
                event);
 }
@@ -151,7 +155,15 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
     if (traps_) traps_->acted();
     SweepOutcome o;
     try {
-        if (work.resume && !work.heavy && work.switches.empty() && work.ports.empty() && work.describe.empty()) {
+        const bool names_nothing = work.switches.empty() && work.ports.empty() && work.describe.empty();
+        if (work.isolation && !work.heavy && names_nothing) {
+            spdlog::info("re-route around isolated links ({})", work.isolation_reason);
+            o = co_await bringup_.reroute_isolated();
+            if (o.needs_heavy) {
+                work.heavy = true;
+                work.heavy_reason = o.reason;
+            }
+        } else if (work.resume && !work.heavy && names_nothing) {
             o = co_await bringup_.resume();
             if (o.needs_heavy) {
                 work.heavy = true;
@@ -217,7 +229,9 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
     up_ = o.up;
     standby_ = o.standby;
     partial_in_row_ = o.up ? 0 : o.partial ? partial_in_row_ + 1 : 0;
+    const bool isolation_only = w.isolation && w.switches.empty() && w.ports.empty() && w.describe.empty();
     const std::string what = o.kind == SweepKind::heavy ? "heavy sweep"
+                             : isolation_only          ? std::string("re-route around isolated links")
                              : w.resume && w.events == 0 ? std::string("resume")
                                                          : "re-route of " + std::to_string(w.events) + " event(s)";
     if (o.standby) {

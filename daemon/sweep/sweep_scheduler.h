@@ -24,6 +24,10 @@
 // (start, SIGHUP, a trap that names nothing we know, a re-route whose refresh
 // failed) or a re-route of the named switches and ports. Light sweeps run
 // only between pieces of work; what they find arrives as events like traps.
+// An IsolationEvent (the isolated links changed) is a re-route of the last
+// snapshot's fabric without re-discovery (Bringup::reroute_isolated); folded
+// with events that name ports, the re-route of those applies the isolated
+// links as well (Bringup applies them to every sweep).
 // A McastTablesEvent adds a multicast push to the work, run after the work's
 // sweep part (the trees are computed over the snapshot the sweep leaves);
 // alone, it is gathered until the event's `not_before` (the requester's
@@ -86,9 +90,14 @@ struct Work {
     bool reload = false;      // a ReloadEvent was absorbed
     bool mcast = false;       // a McastTablesEvent was absorbed: push the multicast tables
     bool light = false;       // a LightSweepEvent was absorbed: a light sweep now (unless a heavy one runs)
+    bool isolation = false;   // an IsolationEvent: route the last snapshot's fabric around the isolated links
+    std::string isolation_reason;
     Clock::time_point mcast_not_before{};
     unsigned events = 0;      // events behind the sweep part (a multicast or light sweep request is none)
-    bool sweeps() const { return heavy || resume || !switches.empty() || !ports.empty() || !describe.empty(); }
+    bool sweeps() const
+    {
+        return heavy || resume || isolation || !switches.empty() || !ports.empty() || !describe.empty();
+    }
 };
 
 // Pure: folds `event` into `work` using what `snap` (may be null) knows:

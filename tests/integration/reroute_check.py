@@ -13,6 +13,9 @@ usage:
   reroute_check.py same A B
       Two dump_fts-format files (a live read-back, ibsmd's lfts.dump): the
       same switches with the same LID -> port entries.
+  reroute_check.py unused FTS GUID PORT
+      No LFT entry of switch GUID in a dump_fts output sends out of PORT
+      (an isolated link carries no route). Prints how many entries do.
 Exit 1 with every problem named when a check fails.
 """
 import json
@@ -97,11 +100,23 @@ def same(a_path, b_path):
     print(f"{len(a)} switches, {sum(len(t) for t in a.values())} LFT entries identical")
 
 
+def unused(path, guid, port):
+    table = read_fts(path).get(int(guid, 16))
+    if table is None:
+        sys.exit(f"no switch {guid} in {path}")
+    n = sum(1 for p in table.values() if p == port)
+    print(f"{n} route(s) of {guid} leave by port {port}")
+    if n:
+        sys.exit(1)
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "analyze":
         check_analyze(sys.argv[2], *map(int, sys.argv[3:6]))
     elif len(sys.argv) == 4 and sys.argv[1] == "blockdiff":
         blockdiff(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "unused":
+        unused(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) == 4 and sys.argv[1] == "same":
         same(sys.argv[2], sys.argv[3])
     else:

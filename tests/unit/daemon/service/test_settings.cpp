@@ -191,3 +191,25 @@ TEST_CASE("settings: the effective configuration is the file with the command li
                     config::ConfigError);
     fs::remove_all(file.parent_path());
 }
+
+TEST_CASE("health: the configuration's section becomes the policy's rules", "[settings][health]")
+{
+    auto cfg = config::parse_config("health:\n"
+                                    "  xmit_discards: {per_interval: 7, action: isolate}\n"
+                                    "  flapping: {downs: 3, window_s: 20, action: isolate}\n"
+                                    "  unresponsive: {timeouts: 1, sweeps: 2, action: off}\n"
+                                    "  downshift: isolate\n",
+                                    "t.yaml");
+    const auto p = daemon::health_policy(cfg);
+    CHECK(p.thresholds[health::index(health::Counter::xmit_discards)] ==
+          health::Threshold{7, health::Action::isolate});
+    CHECK(p.thresholds[health::index(health::Counter::symbol_errors)] == health::Threshold{10, health::Action::report});
+    CHECK(p.flap_downs == 3);
+    CHECK(p.flap_window_s == 20);
+    CHECK(p.flap_action == health::Action::isolate);
+    CHECK(p.unresponsive_timeouts == 1);
+    CHECK(p.unresponsive_sweeps == 2);
+    CHECK(p.unresponsive_action == health::Action::off);
+    CHECK(p.downshift_action == health::Action::isolate);
+    CHECK_FALSE(p.disable_port);
+}

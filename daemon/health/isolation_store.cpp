@@ -1,0 +1,90 @@
+#include "daemon/health/isolation_store.h"
+
+#include "daemon/core/atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <ctime>
+#include <optional>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace ibsm::daemon {
+
+namespace {
+
+constexpr int format_version = 1;
+
+// "0x0002c90300001234", as Guid::str() writes it.
+std::optional<Guid> parse_guid(const std::string& text)
+{
+    if (text.size() < 3 || text.compare(0, 2, "0x") != 0) return std::nullopt;
+    std::uint64_t v = 0;
+    const auto* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data() + 2, end, v, 16);
+    if (ec != std::errc() || p != end) return std::nullopt;
+    return Guid(v);
+}
+
+Isolations parse(const std::string& text)
+{
+    const auto j = nlohmann::json::parse(text);
+    if (!j.is_object() || j.value("version", 0) != format_version || !j.contains("isolated") ||
+        !j["isolated"].is_array())
+        throw std::runtime_error("expected {\"version\": 1, \"isolated\": [...]}");
+    Isolations out;
+    for (const auto& e : j["isolated"]) {
+        const auto guid = parse_guid(e.at("node_guid").get<std::string>());
+        const auto port = e.at("port").get<unsigned>();
+        if (!guid || guid->is_zero() || port == 0 || port > 254)
+            throw std::runtime_error("bad entry " + e.dump());
+        out[health::PortId{*guid, PortNum(static_cast<std::uint8_t>(port))}] =
+            Isolation{e.value("rule", std::string("operator")), e.value("reason", std::string()), e.value("since", 0.0)};
+    }
+    return out;
+}
+
+} // namespace
+
+IsolationStore::IsolationStore(std::filesystem::path state_dir) : file_(std::move(state_dir) / "isolated_links.json") {}
+
+IsolationStore::Loaded IsolationStore::load() const
+{
+    Loaded out;
+    std::error_code ec;
+    if (!std::filesystem::exists(file_, ec)) return out;
+    try {
+        std::ifstream in(file_, std::ios::binary);
+        if (!in) throw std::runtime_error("cannot open");
+        std::ostringstream text;
+        text << in.rdbuf();
+        out.isolations = parse(text.str());
+        return out;
+    } catch (const std::exception& e) {
+        const auto aside = file_.string() + ".corrupt-" + std::to_string(std::time(nullptr));
+        std::filesystem::rename(file_, aside, ec);
+        out.error = file_.string() + " unreadable (" + e.what() + "); " +
+                    (ec ? "could not move it aside: " + ec.message() : "moved to " + aside) +
+                    "; no link is isolated from it: isolate the links again (`ibsm port isolate`) or restore a good "
+                    "copy and restart";
+        return out;
+    }
+}
+
+void IsolationStore::save(const Isolations& isolations) const
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [id, iso] : isolations)
+        list.push_back({{"node_guid", id.node.str()},
+                        {"port", id.port.value()},
+                        {"rule", iso.rule},
+                        {"reason", iso.reason},
+                        {"since", iso.since}});
+    const nlohmann::json j{{"version", format_version}, {"isolated", list}};
+    write_file_atomically(file_, j.dump(2) + "\n");
+}
+
+} // namespace ibsm::daemon
