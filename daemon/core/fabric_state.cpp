@@ -26,9 +26,8 @@ const mad::PortInfo* capability_source(const DiscoveryResult& found, topology::P
 
 std::uint32_t port_info_attr_mod(const DiscoveryResult& found, topology::PortRef p)
 {
-    const auto* cap = capability_source(found, p);
-    const bool ext = cap && mad::extended_speeds_supported(cap->capability_mask);
-    return p.port.value() | (ext ? mad::attr_mod_sm_supports_extended_speeds : 0u);
+    const bool plain = found.plain_port_info.count(found.fabric.node(p.node).guid) != 0;
+    return p.port.value() | (plain ? 0u : mad::attr_mod_sm_supports_extended_speeds);
 }
 
 } // namespace ibsm::daemon

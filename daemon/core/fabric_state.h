@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct DiscoveryResult {
     // read-modify-write them instead of re-reading.
     std::map<topology::PortRef, mad::PortInfo> port_info;
     std::map<topology::NodeId, mad::SwitchInfo> switch_info;
+    // Nodes (by GUID) that answered a PortInfo Get carrying
+    // SMSupportExtendedSpeeds with a bad status and a plain one without it:
+    // devices older than the bit (port_info_attr_mod). Carried into every
+    // re-route's copy, so each such node costs one extra Get per process.
+    std::set<Guid> plain_port_info;
     std::uint64_t smps = 0; // requests completed during the sweep
     std::chrono::steady_clock::duration elapsed{};
 
@@ -86,11 +92,18 @@ DrPath path_to_port(const DiscoveryResult& found, topology::PortRef p);
 const mad::PortInfo* capability_source(const DiscoveryResult& found, topology::PortRef p);
 
 // The AttributeModifier of a PortInfo Get or Set of port `p`: the port
-// number, with bit 31 (SMSupportExtendedSpeeds, IBA 14.2.5.6) when what the
-// SM already read of the port (capability_source) says
-// IsExtendedSpeedsSupported. Without the bit a port that supports extended
-// speeds may answer with the LinkSpeedExt fields zeroed, and a Set of them
-// is ignored.
+// number with bit 31, SMSupportExtendedSpeeds (IBA 14.2.5.6): this SM
+// supports extended speeds, so it says so on every PortInfo it sends, and a
+// port that has extended speeds answers with its LinkSpeedExt fields filled
+// in (an NDR switch asked without the bit leaves them zero, and a Set
+// without it cannot change them). Ports without extended speeds ignore the
+// bit (ibsim 0.10 and later mask it off the port number). Whether the
+// fields mean anything is the port's CapabilityMask's to say
+// (IsExtendedSpeedsSupported, read through capability_source): the decoding
+// (mad/link_speed.h) looks there, not here. Asking with the bit first and
+// without it only after a bad status costs nothing on a modern fabric,
+// where asking first without it and again with it would cost a second Get
+// per port. Nodes in `found.plain_port_info` go without the bit.
 std::uint32_t port_info_attr_mod(const DiscoveryResult& found, topology::PortRef p);
 
 } // namespace ibsm::daemon

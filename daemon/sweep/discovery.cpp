@@ -122,12 +122,10 @@ private:
     struct Task {
         enum class Kind : std::uint8_t { visit, describe, switch_info, port_info } kind;
         DrPath path;
-        std::optional<PortRef> from; // visit: the port we came through; port_info with
-                                     // ports_after: this switch's port we came in by
+        std::optional<PortRef> from; // visit: the port we came through
         NodeId id{};                 // describe, switch_info, port_info
         PortNum port{};              // port_info
         bool follow = false;         // port_info: visit what is behind the port
-        bool ports_after = false;    // port_info of a new switch's port 0: then read ports 1..N
     };
 
     void enqueue(Task t)
@@ -153,7 +151,7 @@ private:
             case Task::Kind::visit: co_await visit(t.path, t.from); break;
             case Task::Kind::describe: co_await describe(t.id, t.path); break;
             case Task::Kind::switch_info: co_await switch_info(t.id, t.path); break;
-            case Task::Kind::port_info: co_await port_info(t.id, t.path, t.port, t.follow, t.ports_after, t.from); break;
+            case Task::Kind::port_info: co_await port_info(t.id, t.path, t.port, t.follow); break;
             }
         }
     }
@@ -306,11 +304,10 @@ private:
         enqueue(Task{Task::Kind::describe, path, std::nullopt, id, {}, false});
         if (type == topology::NodeType::switch_node) {
             enqueue(Task{Task::Kind::switch_info, path, std::nullopt, id, {}, false});
-            // Port 0 first: its CapabilityMask decides whether the external
-            // ports are asked with SMSupportExtendedSpeeds (port_info_attr_mod),
-            // so none of them has to be asked twice.
-            enqueue(Task{Task::Kind::port_info, path, from ? std::optional(here) : std::nullopt, id, PortNum(0), false,
-                         true});
+            for (unsigned p = 0; p <= ni.num_ports; ++p) {
+                PortNum pn(static_cast<std::uint8_t>(p));
+                enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, pn, p != 0 && !(from && pn == in)});
+            }
         } else {
             // A CA is only asked about the port we reached; the SM's own CA
             // is where the sweep leaves for the fabric.
@@ -371,59 +368,44 @@ private:
         sw.enhanced_port0 = si->enhanced_port0;
     }
 
-    // A new switch's ports 1..N, once its port 0 was asked (answered or not:
-    // without its CapabilityMask they go without bit 31, as before).
-    void read_switch_ports(NodeId id, const DrPath& path, const std::optional<PortRef>& came_in)
-    {
-        const auto& n = result_.fabric.node(id);
-        for (unsigned p = 1; p <= n.num_ports(); ++p) {
-            const PortNum pn(static_cast<std::uint8_t>(p));
-            enqueue(Task{Task::Kind::port_info, path, std::nullopt, id, pn, !(came_in && came_in->port == pn)});
-        }
-    }
-
-    // The Get of one port's PortInfo with AttributeModifier bit 31
-    // (SMSupportExtendedSpeeds, IBA 14.2.5.6) when what the SM read before
-    // says the port supports extended speeds (port_info_attr_mod). A first
-    // read that had to go without it (a CA port, or a switch whose port 0
-    // did not answer) and is answered with IsExtendedSpeedsSupported is
-    // asked again with it: without the bit an NDR port may leave its
-    // LinkSpeedExt fields zero. Fabrics without extended speeds never see a
-    // second Get. A switch's port 0 carries no link, so its speed fields are
-    // not worth a second Get.
+    // The Get of one port's PortInfo, with SMSupportExtendedSpeeds
+    // (port_info_attr_mod). A node that answers it with a bad status is an
+    // older device that takes bit 31 for part of the port number: it is
+    // asked again without the bit, and remembered so it is never asked with
+    // it again.
     // Unanswered: the node is noted as failed; malformed: missing only.
     awaitable<std::optional<mad::PortInfo>> read_port_info(NodeId id, const DrPath& path, PortNum pn)
     {
         const auto what = [pn] { return "PortInfo port " + std::to_string(pn.value()); };
-        const PortRef here{id, pn};
-        const bool port0 = pn.value() == 0 && result_.fabric.node(id).is_switch();
-        std::uint32_t mod = port_info_attr_mod(result_, here);
-        for (;;) {
-            auto r = co_await get(path, mad::attr::port_info, mod, what);
-            if (!r) {
+        const std::uint32_t mod = port_info_attr_mod(result_, PortRef{id, pn});
+        std::optional<mad::Smp> answer;
+        if (mod & mad::attr_mod_sm_supports_extended_speeds) {
+            mad::SmpRequest req{mad::make_dr_request(mad::Method::get, path, mad::attr::port_info, mod, 0), Lid{}};
+            auto r = co_await transport_.async_request(std::move(req), use_awaitable);
+            if (r.ok()) {
+                answer = r.smp;
+            } else if (r.failure == mad::SmpFailure::bad_status) {
+                result_.plain_port_info.insert(result_.fabric.node(id).guid);
+            } else {
+                result_.missing.push_back(MissingItem{path, what(), mad::to_string(r.failure)});
                 failed_nodes_.insert(id);
                 co_return std::nullopt;
             }
-            auto pi = mad::decode_port_info(r->data());
-            if (!pi) {
-                result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
-                co_return std::nullopt;
-            }
-            if (port0 || (mod & mad::attr_mod_sm_supports_extended_speeds) ||
-                !mad::extended_speeds_supported(pi->capability_mask))
-                co_return pi;
-            mod |= mad::attr_mod_sm_supports_extended_speeds;
         }
+        if (!answer) answer = co_await get(path, mad::attr::port_info, pn.value(), what);
+        if (!answer) {
+            failed_nodes_.insert(id);
+            co_return std::nullopt;
+        }
+        auto pi = mad::decode_port_info(answer->data());
+        if (!pi) result_.missing.push_back(MissingItem{path, what(), "malformed answer"});
+        co_return pi;
     }
 
-    awaitable<void> port_info(NodeId id, const DrPath& path, PortNum pn, bool follow, bool ports_after,
-                              std::optional<PortRef> came_in)
+    awaitable<void> port_info(NodeId id, const DrPath& path, PortNum pn, bool follow)
     {
         auto pi = co_await read_port_info(id, path, pn);
-        if (!pi) {
-            if (ports_after) read_switch_ports(id, path, came_in);
-            co_return;
-        }
+        if (!pi) co_return;
         const PortRef here{id, pn};
         if (refreshing_) note_port_change(here, *pi);
         result_.port_info[here] = *pi;
@@ -440,9 +422,6 @@ private:
         port.vl_cap = pi->vl_cap;
         port.mtu_cap = pi->mtu_cap;
         port.capability_mask = pi->capability_mask;
-        // After port 0's PortInfo is stored: a worker started by enqueue()
-        // may run at once and asks port_info_attr_mod() for it.
-        if (ports_after) read_switch_ports(id, path, came_in);
 
         if (!follow || !link_is_up(pi->port_state) || result_.fabric.remote(here)) co_return;
         if (path.full()) {

@@ -630,7 +630,8 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
         pi.local_port_num = at.port;
         return Answer{status, encoded(pi)};
     };
-    if (mod > node.num_ports()) return reply(at, fake_status::invalid_value);
+    if (mod > node.num_ports() || (sm_supports_ext && nodes_.at(at.node.value).plain_port_info))
+        return reply(at, fake_status::invalid_value);
     PortNum pn(static_cast<std::uint8_t>(mod));
     // A CA answers for the port the SMP came in by (IBA 14.2.5.6: 0 means
     // that port); like ibsim it reports its other ports but sets only that one.

@@ -255,6 +255,10 @@ public:
     void set_pma_capabilities(std::uint16_t mask) { pma_capabilities_ = mask; }
     // --- modern links (see the header comment) ---
     void set_speed(topology::NodeId node, FakeSpeed speed);
+    // A device older than SMSupportExtendedSpeeds: bit 31 of a PortInfo
+    // AttributeModifier is part of the port number to it, so it answers
+    // such a Get or Set with a bad status (invalid attribute modifier).
+    void set_plain_port_info(topology::NodeId node) { nodes_.at(node.value).plain_port_info = true; }
 
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
@@ -311,6 +315,7 @@ private:
         std::vector<mcast::PortMask> mft;      // switches: MLID 0xC000 + i
         std::vector<Fault> faults;
         FakeSpeed speed = FakeSpeed::qdr;
+        bool plain_port_info = false; // set_plain_port_info
     };
     struct Delivery {
         topology::PortRef at; // the port the request entered the destination by

@@ -47,7 +47,7 @@ const health::LinkCheck& check_of(const daemon::SubnetSnapshot& s, PortRef p)
 
 } // namespace
 
-TEST_CASE("discovery with NDR switches: bit 31 from port 0's CapabilityMask, CA ports re-read once", "[fake]")
+TEST_CASE("discovery with NDR switches: every PortInfo Get carries bit 31, none is asked twice", "[fake]")
 {
     TwoSwitches t;
     test::FabricLoop loop(t.f);
@@ -69,9 +69,37 @@ TEST_CASE("discovery with NDR switches: bit 31 from port 0's CapabilityMask, CA 
     CHECK(mad::port_speeds(pi, found.port_info.at(at(t.s1, 0)).capability_mask, 0).speeds_supported &
           mad::speed_bit(mad::LaneSpeed::ndr));
 
-    // TwoSwitches costs 4 + 2 x 5 PortInfo Gets; the NDR host's port was
-    // asked once more (its first read could not know), no switch port was.
-    CHECK(loop.fabric.counters().count(mad::Method::get, mad::attr::port_info) == 4 + 2 * 5 + 1);
+    // TwoSwitches costs 4 + 2 x 5 PortInfo Gets, extended speeds or not.
+    CHECK(loop.fabric.counters().count(mad::Method::get, mad::attr::port_info) == 4 + 2 * 5);
+}
+
+TEST_CASE("a device older than bit 31 is asked again without it, once per node, and configured", "[fake]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    loop.fabric.set_plain_port_info(t.s2);
+    loop.fabric.set_plain_port_info(t.h1);
+    auto found = loop.run([&] { return daemon::discover(loop.transport); });
+    REQUIRE(found.complete());
+    CHECK(found.plain_port_info == std::set<Guid>{t.f.node(t.s2).guid, t.f.node(t.h1).guid});
+    // The first Get of each such node is refused and asked again; its
+    // other ports may have been asked with the bit at once too (all of a
+    // switch's ports go out together), but never twice after that.
+    const auto gets = loop.fabric.counters().count(mad::Method::get, mad::attr::port_info);
+    CHECK(gets > 4 + 2 * 5);
+    CHECK(gets <= 4 + 2 * 5 + 5 + 1);
+    const Found at{found, t.f};
+    CHECK(daemon::port_info_attr_mod(found, at(t.s2, 3)) == 3);
+    CHECK(daemon::port_info_attr_mod(found, at(t.s1, 3)) == (3u | 0x80000000u));
+
+    // The bring-up's Sets and read-backs to those nodes go without the bit
+    // and are confirmed.
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    const auto outcome = loop.run([&] { return b.sweep(); });
+    INFO(outcome.reason);
+    CHECK(outcome.up);
 }
 
 TEST_CASE("XDR switches: XDR between them, NDR to an NDR host, QDR to a plain one", "[fake]")
