@@ -98,6 +98,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         return scheduler.busy() || transport.smps_pending() > 0;
     });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
+    dumps.set_health_source([&] { return health.rows(); }); // report.html's link health
     daemon::Publisher publisher(dumps, sa, inform, mcast);
     daemon::ServiceNotifier notifier(io.get_executor()); // systemd: READY, STATUS, RELOADING, WATCHDOG, STOPPING
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());

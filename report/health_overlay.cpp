@@ -80,7 +80,7 @@ CableHealth cable_health(const topology::Fabric& fabric, topology::PortRef a, to
             for (const std::string& f : row->link->findings) add_finding(c.findings, f);
         }
         const std::string end = *name + "[" + std::to_string(port) + "]";
-        if (row->state != HealthState::ok)
+        if (row->state != HealthState::ok && row->reasons.empty())
             add_finding(c.findings, end + ": " + std::string(health::state_name(row->state)));
         for (const std::string& r : row->reasons) add_finding(c.findings, end + ": " + r);
     }

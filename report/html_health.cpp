@@ -67,7 +67,7 @@ std::string health_table(const Model& model, std::size_t side, std::size_t limit
                     std::to_string(measured) + " with rates.";
     if (!h.unmatched.empty()) {
         o += " <span class=\"bad\">" + std::to_string(h.unmatched.size()) +
-             " ports not cabled in this topology</span> (";
+             (h.unmatched.size() == 1 ? " port" : " ports") + " not cabled in this topology</span> (";
         for (std::size_t i = 0; i < h.unmatched.size() && i < 5; ++i)
             o += (i ? ", " : "") + html_escape(h.unmatched[i]);
         o += h.unmatched.size() > 5 ? ", ...)" : ")";
