@@ -61,7 +61,7 @@ std::string health_table(const Model& model, std::size_t side, std::size_t limit
         if (c.measured) ++measured;
     std::string o = "<p class=\"meta\" data-side=\"" + std::to_string(side) + "\" data-rows=\"" +
                     std::to_string(h.rows) + "\" data-matched=\"" + std::to_string(h.matched) +
-                    "\" data-unmatched=\"" + std::to_string(h.unmatched.size()) + "\">Health of " +
+                    "\" data-unmatched=\"" + std::to_string(h.unmatched.size()) + "\">Health rows from " +
                     html_escape(h.source) + ": " + std::to_string(h.rows) + " ports, " + std::to_string(h.matched) +
                     " at a cable of this topology; " + std::to_string(h.cables.size()) + " cables with a row, " +
                     std::to_string(measured) + " with rates.";
