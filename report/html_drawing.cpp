@@ -236,8 +236,11 @@ std::string svg_health(const Model& model, const Layout& layout, std::size_t sid
         if (!h.utilisation) cls += " nm";
         if (h.errors_delta > 0) cls += " er";
         if (h.isolated()) cls += " iso";
-        const std::string colour = h.isolated() ? "#909090" : h.utilisation ? utilisation_colour(*h.utilisation) : "#b0b0b0";
-        double width = scale * (h.utilisation ? load_width(static_cast<std::uint64_t>(std::llround(std::min(*h.utilisation, 1.0) * 1000)), 1000, l.cables.size()) : 1.0);
+        const std::string colour =
+            h.isolated() ? "#909090" : h.utilisation ? utilisation_colour(*h.utilisation) : "#b0b0b0";
+        // load_width's 1..6 over utilisation in thousandths (full from 100 % on).
+        const auto permille = static_cast<std::uint64_t>(std::llround(std::min(h.utilisation.value_or(0.0), 1.0) * 1000));
+        double width = scale * (h.utilisation ? load_width(permille, 1000, l.cables.size()) : 1.0);
         if (h.errors_delta > 0) width = std::max(width, 3.0); // a sick link stays visible however idle
         o += line(c, i, cls.c_str(), at[l.a], at[l.b], colour, width);
         marks += badges(c, i, at[l.a], at[l.b], h, badge);

@@ -22,7 +22,8 @@ std::string render_generation_report(const SubnetSnapshot& snap, const std::vect
     const routing::analysis::Report analysis = routing::analysis::analyze(fabric, *snap.tables, opt);
     report::Model model = report::build_model(fabric, analysis);
     if (!health.empty())
-        report::add_health(model, fabric, health, "ibsmd's health monitor at generation " + std::to_string(snap.generation));
+        report::add_health(model, fabric, health,
+                           "ibsmd's health monitor at generation " + std::to_string(snap.generation));
     const report::Layout layout = report::compute_layout(model);
     report::HtmlOptions html;
     html.generated_by = "ibsmd generation " + std::to_string(snap.generation);
