@@ -98,6 +98,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
         return scheduler.busy() || transport.smps_pending() > 0;
     });
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
+    dumps.set_health_source([&] { return health.rows(); }); // report.html's link health
     daemon::Publisher publisher(dumps, sa, inform, mcast);
     daemon::ServiceNotifier notifier(io.get_executor()); // systemd: READY, STATUS, RELOADING, WATCHDOG, STOPPING
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
@@ -111,10 +112,10 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     });
     scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
         if (snap) perf.on_snapshot(snap);
+        health.on_outcome(o, snap); // before the dumps: report.html draws this generation's link checks
         publisher.on_outcome(o, snap);
         notifier.on_outcome(o, snap);
         status.on_outcome(o, snap); // after the dumps: summary.txt ends with the status
-        health.on_outcome(o, snap);
         daemon::control::publish_outcome(feed, o);
     });
     scheduler.on_event([&](const daemon::Event& e) {

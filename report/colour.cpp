@@ -51,6 +51,14 @@ std::string load_colour(std::uint64_t load, std::uint64_t max)
     return hex(mix(stops[i], stops[i + 1], t - static_cast<double>(i)));
 }
 
+std::string utilisation_colour(double utilisation)
+{
+    static constexpr std::array<Rgb, 4> stops{blue, green, yellow, red};
+    const double t = std::clamp(utilisation, 0.0, 1.0) * 3.0;
+    const auto i = std::min<std::size_t>(static_cast<std::size_t>(t), 2);
+    return hex(mix(stops[i], stops[i + 1], t - static_cast<double>(i)));
+}
+
 double load_width(std::uint64_t load, std::uint64_t max, std::size_t cables)
 {
     return 1.0 + 5.0 * fraction(load, max) + (cables > 1 ? std::log2(static_cast<double>(cables)) : 0.0);

@@ -9,6 +9,7 @@
 #include "report/colour.h"
 #include "report/html_assets.h"
 #include "report/html_drawing.h"
+#include "report/html_health.h"
 #include "report/html_text.h"
 
 #include <algorithm>
@@ -331,10 +332,17 @@ std::string render_html(const std::vector<Side>& sides, const Layout& layout, co
 
     Strings names;
     Json blob_sides = Json::array();
-    std::vector<std::string> drawings;
+    std::vector<std::string> drawings, health_drawings;
+    bool any_health = false;
     for (std::size_t i = 0; i < sides.size(); ++i) {
         Json b;
         drawings.push_back(svg_fabric(*sides[i].model, layout, i, names, b));
+        if (sides[i].model->health) {
+            any_health = true;
+            health_drawings.push_back(svg_health(*sides[i].model, layout, i, names, b["health"]));
+        } else {
+            health_drawings.emplace_back();
+        }
         blob_sides.push_back(std::move(b));
     }
     Json diff_blob = Json::array();
@@ -362,6 +370,13 @@ std::string render_html(const std::vector<Side>& sides, const Layout& layout, co
         return note + drawings[i];
     });
     o += diff;
+    // After the difference drawing, so the drawings keep their order (the
+    // browser test finds them by position).
+    if (any_health)
+        o += "<h2>Link health</h2>\n" + health_legend() + per_side(sides, [&](const Side& s, std::size_t i) {
+                 if (!s.model->health) return std::string("<p class=\"meta\">No health data for this routing.</p>");
+                 return health_drawings[i] + health_table(*s.model, i);
+             });
     o += "<h2>Link loads</h2>\n" + per_side(sides, [](const Side& s, std::size_t i) {
              return "<h3>Histogram of directed links by load</h3>" + svg_histogram(s.analysis->link_loads) +
                     top_links_table(*s.analysis, i);

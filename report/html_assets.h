@@ -10,7 +10,11 @@
 //   level, folded hosts];  sides[k].links[i] = [a, b, [[port_a, port_b,
 //   load a->b, load b->a], ...], [[source, destination], ...], credit loop 0/1];
 //   diff[i] = [name a, name b, hottest load first, second, largest cable
-//   change] (--compare).
+//   change] (--compare);  with a health overlay, sides[k].health = {links:
+//   [per link: indices into cables, or null], cables: [[name a, port a,
+//   name b, port b, "4x HDR" or null, utilisation 0..1 or null, bytes/s a->b,
+//   bytes/s b->a, errors last interval, errors total, downshifted 0/1,
+//   state, [findings], measured 0/1], ...]}.
 // The drawing's elements carry data-i (link) or data-n (node) indices into it.
 #pragma once
 
@@ -33,12 +37,20 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:20px 0 8px}h3{font-siz
 .card td:first-child,.card th:first-child{text-align:left}
 .bad{color:#c00;font-weight:600}.ok{color:#080}
 .big{font-size:22px;font-weight:600}.hide{display:none}
-svg.fab,svg.diff{width:100%;height:auto;max-height:80vh;background:#fff;border:1px solid #ddd;border-radius:6px;cursor:grab}
+svg.fab,svg.diff,svg.hlt{width:100%;height:auto;max-height:80vh;background:#fff;border:1px solid #ddd;border-radius:6px;cursor:grab}
 line.l{stroke-linecap:round;vector-effect:non-scaling-stroke}
 line.l:hover{stroke:#000}
 line.cl{stroke:#e0f;stroke-dasharray:8 4;stroke-opacity:1}
 rect.s{fill:#446;stroke:#fff;stroke-width:.5;vector-effect:non-scaling-stroke}
 circle.h{fill:#889}
+line.er{stroke-dasharray:7 3}line.iso{stroke-dasharray:2 4}line.nm{stroke-opacity:.8}
+.b{vector-effect:non-scaling-stroke}
+circle.b.er{fill:#d00;stroke:#fff;stroke-width:1}circle.b.rp{fill:none;stroke:#d00;stroke-width:2}
+path.b.ds{fill:#f08c00;stroke:#fff;stroke-width:1}path.b.iso{fill:none;stroke:#444;stroke-width:2.5}
+.legend span.mk{display:inline-block;width:9px;height:9px;vertical-align:middle;margin:0 3px 0 6px}
+.legend span.mk.er{background:#d00;border-radius:50%}.legend span.mk.rp{border:2px solid #d00;border-radius:50%;width:6px;height:6px}
+.legend span.mk.ds{background:#f08c00;transform:rotate(45deg);width:7px;height:7px}
+.legend span.mk.iso{width:auto;height:auto;color:#444;font-weight:700}
 .legend{font-size:12px;color:#555;margin:4px 0 8px}
 .legend span.sw{display:inline-block;width:18px;height:8px;border-radius:2px;vertical-align:middle;margin:0 3px 0 6px}
 table.t{border-collapse:collapse;font-size:13px;background:#fff}
@@ -69,10 +81,24 @@ function linkText(side,i){var L=D.sides[side].links[i],a=nm(side,L[0]),b=nm(side
 function diffText(i){var d=D.diff[i];
  return '<b>'+e(S[d[0]])+'</b> &harr; <b>'+e(S[d[1]])+'</b><br>hottest cable: '+d[2]+' routes first, '+d[3]+
   ' second<br>largest change on one cable: '+(d[4]>0?'+':'')+d[4];}
+function pct(u){return (u*100).toFixed(1)+' %';}
+function rate(v){var u=['B/s','kB/s','MB/s','GB/s','TB/s'],k=0;while(v>=1000&&k<4){v/=1000;k++;}return (k?v.toPrecision(3):String(v))+' '+u[k];}
+function healthText(side,i){var H=D.sides[side].health,L=D.sides[side].links[i],cs=H.links[i];
+ var h='<b>'+nm(side,L[0])+'</b> &harr; <b>'+nm(side,L[1])+'</b>';
+ if(!cs)return h+'<br>no counters or link checks for this link';
+ cs.forEach(function(k){var c=H.cables[k];
+  h+='<br>'+e(S[c[0]])+'['+c[1]+'] &harr; '+e(S[c[2]])+'['+c[3]+']'+(c[4]!==null?' '+e(S[c[4]]):'')+': ';
+  h+=c[5]!==null?pct(c[5])+' used':(c[13]?'utilisation unknown (no width or speed)':'no rates');
+  if(c[13])h+=' ('+rate(c[6])+' &rarr;, '+rate(c[7])+' &larr;)';
+  h+='; errors '+c[8]+' in the last interval, '+c[9]+' in total';
+  if(c[10])h+='; <b style="color:#f08c00">downshifted</b>';
+  if(S[c[11]]!=='ok')h+='; <b style="color:#c00">'+e(S[c[11]])+'</b>';
+  c[12].forEach(function(f){h+='<br>&nbsp;&nbsp;'+e(S[f]);});});
+ return h;}
 function show(ev,h){tip.innerHTML=h;tip.style.display='block';
  var x=ev.clientX+14,y=ev.clientY+14;if(x+tip.offsetWidth>innerWidth)x=ev.clientX-tip.offsetWidth-14;
  if(y+tip.offsetHeight>innerHeight)y=ev.clientY-tip.offsetHeight-14;tip.style.left=x+'px';tip.style.top=y+'px';}
-var svgs=document.querySelectorAll('svg.fab,svg.diff'),home=svgs.length?svgs[0].getAttribute('viewBox'):'';
+var svgs=document.querySelectorAll('svg.fab,svg.diff,svg.hlt'),home=svgs.length?svgs[0].getAttribute('viewBox'):'';
 function vb(s){return s.getAttribute('viewBox').split(' ').map(Number);}
 function setAll(v){svgs.forEach(function(s){s.setAttribute('viewBox',v.join(' '));});}
 svgs.forEach(function(svg){
@@ -81,7 +107,7 @@ svgs.forEach(function(svg){
   if(drag){var v=vb(svg),r=svg.getBoundingClientRect(),k=v[2]/r.width;
    v[0]=drag[2]-(ev.clientX-drag[0])*k;v[1]=drag[3]-(ev.clientY-drag[1])*k;setAll(v);return;}
   var t=ev.target,i=t.getAttribute('data-i'),n=t.getAttribute('data-n');
-  if(i!==null)show(ev,side<0?diffText(Number(i)):linkText(side,Number(i)));
+  if(i!==null)show(ev,side<0?diffText(Number(i)):svg.classList.contains('hlt')?healthText(side,Number(i)):linkText(side,Number(i)));
   else if(n!==null&&side>=0)show(ev,nm(side,Number(n)));
   else tip.style.display='none';});
  svg.addEventListener('mouseleave',function(){tip.style.display='none';drag=null;});
@@ -94,7 +120,8 @@ svgs.forEach(function(svg){
 });
 // Build the hover text of the first link once: a blob the hover code cannot
 // read fails here, at load (window.onerror), not at the first mouse-over.
-D.sides.forEach(function(s,k){if(s.links.length)linkText(k,0);if(s.nodes.length)nm(k,0);});
+D.sides.forEach(function(s,k){if(s.links.length)linkText(k,0);if(s.nodes.length)nm(k,0);
+ if(s.health){var f=s.health.links.findIndex(function(c){return c!==null;});if(f>=0)healthText(k,f);}});
 if(D.diff.length)diffText(0);
 // #selftest (the browser test): hover the first link of each drawing with a
 // synthetic mouse event, through the page's own handlers, and leave what the

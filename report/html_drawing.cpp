@@ -1,5 +1,6 @@
 #include "report/html_drawing.h"
 
+#include "health/port_health.h"
 #include "report/colour.h"
 
 #include <algorithm>
@@ -159,6 +160,109 @@ std::string svg_fabric(const Model& model, const Layout& layout, std::size_t sid
     }
     o += "</g>\n</svg>\n";
     blob = Json{{"nodes", std::move(nodes)}, {"links", std::move(links)}};
+    return o;
+}
+
+namespace {
+
+// The blob's record of one cable (html_assets.h lists the fields).
+Json cable_json(const CableHealth& c, Strings& names)
+{
+    Json findings = Json::array();
+    for (const std::string& f : c.findings) findings.push_back(names.id(f));
+    // Rounded so the page does not carry noise digits; rates are whole bytes.
+    Json utilisation = c.utilisation ? Json(std::round(*c.utilisation * 1e4) / 1e4) : Json();
+    return Json::array({names.id(c.name_a), c.port_a, names.id(c.name_b), c.port_b,
+                        c.width.empty() ? Json() : Json(names.id(c.width + " " + c.speed)), std::move(utilisation),
+                        static_cast<std::uint64_t>(std::llround(c.bytes_ab)),
+                        static_cast<std::uint64_t>(std::llround(c.bytes_ba)), c.errors_delta, c.errors_total,
+                        c.downshifted ? 1 : 0, names.id(std::string(health::state_name(c.state))), std::move(findings),
+                        c.measured ? 1 : 0});
+}
+
+// The badges of a link at its middle: a filled red dot for errors in the
+// last interval, a red ring for a state the policy set (reported, isolation
+// refused), an orange diamond for a downshift, a cross for isolated.
+std::string badges(const Coords& c, std::size_t i, Point p, Point q, const LinkHealth& h, double r)
+{
+    const Point m{(p.x + q.x) / 2, (p.y + q.y) / 2};
+    const std::string id = " data-i=\"" + std::to_string(i) + "\"";
+    std::string o;
+    if (h.isolated())
+        o += "<path class=\"b iso\"" + id + " d=\"M" + c(m.x - r) + " " + c(m.y - r) + "L" + c(m.x + r) + " " +
+             c(m.y + r) + "M" + c(m.x - r) + " " + c(m.y + r) + "L" + c(m.x + r) + " " + c(m.y - r) + "\"/>\n";
+    else if (h.state != health::HealthState::ok)
+        o += "<circle class=\"b rp\"" + id + " cx=\"" + c(m.x) + "\" cy=\"" + c(m.y) + "\" r=\"" + c(r * 1.4) + "\"/>\n";
+    if (h.errors_delta > 0)
+        o += "<circle class=\"b er\"" + id + " cx=\"" + c(m.x) + "\" cy=\"" + c(m.y) + "\" r=\"" + c(r) + "\"/>\n";
+    if (h.downshifted) {
+        // Beside the dot, so both show on one link.
+        const double x = m.x + (h.errors_delta > 0 ? 2.2 * r : 0);
+        o += "<path class=\"b ds\"" + id + " d=\"M" + c(x) + " " + c(m.y - r) + "L" + c(x + r) + " " + c(m.y) + "L" +
+             c(x) + " " + c(m.y + r) + "L" + c(x - r) + " " + c(m.y) + "Z\"/>\n";
+    }
+    return o;
+}
+
+} // namespace
+
+std::string svg_health(const Model& model, const Layout& layout, std::size_t side, Strings& names, Json& blob)
+{
+    if (!model.health) throw std::invalid_argument("svg_health: the model has no health overlay");
+    const Coords c(layout);
+    const double r = node_radius(model, layout);
+    const double scale = width_scale(r / 0.4, layout);
+    const double badge = std::max(r * 0.45, c.extent() * 0.004);
+    std::vector<Point> at;
+    at.reserve(model.nodes.size());
+    for (const Node& n : model.nodes) at.push_back(position(layout, n.guid, n.name));
+
+    std::string o = svg_open("hlt", layout, std::max(r * 2, c.extent() * 0.02),
+                             " data-side=\"" + std::to_string(side) + "\" data-links=\"" +
+                                 std::to_string(model.links.size()) + "\"");
+    o += "<g>\n";
+    std::string marks;
+    Json links = Json::array(), cables = Json::array();
+    for (std::size_t i = 0; i < model.links.size(); ++i) {
+        const Link& l = model.links[i];
+        if (l.a >= at.size() || l.b >= at.size()) throw std::invalid_argument("report model link names a missing node");
+        if (!l.health) {
+            o += line(c, i, "l nm", at[l.a], at[l.b], "#c8c8c8", scale);
+            links.push_back(nullptr);
+            continue;
+        }
+        const LinkHealth& h = *l.health;
+        std::string cls = "l";
+        if (!h.utilisation) cls += " nm";
+        if (h.errors_delta > 0) cls += " er";
+        if (h.isolated()) cls += " iso";
+        const std::string colour =
+            h.isolated() ? "#909090" : h.utilisation ? utilisation_colour(*h.utilisation) : "#b0b0b0";
+        // load_width's 1..6 over utilisation in thousandths (full from 100 % on).
+        const auto permille = static_cast<std::uint64_t>(std::llround(std::min(h.utilisation.value_or(0.0), 1.0) * 1000));
+        double width = scale * (h.utilisation ? load_width(permille, 1000, l.cables.size()) : 1.0);
+        if (h.errors_delta > 0) width = std::max(width, 3.0); // a sick link stays visible however idle
+        o += line(c, i, cls.c_str(), at[l.a], at[l.b], colour, width);
+        marks += badges(c, i, at[l.a], at[l.b], h, badge);
+        Json ids = Json::array();
+        for (std::size_t k : h.cables) {
+            ids.push_back(cables.size());
+            cables.push_back(cable_json(model.health->cables.at(k), names));
+        }
+        links.push_back(std::move(ids));
+    }
+    o += "</g>\n<g>\n";
+    for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+        const Point p = at[i];
+        if (model.nodes[i].kind == NodeKind::switch_node)
+            o += "<rect class=\"s\" data-n=\"" + std::to_string(i) + "\" x=\"" + c(p.x - r) + "\" y=\"" + c(p.y - r) +
+                 "\" width=\"" + c(2 * r) + "\" height=\"" + c(2 * r) + "\"/>\n";
+        else
+            o += "<circle class=\"h\" data-n=\"" + std::to_string(i) + "\" cx=\"" + c(p.x) + "\" cy=\"" + c(p.y) +
+                 "\" r=\"" + c(r * 0.7) + "\"/>\n";
+    }
+    o += "</g>\n<g>\n" + marks + "</g>\n</svg>\n";
+    blob = Json{{"links", std::move(links)}, {"cables", std::move(cables)}};
     return o;
 }
 

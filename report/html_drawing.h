@@ -39,6 +39,13 @@ private:
 // `blob` receives {"nodes": ..., "links": ...} for the script.
 std::string svg_fabric(const Model& model, const Layout& layout, std::size_t side, Strings& names, Json& blob);
 
+// <svg class="hlt" data-side=side>: the drawing again, each link coloured by
+// its utilisation (model.health must be set), errors, downshifts and
+// isolations marked by line style and a badge at the link's middle (badges
+// carry the link's data-i too); `blob` receives {"links": [cable indices or
+// null per link], "cables": [...]} (html_assets.h).
+std::string svg_health(const Model& model, const Layout& layout, std::size_t side, Strings& names, Json& blob);
+
 // One link of either side: its bundle's hottest cable load on each side, and
 // the largest change of one cable in one direction (second minus first; the
 // hottest loads can stay equal while routes move between parallel cables or

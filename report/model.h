@@ -14,10 +14,12 @@
 #pragma once
 
 #include "mad/types.h"
+#include "report/link_health.h"
 #include "routing/analysis/report.h"
 #include "topology/fabric.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,9 @@ struct Link {
     bool switch_link = false;   // both ends switches
     bool on_credit_loop = false; // a cable of a reported credit-loop cycle
     std::vector<Example> examples; // a few routes over the bundle
+    // Counters, link checks and the health policy's state of its cables
+    // (report/health_overlay.h); none when no cable of it has a health row.
+    std::optional<LinkHealth> health;
     std::uint64_t max_load() const; // hottest cable, either direction
 };
 
@@ -67,6 +72,9 @@ struct Model {
     bool hosts_folded = false;
     unsigned height = 0; // fat-tree height; 0 = not a fat-tree (force-directed layout)
     std::uint64_t max_load = 0; // over all links
+    // Set by add_health (report/health_overlay.h): the page then draws the
+    // fabric a second time, coloured by utilisation, and lists the worst links.
+    std::optional<HealthOverlay> health;
     // Index of the node with this GUID, or -1.
     std::int64_t find(Guid guid) const;
 };

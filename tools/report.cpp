@@ -7,10 +7,12 @@
 #include "cli/app.h"
 #include "daemon/core/atomic_file.h"
 #include "tools/args.h"
+#include "tools/health_file.h"
 #include "tools/progress.h"
 #include "tools/route_input.h"
 #include "tools/subcommands.h"
 
+#include "report/health_overlay.h"
 #include "report/html.h"
 #include "report/layout.h"
 #include "report/model.h"
@@ -35,6 +37,10 @@ histogram of link loads, the 20 most loaded links, and the problems with
 example pairs. DIR and --topology/--lfts/--sl/--paths are read as by
 `ibsm analyze`. With --compare DIR2 the two routings are drawn side by side on
 one layout, with the per-link load difference (second minus first).
+With --health FILE (what `ibsm ports --json` prints) the fabric is drawn a
+second time with every link coloured by its utilisation and marked where its
+error counters grew, it trained below what both ends could do, or the health
+policy reported or isolated it, followed by a table of the worst links.
 )";
 
 struct Scored {
@@ -67,11 +73,26 @@ int report_main(const Args& args)
     model_opt.fold_hosts_from = args.number("fold-hosts-from", model_opt.fold_hosts_from, 0,
                                             std::numeric_limits<std::uint32_t>::max());
 
+    // Read before the analysis: a bad file fails at once, not after it.
+    const std::optional<std::string> health_file = args.value("health");
+    const std::vector<health::PortHealth> health_rows =
+        health_file ? read_health_file(*health_file) : std::vector<health::PortHealth>{};
+
     ProgressLine progress("ibsm report");
     std::vector<Scored> scored;
     scored.push_back(score(args.positional().empty() ? files.topology : args.positional()[0], files, opt, model_opt,
                            args, progress));
     if (auto dir2 = args.value("compare")) scored.push_back(score(*dir2, route_dir_files(*dir2), opt, model_opt, args, progress));
+    if (health_file) {
+        // On the first routing: the counters describe the fabric as it runs.
+        report::add_health(scored[0].model, scored[0].input.fabric, health_rows, *health_file);
+        const auto& h = *scored[0].model.health;
+        progress.message("ibsm report: " + *health_file + ": " + std::to_string(h.rows) + " ports, " +
+                         std::to_string(h.matched) + " at a cable of " + scored[0].title +
+                         (h.unmatched.empty() ? std::string()
+                                              : "; " + std::to_string(h.unmatched.size()) +
+                                                    " not cabled there (first: " + h.unmatched.front() + ")"));
+    }
 
     progress.update("layout");
     const report::Layout layout = scored.size() == 2 ? report::compute_layout(scored[0].model, scored[1].model)
@@ -102,6 +123,10 @@ const CommandSpec& report_command()
             o.push_back({"compare", "DIR2",
                          "a second `ibsm route` directory of the same (or a changed) fabric: both drawn side by "
                          "side on one layout, with the per-link load difference (DIR2 minus DIR)"});
+            o.push_back({"health", "FILE",
+                         "what `ibsm ports --json` printed: draw the links' utilisation, errors, downshifts and "
+                         "isolations (on DIR's drawing; ports are matched by node GUID and port number, others "
+                         "are counted and named)"});
             for (auto& t : analysis_tuning_options()) o.push_back(std::move(t));
             o.push_back({"fold-hosts-from", "N",
                          "fold hosts into their leaf switch (not drawn; links between the same switches are one "

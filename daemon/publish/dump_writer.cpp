@@ -3,6 +3,7 @@
 #include "daemon/core/atomic_file.h"
 #include "daemon/publish/report_dump.h"
 #include "daemon/publish/state_dump.h"
+#include "health/port_health_json.h"
 #include "routing/path_file.h"
 #include "routing/sl_file.h"
 
@@ -71,7 +72,11 @@ void DumpWriter::publish(SnapshotPtr snap)
     newest_ = snap->generation;
     if (which_.report && snap->tables) {
         newest_report_ = snap->generation;
-        boost::asio::post(report_pool_, [this, snap] { write_report(snap); });
+        // The monitor lives on the loop: its rows are copied here, not read
+        // from the report thread.
+        auto health = std::make_shared<const std::vector<health::PortHealth>>(
+            health_source_ ? health_source_() : std::vector<health::PortHealth>{});
+        boost::asio::post(report_pool_, [this, snap, health] { write_report(snap, health); });
     } else if (!which_.report && !report_removed_) {
         remove_report(); // one left by an earlier run with the report on
     }
@@ -97,25 +102,26 @@ void DumpWriter::remove_report()
     });
 }
 
-void DumpWriter::write_report(const SnapshotPtr& snap)
+void DumpWriter::write_report(const SnapshotPtr& snap, const HealthRows& health)
 {
     if (snap->generation < newest_report_) return; // a newer generation is queued
     const auto& s = *snap;
-    // The report depends on the fabric, the LIDs and the tables; a re-route
-    // that changed nothing keeps the file (and its generation) as it is.
+    // The report depends on the fabric, the LIDs, the tables and the health
+    // rows; a re-route that changed none keeps the file (and its generation).
     Fingerprint fp;
     add_fabric(fp, s.found.fabric);
     add_lids(fp, s);
     fp.add(s.engine);
     add_lfts(fp, s);
     if (s.tables->pair_dlids) fp.add_bytes(s.tables->pair_dlids->offset.data(), s.tables->pair_dlids->offset.size());
+    if (!health->empty()) fp.add(health::ports_to_json(*health).dump());
     if (fp.value() == report_fingerprint_) {
         ++unchanged_;
         return;
     }
     const auto start = std::chrono::steady_clock::now();
     try {
-        const std::string html = render_generation_report(s);
+        const std::string html = render_generation_report(s, *health);
         write_file_atomically(dir_ / "report.html", html);
         report_fingerprint_ = fp.value();
         ++written_;

@@ -22,6 +22,10 @@
 // report.html (dump.report, report_dump.h) has its own thread: it runs the
 // whole route analysis, seconds on a large fabric, and must not hold up the
 // other dumps or the status files; like them it skips stale generations.
+// With a health source its link health overlay is the source's rows taken
+// when the generation is handed over: a new generation redraws the page when
+// the routing or the rows changed; a counter sweep alone does not (the rows
+// of the moment are `ibsm ports`, the page is the generation's record).
 //
 // The daemon's status (status_reporter.h) goes through the same thread:
 // state.json and metrics.prom are replaced on every publish_status() (the
@@ -31,14 +35,18 @@
 
 #include "config/config.h"
 #include "daemon/core/subnet.h"
+#include "health/port_health.h"
 
 #include <boost/asio/thread_pool.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace ibsm::daemon {
 
@@ -58,6 +66,10 @@ public:
         pool_.join();
     }
 
+    // Loop thread: the health rows report.html draws (the HealthMonitor's);
+    // called on the loop at each publish() that draws a report.
+    using HealthSource = std::function<std::vector<health::PortHealth>()>;
+    void set_health_source(HealthSource source) { health_source_ = std::move(source); }
     // Loop thread: what to write from the next publish() on (SIGHUP).
     void set_config(config::DumpConfig which);
     // Loop thread: writes `snap`'s files in the background.
@@ -86,7 +98,8 @@ public:
 
 private:
     void write(const SnapshotPtr& snap, config::DumpConfig which);
-    void write_report(const SnapshotPtr& snap);
+    using HealthRows = std::shared_ptr<const std::vector<health::PortHealth>>;
+    void write_report(const SnapshotPtr& snap, const HealthRows& health);
     void remove_report();
     void write_status(const StatusFiles& files, config::DumpConfig which);
     // summary.txt from the last snapshot's summary and the status tail.
@@ -106,6 +119,7 @@ private:
     std::uint64_t report_fingerprint_ = 0; // report thread only
     bool report_failing_ = false;          // report thread only
     bool report_removed_ = false;          // loop thread only: removal posted, report off since
+    HealthSource health_source_;           // loop thread only
     boost::asio::thread_pool pool_{1};
     boost::asio::thread_pool report_pool_{1};
 };

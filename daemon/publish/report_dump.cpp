@@ -1,6 +1,7 @@
 #include "daemon/publish/report_dump.h"
 
 #include "lidassign/base_lids.h"
+#include "report/health_overlay.h"
 #include "report/html.h"
 #include "report/layout.h"
 #include "report/model.h"
@@ -8,7 +9,7 @@
 
 namespace ibsm::daemon {
 
-std::string render_generation_report(const SubnetSnapshot& snap)
+std::string render_generation_report(const SubnetSnapshot& snap, const std::vector<health::PortHealth>& health)
 {
     if (!snap.tables) throw std::invalid_argument("generation " + std::to_string(snap.generation) + " has no tables");
     // The analysis reads LIDs from the ports, as from an ibnetdiscover file;
@@ -19,7 +20,10 @@ std::string render_generation_report(const SubnetSnapshot& snap)
     opt.threads = 1;
     opt.keep_link_loads = true;
     const routing::analysis::Report analysis = routing::analysis::analyze(fabric, *snap.tables, opt);
-    const report::Model model = report::build_model(fabric, analysis);
+    report::Model model = report::build_model(fabric, analysis);
+    if (!health.empty())
+        report::add_health(model, fabric, health,
+                           "ibsmd's health monitor at generation " + std::to_string(snap.generation));
     const report::Layout layout = report::compute_layout(model);
     report::HtmlOptions html;
     html.generated_by = "ibsmd generation " + std::to_string(snap.generation);

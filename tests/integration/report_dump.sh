@@ -10,6 +10,10 @@
 #    of nodes in the state's topology.net;
 #  - a cable pulled on the console: the re-route's generation gets its own
 #    report, checked the same way against the new dumps;
+#  - the re-route's page has the Link health section from the health
+#    monitor: a row for both ends of every cable of that generation's
+#    topology.net, one health line per drawn bundle, and its hover names
+#    the ends and the errors;
 #  - SIGHUP with dump.report off: report.html goes and `ibsm status` no
 #    longer names one.
 #
@@ -93,6 +97,27 @@ done
 check_report reroute
 grep -c '^Ca' "$WORK/reroute.net" | has -vx "$(grep -c '^Ca' "$WORK/bringup.net")" ||
     fail "the re-route's topology.net still has every host"
+# The health monitor has the bring-up's heavy sweep by now: every cabled port
+# of the re-route's topology has a row (link checks), matched to its cable.
+python3 - "$WORK/reroute.html" "$WORK/reroute.dom.html" "$WORK/reroute.net" << 'PY' || fail "reroute: the Link health section"
+import re, sys
+page, dom, net = (open(p, encoding="utf-8").read() for p in sys.argv[1:4])
+ends = len(re.findall(r'^\[\d+\].*"[^"]+"\[\d+\]', net, re.M))  # each cable appears at both ends
+m = re.search(r'data-rows="(\d+)" data-matched="(\d+)" data-unmatched="(\d+)">Health rows from [^:]*generation', page)
+if "<h2>Link health</h2>" not in page or not m:
+    sys.exit("no Link health section drawn from the monitor")
+rows, matched, unmatched = map(int, m.groups())
+if matched != ends or rows != matched + unmatched:
+    sys.exit(f"{rows} rows, {matched} matched, {unmatched} not: topology.net has {ends} cabled ports")
+fab = re.search(r'<svg class="fab".*?</svg>', page, re.S).group(0)
+hlt = re.search(r'<svg class="hlt".*?</svg>', page, re.S).group(0)
+if len(re.findall(r'<line [^>]*data-i=', hlt)) != len(re.findall(r'<line [^>]*data-i=', fab)):
+    sys.exit("the health drawing has not one line per bundle")
+hover = re.search(r'data-hover-1="([^"]*)"', dom)
+if not hover or "\u2194" not in hover.group(1) or "errors" not in hover.group(1):
+    sys.exit(f"hovering the health drawing showed {hover.group(1) if hover else None!r}")
+print(f"link health: {matched} of {rows} ports matched the {ends} cabled ports; hover: {hover.group(1)[:80]}")
+PY
 
 echo "--- SIGHUP with dump.report off"
 config false
