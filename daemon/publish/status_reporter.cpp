@@ -104,12 +104,39 @@ void StatusReporter::add_event(std::string text)
 
 void StatusReporter::on_event(const Event& e)
 {
+    ports_dirty_ = true; // an isolation's event, a trap: the monitor's rows may change
     add_event(describe_event(e));
+}
+
+std::vector<health::PortHealth> notable_ports(const std::vector<health::PortHealth>& worst_first, std::size_t limit)
+{
+    std::vector<health::PortHealth> out;
+    for (const auto& r : worst_first) {
+        if (out.size() >= limit) break;
+        bool notable = r.state != health::HealthState::ok || (r.link && r.link->downshifted);
+        if (r.counters)
+            for (std::size_t i = 0; i < health::error_counter_count && !notable; ++i)
+                notable = r.counters->total[i] != 0;
+        if (notable) out.push_back(r);
+    }
+    return out;
+}
+
+const std::vector<health::PortHealth>& StatusReporter::port_rows() const
+{
+    if (ports_ && ports_dirty_) {
+        port_rows_ = ports_();
+        health::sort_worst_first(port_rows_);
+        ports_dirty_ = false;
+        ++ports_version_;
+    }
+    return port_rows_;
 }
 
 void StatusReporter::on_outcome(const SweepOutcome& o, const SnapshotPtr& snap)
 {
     add_event(describe_outcome(o));
+    ports_dirty_ = true;
     auto& s = status_;
     if (o.standby)
         s.state = "standby";
@@ -177,10 +204,7 @@ DaemonStatus StatusReporter::current() const
     }
     s.events.assign(events_.begin(), events_.end());
     if (perf_) s.perf = perf_();
-    if (ports_) {
-        s.ports = ports_();
-        health::sort_worst_first(s.ports);
-    }
+    if (ports_) s.ports = notable_ports(port_rows(), state_ports);
     if (const auto gen = dumps_.report_generation()) {
         s.report.path = dumps_.report_path().string();
         s.report.generation = gen;
@@ -201,10 +225,14 @@ void StatusReporter::publish(bool force)
     DaemonStatus s = current();
     s.updated = 0;
     std::string key = to_state_json(s);
-    if (!force && key == last_published_) return;
+    if (!force && key == last_published_ && ports_version_ == ports_published_) return;
     last_published_ = std::move(key);
+    ports_published_ = ports_version_;
     s.updated = wall_now();
-    dumps_.publish_status(StatusFiles{to_state_json(s), to_prometheus(s), status_activity_text(s)});
+    std::string state = to_state_json(s);
+    std::string activity = status_activity_text(s);
+    s.ports = port_rows(); // metrics.prom: every port
+    dumps_.publish_status(StatusFiles{std::move(state), to_prometheus(s), std::move(activity)});
 }
 
 void StatusReporter::start(std::chrono::milliseconds period)

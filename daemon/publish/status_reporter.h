@@ -69,9 +69,15 @@ public:
     }
 
     // Loop thread: a counter sweep finished; publishes the ports at once.
-    void on_port_counters() { publish(false); }
+    void on_port_counters()
+    {
+        ports_dirty_ = true;
+        publish(false);
+    }
 
-    // The status as of now (counters read from their owners).
+    // The status as of now (counters read from their owners). Its `ports`
+    // are the notable ones only (notable_ports); metrics.prom gets every
+    // port.
     DaemonStatus current() const;
     // current() stamped with the time it was read: what the control
     // socket's `status` answers.
@@ -79,8 +85,18 @@ public:
     // The control socket's path, for state.json (`ibsm` finds it there).
     void set_control_socket(std::string path) { status_.control_socket = std::move(path); }
 
+    // state.json and `ibsm status` list at most this many ports: the worst
+    // that are not plainly healthy. Every port is in metrics.prom and in
+    // `ibsm ports` (the control socket asks the health monitor).
+    static constexpr std::size_t state_ports = 100;
+
 private:
     void publish(bool force);
+    // The port rows, asked of the port source only after something that can
+    // change them (a counter sweep, an outcome, an event): asking builds a
+    // row per port, and the periodic publish must stay cheap at 40 000
+    // ports.
+    const std::vector<health::PortHealth>& port_rows() const;
     void arm();
     void add_event(std::string text);
 
@@ -97,6 +113,14 @@ private:
     bool running_ = false;
     PortSource ports_;
     PerfSource perf_;
+    mutable std::vector<health::PortHealth> port_rows_; // worst first
+    mutable bool ports_dirty_ = true;
+    std::uint64_t ports_published_ = 0; // version of port_rows_ last written
+    mutable std::uint64_t ports_version_ = 0;
 };
+
+// The ports worth naming in state.json: isolated, refused or reported,
+// downshifted, or with errors counted; worst first, at most `limit`.
+std::vector<health::PortHealth> notable_ports(const std::vector<health::PortHealth>& worst_first, std::size_t limit);
 
 } // namespace ibsm::daemon
