@@ -92,6 +92,11 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
             co_return o;
         }
     }
+    // A heavy sweep (a restart, or a re-route that needed one) holds the
+    // isolated links' ports as asked too. A port whose state this changes
+    // is seen by the next trap or light sweep; the routing leaves an
+    // isolated link out either way.
+    co_await hold_port_states(found);
     co_return co_await configure(std::move(found), std::move(o), start, smps_before);
 }
 

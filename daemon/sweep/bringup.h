@@ -114,7 +114,7 @@ public:
     // without them. An isolation that would cut a node off the SM at that
     // sweep (the fabric changed since it was made) is suspended for that
     // sweep and logged. Isolations no longer in the set are lifted: a port
-    // disabled for one is set to Polling by the next re-route.
+    // disabled for one is set to Polling by the next sweep.
     void set_isolated_links(std::set<health::PortId> isolated);
     // After the isolated links changed: with disable_isolated_ports, first
     // the switch-side ports of newly isolated links are set DISABLED and
