@@ -204,7 +204,8 @@ void HealthMonitor::apply_isolation(PortId port, Isolation iso)
 {
     spdlog::warn("health: ISOLATING the link at {}: {}: {}; the routing leaves it out ({}); {}; "
                  "`ibsm port clear {} {}` puts it back",
-                 port_words(port), iso.rule, iso.reason, policy_.disable_port ? "its switch-side port is set DISABLED" : "the link stays up",
+                 port_words(port), iso.rule, iso.reason,
+                 policy_.disable_port ? "its switch-side port is set DISABLED" : "the link stays up",
                  what_to_do(iso.rule == "operator" ? Rule::operator_command : Rule::flapping), port.node.str(),
                  port.port.value());
     auto fields = port_fields(port);

@@ -130,8 +130,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
     auto r = co_await refresh(transport_, previous->found, asked);
     o.changes = std::move(r.changes);
     const auto& ch = o.changes;
-    o.phases.push_back(c1.finish("refresh", std::to_string(request.switches.size()) + " switch(es), " +
-                                                std::to_string(request.ports.size()) + " port(s) re-read: " +
+    o.phases.push_back(c1.finish("refresh", std::to_string(asked.switches.size()) + " switch(es), " +
+                                                std::to_string(asked.ports.size()) + " port(s) re-read: " +
                                                 std::to_string(ch.links_down) + " link(s) down, " +
                                                 std::to_string(ch.links_up) + " up, " + std::to_string(ch.nodes_new) +
                                                 " new node(s), " + std::to_string(ch.nodes_lost) + " lost, " +
