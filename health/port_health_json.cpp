@@ -137,18 +137,21 @@ json to_json(const PortHealth& r)
                           {"xmit_wait_share", c.xmit_wait_share}};
         j["poll"] = json{{"extended", c.extended},       {"interval_s", c.interval_s},
                          {"reads", c.reads},             {"resets_seen", c.resets_seen},
-                         {"failures", c.failures},       {"last_read", c.last_read}};
+                         {"failures", c.failures},       {"failure_history", c.failure_history},
+                         {"last_read", c.last_read}};
     }
     if (r.link) j["link"] = to_json(*r.link);
     return j;
 }
 
-json ports_to_json(const std::vector<PortHealth>& rows)
+json to_json(const std::vector<PortHealth>& rows)
 {
     json list = json::array();
     for (const auto& r : rows) list.push_back(to_json(r));
-    return json{{"ports", std::move(list)}};
+    return list;
 }
+
+json ports_to_json(const std::vector<PortHealth>& rows) { return json{{"ports", to_json(rows)}}; }
 
 LinkCheck link_check_from_json(const json& j, std::string_view where)
 {
@@ -213,6 +216,7 @@ PortCounters counters_from_json(const json& j, const json* counters, std::string
         optional(*poll, pw, "reads", c.reads, u64);
         optional(*poll, pw, "resets_seen", c.resets_seen, u64);
         optional(*poll, pw, "failures", c.failures, u64);
+        optional(*poll, pw, "failure_history", c.failure_history, u64);
         optional(*poll, pw, "last_read", c.last_read, read_number);
     }
     return c;
@@ -250,12 +254,16 @@ PortHealth port_health_from_json(const json& j, std::string_view where)
 std::vector<PortHealth> ports_from_json(const json& doc)
 {
     expect_object(doc, "document");
-    const json* list = member(doc, "document", "ports", true);
-    if (!list->is_array()) fail("ports", "expected a list");
+    return port_list_from_json(*member(doc, "document", "ports", true));
+}
+
+std::vector<PortHealth> port_list_from_json(const json& list, std::string_view where)
+{
+    if (!list.is_array()) fail(where, "expected a list");
     std::vector<PortHealth> out;
-    out.reserve(list->size());
-    for (std::size_t i = 0; i < list->size(); ++i)
-        out.push_back(port_health_from_json((*list)[i], "ports[" + std::to_string(i) + "]"));
+    out.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(port_health_from_json(list[i], std::string(where) + "[" + std::to_string(i) + "]"));
     return out;
 }
 

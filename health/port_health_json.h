@@ -1,5 +1,7 @@
-// The JSON form of health::PortHealth: what `ibsm ports --json` prints and
-// `ibsm report --health FILE` reads back.
+// The JSON form of health::PortHealth, the one encoder and decoder of a
+// port row: what `ibsm ports --json` and the control socket's `ports`
+// answer print, the `ports` list of the daemon's state.json (which `ibsm
+// status` reads back) and what `ibsm report --health FILE` reads.
 //
 // Why one file for both directions: the printer and the reader must agree
 // on every key, and a round-trip test can only hold them to it if they sit
@@ -14,7 +16,7 @@
 //    "rates": {"xmit_bytes_per_s": x, "rcv_bytes_per_s": y,
 //              "xmit_pkts_per_s": .., "rcv_pkts_per_s": .., "xmit_wait_share": z},
 //    "poll": {"extended": b, "interval_s": .., "reads": .., "resets_seen": ..,
-//             "failures": .., "last_read": ..},
+//             "failures": .., "failure_history": .., "last_read": ..},
 //    "link": {"downshifted": b, "findings": [...], "width_active": "4x",
 //             "width_possible": .., "speed_active": "NDR", "speed_possible": ..,
 //             "mtu_active": .., "mtu_possible": .., "vls_active": .., "vls_possible": ..}}
@@ -36,6 +38,8 @@ namespace ibsm::health {
 
 nlohmann::json to_json(const PortHealth& row);
 nlohmann::json to_json(const LinkCheck& link);
+// The list of rows, in the order given.
+nlohmann::json to_json(const std::vector<PortHealth>& rows);
 // {"ports": [...]} in the order given.
 nlohmann::json ports_to_json(const std::vector<PortHealth>& rows);
 
@@ -52,6 +56,8 @@ public:
 PortHealth port_health_from_json(const nlohmann::json& j, std::string_view where = "port");
 LinkCheck link_check_from_json(const nlohmann::json& j, std::string_view where = "link");
 std::vector<PortHealth> ports_from_json(const nlohmann::json& doc);
+// A list of rows alone (state.json's "ports"); `where` names it in errors.
+std::vector<PortHealth> port_list_from_json(const nlohmann::json& list, std::string_view where = "ports");
 // The text of a document; a JSON syntax error is a HealthJsonError too.
 std::vector<PortHealth> parse_ports_json(std::string_view text);
 

@@ -121,8 +121,8 @@ const CommandSpec& ports_command()
 port, the other end, health state and its reason, error counters (change in
 the last interval and total), traffic rates and link findings. --json
 prints {"ports": [...]}, each entry with node_guid, node_desc, port, lid,
-remote, state, since, reasons, counters {name: {total, delta}}, rates and
-link (null where not measured).)") + exit_text,
+remote, state, since, reasons, counters {name: {total, delta}}, rates, poll
+and link (each left out where not measured or not linked).)") + exit_text,
         with_control({{"json", "", "print the daemon's JSON"}, {"limit", "N", "at most N ports (the worst)"}}),
         {},
         {},

@@ -11,7 +11,7 @@ namespace ibsm::tools {
 // "1.2 GB/s", "512 B/s": bytes per second in human units.
 std::string human_rate(double bytes_per_s);
 
-// `answer` holds "ports" (port_rows.h's objects); missing fields print "-".
+// `answer` holds "ports" (health/port_health_json.h objects); missing fields print "-".
 std::string ports_table(const nlohmann::json& answer);
 
 } // namespace ibsm::tools

@@ -66,9 +66,6 @@ HealthMonitor::HealthMonitor(std::filesystem::path state_dir, health::Policy pol
 void HealthMonitor::set_policy(const health::Policy& policy)
 {
     policy_ = policy;
-    if (policy_.disable_port)
-        spdlog::warn("health.disable_port: true is not acted on yet: isolated links leave the routing but stay "
-                     "physically up");
 }
 
 void HealthMonitor::load()
@@ -205,9 +202,10 @@ void HealthMonitor::evaluate()
 
 void HealthMonitor::apply_isolation(PortId port, Isolation iso)
 {
-    spdlog::warn("health: ISOLATING the link at {}: {}: {}; the routing leaves it out (the link stays up{}); {}; "
+    spdlog::warn("health: ISOLATING the link at {}: {}: {}; the routing leaves it out ({}); {}; "
                  "`ibsm port clear {} {}` puts it back",
-                 port_words(port), iso.rule, iso.reason, policy_.disable_port ? ", DISABLED" : "",
+                 port_words(port), iso.rule, iso.reason,
+                 policy_.disable_port ? "its switch-side port is set DISABLED" : "the link stays up",
                  what_to_do(iso.rule == "operator" ? Rule::operator_command : Rule::flapping), port.node.str(),
                  port.port.value());
     auto fields = port_fields(port);

@@ -1,6 +1,7 @@
 #include "daemon/publish/status.h"
 
 #include "daemon/publish/status_ports.h"
+#include "health/port_health_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -196,7 +197,7 @@ std::string to_state_json(const DaemonStatus& s)
     for (const auto& e : s.events) events.push_back(Json{{"time", e.time}, {"text", e.text}});
     j["events"] = std::move(events);
     j["perf"] = perf_to_json(s.perf);
-    j["ports"] = ports_to_json(s.ports);
+    j["ports"] = health::to_json(s.ports);
     // Reasons and events carry node descriptions: bytes that are not UTF-8
     // become U+FFFD.
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -283,9 +284,11 @@ DaemonStatus status_from_json(std::string_view text)
     // Written by daemons that poll counters; older state.json files lack both.
     try {
         if (j.contains("perf")) s.perf = perf_from_json(j["perf"]);
-        if (j.contains("ports")) s.ports = ports_from_json(j["ports"]);
+        if (j.contains("ports")) s.ports = health::port_list_from_json(j["ports"]);
     } catch (const nlohmann::json::exception& e) {
-        throw StatusFormatError(std::string("field 'ports': ") + e.what());
+        throw StatusFormatError(std::string("field 'perf': ") + e.what());
+    } catch (const health::HealthJsonError& e) {
+        throw StatusFormatError(e.what());
     }
     return s;
 }

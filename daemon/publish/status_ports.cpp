@@ -52,8 +52,6 @@ void family(std::string& out, const std::string& name, const char* type, const c
     out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
 
-Guid guid_of(const std::string& text) { return Guid(std::strtoull(text.c_str(), nullptr, 16)); }
-
 std::string describe_port(const health::PortHealth& r)
 {
     std::string s = r.id.node.str() + "/" + std::to_string(r.id.port.value());
@@ -111,118 +109,6 @@ StatusPerf perf_from_json(const Json& j)
     p.last_sweep_seconds = j.at("last_sweep_seconds").get<double>();
     p.last_sweep_mads = j.at("last_sweep_mads").get<std::uint64_t>();
     return p;
-}
-
-Json ports_to_json(const std::vector<health::PortHealth>& rows)
-{
-    Json out = Json::array();
-    for (const auto& r : rows) {
-        Json j{{"node_guid", r.id.node.str()},
-               {"node_desc", r.node_desc},
-               {"port", r.id.port.value()},
-               {"lid", r.lid.value()},
-               {"state", health::state_name(r.state)},
-               {"reasons", r.reasons},
-               {"since", r.since},
-               {"link_downs_recent", r.link_downs_recent}};
-        j["remote_guid"] = r.remote ? Json(r.remote->node.str()) : Json(nullptr);
-        j["remote_port"] = r.remote ? Json(r.remote->port.value()) : Json(nullptr);
-        if (const auto& c = r.counters) {
-            Json total = Json::object(), delta = Json::object();
-            for (std::size_t i = 0; i < health::counter_count; ++i) {
-                if (!c->supported[i]) continue;
-                const std::string name(health::counter_name(static_cast<Counter>(i)));
-                total[name] = c->total[i];
-                delta[name] = c->delta[i];
-            }
-            j["counters"] = Json{{"total", std::move(total)},
-                                 {"delta", std::move(delta)},
-                                 {"extended", c->extended},
-                                 {"interval_s", c->interval_s},
-                                 {"xmit_bytes_per_s", c->xmit_bytes_per_s},
-                                 {"rcv_bytes_per_s", c->rcv_bytes_per_s},
-                                 {"xmit_pkts_per_s", c->xmit_pkts_per_s},
-                                 {"rcv_pkts_per_s", c->rcv_pkts_per_s},
-                                 {"xmit_wait_share", c->xmit_wait_share},
-                                 {"reads", c->reads},
-                                 {"resets_seen", c->resets_seen},
-                                 {"failures", c->failures},
-                                 {"failure_history", c->failure_history},
-                                 {"last_read", c->last_read}};
-        }
-        if (const auto& l = r.link) {
-            j["link"] = Json{{"downshifted", l->downshifted},     {"width_active", l->width_active},
-                             {"width_possible", l->width_possible}, {"speed_active", l->speed_active},
-                             {"speed_possible", l->speed_possible}, {"mtu_active", l->mtu_active},
-                             {"mtu_possible", l->mtu_possible},   {"vls_active", l->vls_active},
-                             {"vls_possible", l->vls_possible},   {"findings", l->findings}};
-        }
-        out.push_back(std::move(j));
-    }
-    return out;
-}
-
-std::vector<health::PortHealth> ports_from_json(const Json& j)
-{
-    std::vector<health::PortHealth> rows;
-    for (const Json& p : j) {
-        health::PortHealth r;
-        r.id = {guid_of(p.at("node_guid").get<std::string>()), PortNum(p.at("port").get<std::uint8_t>())};
-        r.node_desc = p.at("node_desc").get<std::string>();
-        r.lid = Lid(p.at("lid").get<std::uint16_t>());
-        const auto state = p.at("state").get<std::string>();
-        for (auto s : {health::HealthState::ok, health::HealthState::reported, health::HealthState::isolated,
-                       health::HealthState::isolation_refused})
-            if (health::state_name(s) == state) r.state = s;
-        r.reasons = p.at("reasons").get<std::vector<std::string>>();
-        r.since = p.at("since").get<double>();
-        r.link_downs_recent = p.at("link_downs_recent").get<unsigned>();
-        if (!p.at("remote_guid").is_null())
-            r.remote = health::PortId{guid_of(p.at("remote_guid").get<std::string>()),
-                                      PortNum(p.at("remote_port").get<std::uint8_t>())};
-        if (p.contains("counters")) {
-            const Json& c = p.at("counters");
-            health::PortCounters k;
-            for (const auto& [name, v] : c.at("total").items())
-                if (const auto counter = health::counter_from_name(name)) {
-                    k.total[health::index(*counter)] = v.get<std::uint64_t>();
-                    k.supported[health::index(*counter)] = true;
-                }
-            for (const auto& [name, v] : c.at("delta").items())
-                if (const auto counter = health::counter_from_name(name))
-                    k.delta[health::index(*counter)] = v.get<std::uint64_t>();
-            k.extended = c.at("extended").get<bool>();
-            k.interval_s = c.at("interval_s").get<double>();
-            k.xmit_bytes_per_s = c.at("xmit_bytes_per_s").get<double>();
-            k.rcv_bytes_per_s = c.at("rcv_bytes_per_s").get<double>();
-            k.xmit_pkts_per_s = c.at("xmit_pkts_per_s").get<double>();
-            k.rcv_pkts_per_s = c.at("rcv_pkts_per_s").get<double>();
-            k.xmit_wait_share = c.at("xmit_wait_share").get<double>();
-            k.reads = c.at("reads").get<std::uint64_t>();
-            k.resets_seen = c.at("resets_seen").get<std::uint64_t>();
-            k.failures = c.at("failures").get<std::uint64_t>();
-            k.failure_history = c.at("failure_history").get<std::uint64_t>();
-            k.last_read = c.at("last_read").get<double>();
-            r.counters = k;
-        }
-        if (p.contains("link")) {
-            const Json& l = p.at("link");
-            health::LinkCheck k;
-            k.downshifted = l.at("downshifted").get<bool>();
-            k.width_active = l.at("width_active").get<std::string>();
-            k.width_possible = l.at("width_possible").get<std::string>();
-            k.speed_active = l.at("speed_active").get<std::string>();
-            k.speed_possible = l.at("speed_possible").get<std::string>();
-            k.mtu_active = l.at("mtu_active").get<unsigned>();
-            k.mtu_possible = l.at("mtu_possible").get<unsigned>();
-            k.vls_active = l.at("vls_active").get<unsigned>();
-            k.vls_possible = l.at("vls_possible").get<unsigned>();
-            k.findings = l.at("findings").get<std::vector<std::string>>();
-            r.link = k;
-        }
-        rows.push_back(std::move(r));
-    }
-    return rows;
 }
 
 std::string port_metrics(const StatusPerf& perf, const std::vector<health::PortHealth>& rows)

@@ -4,7 +4,10 @@
 // Why apart from status.cpp: the port rows are the bulk of the files (one
 // object and some twenty samples per port) and have their own rules: data
 // counters count 4-byte words and are exported in bytes, XmitWait only where
-// the port supports it, node descriptions escaped in labels. Pure.
+// the port supports it, node descriptions escaped in labels. The rows of
+// state.json are health::PortHealth in their one JSON form
+// (health/port_health_json.h); only the poller's totals are encoded here.
+// Pure.
 #pragma once
 
 #include "daemon/publish/status.h"
@@ -22,9 +25,6 @@ std::string prom_label_value(std::string_view v);
 
 nlohmann::json perf_to_json(const StatusPerf& p);
 StatusPerf perf_from_json(const nlohmann::json& j);
-nlohmann::json ports_to_json(const std::vector<health::PortHealth>& rows);
-// Throws nlohmann::json::exception on a field of the wrong type.
-std::vector<health::PortHealth> ports_from_json(const nlohmann::json& j);
 
 // ibsmd_perf_* and the ibsmd_port_* families (exposition format text).
 std::string port_metrics(const StatusPerf& perf, const std::vector<health::PortHealth>& rows);

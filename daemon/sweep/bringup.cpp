@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace ibsm::daemon {
@@ -62,6 +63,7 @@ void Bringup::apply_pending()
     ports_.set_max_operational_vls(pending_->ports.max_operational_vls);
     settings_.vls.all_switch_pairs = pending_->vls.all_switch_pairs;
     vls_.set_all_switch_pairs(pending_->vls.all_switch_pairs);
+    settings_.disable_isolated_ports = pending_->disable_isolated_ports;
     pending_.reset();
 }
 
@@ -90,6 +92,11 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
             co_return o;
         }
     }
+    // A heavy sweep (a restart, or a re-route that needed one) holds the
+    // isolated links' ports as asked too. A port whose state this changes
+    // is seen by the next trap or light sweep; the routing leaves an
+    // isolated link out either way.
+    co_await hold_port_states(found);
     co_return co_await configure(std::move(found), std::move(o), start, smps_before);
 }
 
@@ -113,12 +120,18 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
     }
     const auto start = Clock::now();
     const auto smps_before = transport_.counters().requests;
+    // Ports whose isolation asks them disabled or enabled: set first, then
+    // re-read with the rest, so the link is seen going down or up.
+    RefreshRequest asked = request;
+    for (auto n : co_await hold_port_states(previous->found))
+        if (std::find(asked.switches.begin(), asked.switches.end(), n) == asked.switches.end())
+            asked.switches.push_back(n);
     PhaseClock c1(transport_);
-    auto r = co_await refresh(transport_, previous->found, request);
+    auto r = co_await refresh(transport_, previous->found, asked);
     o.changes = std::move(r.changes);
     const auto& ch = o.changes;
-    o.phases.push_back(c1.finish("refresh", std::to_string(request.switches.size()) + " switch(es), " +
-                                                std::to_string(request.ports.size()) + " port(s) re-read: " +
+    o.phases.push_back(c1.finish("refresh", std::to_string(asked.switches.size()) + " switch(es), " +
+                                                std::to_string(asked.ports.size()) + " port(s) re-read: " +
                                                 std::to_string(ch.links_down) + " link(s) down, " +
                                                 std::to_string(ch.links_up) + " up, " + std::to_string(ch.nodes_new) +
                                                 " new node(s), " + std::to_string(ch.nodes_lost) + " lost, " +
@@ -186,11 +199,34 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute_isolated()
         o.reason = "no configured subnet to route around isolated links yet";
         co_return o;
     }
+    if (settings_.disable_isolated_ports || !lifted_.empty()) {
+        // A port's physical state may change: the re-route re-reads it.
+        RefreshRequest none;
+        co_return co_await reroute(none);
+    }
     const auto start = Clock::now();
     const auto smps_before = transport_.counters().requests;
     spdlog::info("re-route of generation {}'s fabric around {} isolated link(s)", snapshot_->generation,
                  isolated_.size());
     co_return co_await configure(snapshot_->found, std::move(o), start, smps_before, /*resuming=*/true);
+}
+
+void Bringup::set_isolated_links(std::set<health::PortId> isolated)
+{
+    for (const auto& id : isolated_)
+        if (!isolated.count(id)) lifted_.insert(id);
+    for (const auto& id : isolated) lifted_.erase(id);
+    isolated_ = std::move(isolated);
+}
+
+boost::asio::awaitable<std::vector<topology::NodeId>> Bringup::hold_port_states(const DiscoveryResult& found)
+{
+    const std::set<health::PortId> none;
+    const auto& disable = settings_.disable_isolated_ports ? isolated_ : none;
+    if (disable.empty() && lifted_.empty()) co_return std::vector<topology::NodeId>{};
+    auto report = co_await disabler_.apply(transport_, found, disable, lifted_);
+    lifted_.clear();
+    co_return std::move(report.switches);
 }
 
 std::set<health::PortId> Bringup::isolation_for(const DiscoveryResult& found) const

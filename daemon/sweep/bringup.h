@@ -41,6 +41,7 @@
 #include "daemon/program/lft_programmer.h"
 #include "daemon/sweep/lid_store.h"
 #include "daemon/program/pkey_programmer.h"
+#include "daemon/program/port_disabler.h"
 #include "daemon/program/port_programmer.h"
 #include "daemon/core/subnet.h"
 #include "daemon/program/vl_programmer.h"
@@ -78,6 +79,9 @@ struct BringupSettings {
     // Restart-only.
     std::shared_ptr<const partition::Partitions> partitions;
     PKeySettings pkeys;
+    // health.disable_port: the switch-side port of each isolated link is
+    // set DISABLED (port_disabler.h). Reloadable.
+    bool disable_isolated_ports = false;
 };
 
 class Bringup {
@@ -109,12 +113,17 @@ public:
     // (physically up); routing and the verification gate see the fabric
     // without them. An isolation that would cut a node off the SM at that
     // sweep (the fabric changed since it was made) is suspended for that
-    // sweep and logged.
-    void set_isolated_links(std::set<health::PortId> isolated) { isolated_ = std::move(isolated); }
-    // After the isolated links changed: routes the last snapshot's fabric
-    // again without discovering it; the LFT programmer sends only the blocks
-    // that change. Outcome kind reroute; needs_heavy without a complete
-    // snapshot.
+    // sweep and logged. Isolations no longer in the set are lifted: a port
+    // disabled for one is set to Polling by the next sweep.
+    void set_isolated_links(std::set<health::PortId> isolated);
+    // After the isolated links changed: with disable_isolated_ports, first
+    // the switch-side ports of newly isolated links are set DISABLED and
+    // those of lifted ones back to Polling, and the switches whose ports
+    // changed are refreshed as a re-route would (the link is seen down or
+    // up like a pulled or plugged cable); otherwise routes the last
+    // snapshot's fabric again without discovering it. The LFT programmer
+    // sends only the blocks that change. Outcome kind reroute; needs_heavy
+    // without a complete snapshot.
     boost::asio::awaitable<SweepOutcome> reroute_isolated();
 
     // A reloaded configuration for the next sweep: routing chain and
@@ -198,6 +207,9 @@ private:
     void apply_pending();
     // The isolations this sweep applies over `found` (bringup.cpp).
     std::set<health::PortId> isolation_for(const DiscoveryResult& found) const;
+    // The Sets of PortDisabler over `found` (the last snapshot's); the
+    // switches whose ports changed state.
+    boost::asio::awaitable<std::vector<topology::NodeId>> hold_port_states(const DiscoveryResult& found);
 
     mad::Transport& transport_;
     BringupSettings settings_;
@@ -218,6 +230,10 @@ private:
     // the last one: only configure() changes applied_, on the loop, before
     // the routing reads it on a worker.
     std::set<health::PortId> isolated_, applied_;
+    // Isolations lifted since the last re-route: their disabled ports go
+    // back to Polling.
+    std::set<health::PortId> lifted_;
+    PortDisabler disabler_;
     boost::asio::thread_pool compute_{2}; // routing and the guid2lid file side by side
     std::function<void()> on_up_;
     MastershipGate* gate_ = nullptr;

@@ -38,9 +38,15 @@ topology::NodeType to_node_type(mad::NodeKind k)
     return topology::NodeType::ca;
 }
 
-bool link_is_up(mad::PortState s)
+// A port carries a link when its state is INIT or beyond and its physical
+// state, where the SMA states one, is LinkUp or after: a port the SM set
+// Disabled (health.disable_port) or Polling passes no packet even where a
+// simulator leaves its logical state as it was (ibsim does).
+bool link_is_up(const mad::PortInfo& pi)
 {
-    return s == mad::PortState::init || s == mad::PortState::armed || s == mad::PortState::active;
+    const auto s = pi.port_state;
+    const bool logical = s == mad::PortState::init || s == mad::PortState::armed || s == mad::PortState::active;
+    return logical && (pi.port_phys_state == 0 || pi.port_phys_state >= 5);
 }
 
 class Sweep {
@@ -423,7 +429,7 @@ private:
         port.mtu_cap = pi->mtu_cap;
         port.capability_mask = pi->capability_mask;
 
-        if (!follow || !link_is_up(pi->port_state) || result_.fabric.remote(here)) co_return;
+        if (!follow || !link_is_up(*pi) || result_.fabric.remote(here)) co_return;
         if (path.full()) {
             result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(here) + ")", "DR path longer than 63 hops"});
             co_return;
@@ -436,7 +442,7 @@ private:
     void note_port_change(PortRef here, const mad::PortInfo& now)
     {
         auto& f = result_.fabric;
-        if (!link_is_up(now.port_state)) {
+        if (!link_is_up(now)) {
             if (auto r = f.remote(here)) {
                 ++changes_.links_down;
                 changes_.text.push_back("link down: " + port_name(f, here) + " - " + port_name(f, *r));

@@ -113,7 +113,7 @@ python3 -c "
 import json,sys
 for p in json.load(open('$STATE/state.json'))['ports']:
     if p['node_guid'] == '$LEAF_GUID' and p['port'] == 1:
-        sys.exit(0 if p['counters']['resets_seen'] >= 1 else 1)
+        sys.exit(0 if p['poll']['resets_seen'] >= 1 else 1)
 sys.exit(1)" || fail "state.json does not count the reset"
 grep -qE "counter sweep [0-9]+ .*, [1-9][0-9]* reset by others" "$SM_LOG" || fail "no reset in the sweep log lines"
 

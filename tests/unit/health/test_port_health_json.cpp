@@ -30,6 +30,7 @@ PortHealth sample()
     c.reads = 4;
     c.resets_seen = 1;
     c.failures = 2;
+    c.failure_history = 0b101;
     c.last_read = 1700000000.5;
     r.counters = c;
     LinkCheck l;
@@ -61,7 +62,8 @@ bool same(const PortHealth& a, const PortHealth& b)
            x.extended == y.extended && x.interval_s == y.interval_s && x.xmit_bytes_per_s == y.xmit_bytes_per_s &&
            x.rcv_bytes_per_s == y.rcv_bytes_per_s && x.xmit_pkts_per_s == y.xmit_pkts_per_s &&
            x.rcv_pkts_per_s == y.rcv_pkts_per_s && x.xmit_wait_share == y.xmit_wait_share && x.reads == y.reads &&
-           x.resets_seen == y.resets_seen && x.failures == y.failures && x.last_read == y.last_read &&
+           x.resets_seen == y.resets_seen && x.failures == y.failures && x.failure_history == y.failure_history &&
+           x.last_read == y.last_read &&
            a.link->downshifted == b.link->downshifted && a.link->findings == b.link->findings &&
            a.link->width_active == b.link->width_active && a.link->width_possible == b.link->width_possible &&
            a.link->speed_active == b.link->speed_active && a.link->speed_possible == b.link->speed_possible &&

@@ -2,6 +2,7 @@
 // same record, bad files are refused with a reason, metrics.prom follows the
 // Prometheus text format, and the text names what an operator looks for.
 #include "daemon/publish/status.h"
+#include "health/port_health_json.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -337,4 +338,18 @@ TEST_CASE("ibsm status names the ports monitored and the worst ones")
     CHECK(text.find("  0x0002c90200000001/7 \"leaf \"A\" \\ rack 1\": symbol_errors 9 (+2)\n") != std::string::npos);
     DaemonStatus off;
     CHECK(to_status_text(off, 0, true).find("counters:     polling off") != std::string::npos);
+}
+
+TEST_CASE("state.json's ports are the one JSON form of a port row; a bad row names its path")
+{
+    const auto j = nlohmann::json::parse(to_state_json(with_ports()));
+    CHECK(j["ports"][0] == ibsm::health::to_json(with_ports().ports[0]));
+    auto bad = j;
+    bad["ports"][1]["port"] = "one";
+    try {
+        status_from_json(bad.dump());
+        FAIL("a malformed port row was accepted");
+    } catch (const StatusFormatError& e) {
+        CHECK(std::string(e.what()) == "ports[1].port: expected an unsigned integer");
+    }
 }

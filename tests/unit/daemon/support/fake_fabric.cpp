@@ -27,6 +27,7 @@ constexpr std::uint32_t cap_is_sl_mapping_supported = 1u << 6;
 
 // PortPhysicalState (IBA table 146).
 constexpr std::uint8_t phys_polling = 2;
+constexpr std::uint8_t phys_disabled = 3;
 constexpr std::uint8_t phys_link_up = 5;
 
 // Entries a VL arbitration block holds.
@@ -683,6 +684,24 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
             return reply(target, fake_status::invalid_value);
         next.port_state = mad::PortState::active;
         break;
+    }
+    // PortPhysicalState (0: no change): Disabled takes the link down at
+    // both ends as a pulled cable would, the far switch noticing; Polling
+    // on a disabled port trains the link again when its far end is free.
+    if (d->port_phys_state == phys_disabled && sw && pn.value() != 0) {
+        if (remote) {
+            sim(target).info = next;
+            unlink(target);
+        }
+        sim(target).info.port_phys_state = phys_disabled;
+        return reply(target, 0);
+    }
+    if (d->port_phys_state == phys_polling && sim(target).info.port_phys_state == phys_disabled) {
+        sim(target).info = next;
+        sim(target).info.port_phys_state = phys_polling;
+        const auto prev = sim(target).previous;
+        if (!remote && prev && !fabric_.remote(*prev) && sim(*prev).previous == target) link(target, *prev);
+        return reply(target, 0);
     }
     if (retrain) {
         next.port_state = mad::PortState::init;

@@ -36,7 +36,10 @@
 //    DOWN (the link retrains to INIT at both ends, ibsim's model), 3 ARMED
 //    only from INIT with the neighbour up, 4 ACTIVE only from ARMED with the
 //    neighbour ARMED or ACTIVE; anything else rejects the whole Set with
-//    status 0x001c and changes nothing), SwitchInfo (Set: LinearFDBTop,
+//    status 0x001c and changes nothing; PortPhysicalState 0 no change, 3
+//    Disabled on a switch port takes its link down as unlink() does, 2
+//    Polling on a disabled port plugs the cable back as relink() does),
+//    SwitchInfo (Set: LinearFDBTop,
 //    LifeTimeValue, and PortStateChange cleared by writing 1, IBA 14.2.5.4,
 //    as ibsim does), LinearForwardingTable (64-entry blocks),
 //    SLtoVLMappingTable (per input/output pair on switches, honouring the
