@@ -68,6 +68,9 @@ struct StatusPerf {
     double last_sweep = 0;           // end of the last counter sweep, Unix seconds (0: none yet)
     double last_sweep_seconds = 0;
     std::uint64_t last_sweep_mads = 0;
+    // Every port the health monitor lists, and how many of them were read
+    // (`ports` below names only the notable ones).
+    std::uint64_t ports_monitored = 0, ports_read = 0;
 };
 
 struct DaemonStatus {
@@ -114,8 +117,10 @@ struct DaemonStatus {
     std::vector<StatusPhaseTotal> phase_totals; // in first-seen order
     std::vector<StatusEvent> events;            // newest last
     StatusPerf perf;
-    // Every monitored port, worst first (health::sort_worst_first): its
-    // counters, far end and health state.
+    // The monitored ports worst first (health::sort_worst_first): its
+    // counters, far end and health state. In state.json and the status
+    // text, the notable ones only (status_reporter.h: notable_ports); in
+    // metrics.prom every one.
     std::vector<health::PortHealth> ports;
 };
 

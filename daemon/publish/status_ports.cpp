@@ -95,7 +95,8 @@ Json perf_to_json(const StatusPerf& p)
     return Json{{"enabled", p.enabled},           {"sweeps", p.sweeps},
                 {"mads", p.mads},                 {"failures", p.failures},
                 {"last_sweep", p.last_sweep},     {"last_sweep_seconds", p.last_sweep_seconds},
-                {"last_sweep_mads", p.last_sweep_mads}};
+                {"last_sweep_mads", p.last_sweep_mads}, {"ports_monitored", p.ports_monitored},
+                {"ports_read", p.ports_read}};
 }
 
 StatusPerf perf_from_json(const Json& j)
@@ -108,6 +109,8 @@ StatusPerf perf_from_json(const Json& j)
     p.last_sweep = j.at("last_sweep").get<double>();
     p.last_sweep_seconds = j.at("last_sweep_seconds").get<double>();
     p.last_sweep_mads = j.at("last_sweep_mads").get<std::uint64_t>();
+    p.ports_monitored = j.value("ports_monitored", std::uint64_t{0});
+    p.ports_read = j.value("ports_read", std::uint64_t{0});
     return p;
 }
 
@@ -174,9 +177,7 @@ std::string ports_status_text(const StatusPerf& perf, const std::vector<health::
 {
     std::string o = "counters:     ";
     if (!perf.enabled) return o + "polling off (perf.enabled)\n";
-    std::size_t read = 0;
-    for (const auto& r : rows) read += r.counters && r.counters->reads > 0;
-    o += std::to_string(rows.size()) + " ports monitored (" + std::to_string(read) + " read), ";
+    o += std::to_string(perf.ports_monitored) + " ports monitored (" + std::to_string(perf.ports_read) + " read), ";
     if (perf.sweeps == 0) {
         o += "no counter sweep yet\n";
     } else {
@@ -206,7 +207,7 @@ std::string ports_status_text(const StatusPerf& perf, const std::vector<health::
         o += "  " + describe_port(r) + ": " + why + "\n";
         ++shown;
     }
-    if (shown == 0 && read > 0) o += "worst ports:  none (no errors counted)\n";
+    if (shown == 0 && perf.ports_read > 0) o += "worst ports:  none (no errors counted)\n";
     return o;
 }
 

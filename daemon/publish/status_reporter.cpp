@@ -204,7 +204,12 @@ DaemonStatus StatusReporter::current() const
     }
     s.events.assign(events_.begin(), events_.end());
     if (perf_) s.perf = perf_();
-    if (ports_) s.ports = notable_ports(port_rows(), state_ports);
+    if (ports_) {
+        const auto& rows = port_rows();
+        s.perf.ports_monitored = rows.size();
+        for (const auto& r : rows) s.perf.ports_read += r.counters && r.counters->reads > 0;
+        s.ports = notable_ports(rows, state_ports);
+    }
     if (const auto gen = dumps_.report_generation()) {
         s.report.path = dumps_.report_path().string();
         s.report.generation = gen;

@@ -86,9 +86,9 @@ wait_counter_sweeps() {
     done
     fail "no $1 counter sweeps within 20 s"
 }
-lid_of() { python3 -c "
+lid_of() { "$IBSM" ports --socket "$SOCK" --json | python3 -c "
 import json, sys
-for p in json.load(open('$STATE/state.json'))['ports']:
+for p in json.load(sys.stdin)['ports']:
     if p['node_guid'] == sys.argv[1]: print(p['lid']); break" "$1"; }
 # ports_first: node_guid port state of the first entry of `ibsm ports --json`.
 ports_json() { "$IBSM" ports --socket "$SOCK" --json > "$WORK/ports.json" || fail "ibsm ports --json"; }
@@ -115,7 +115,7 @@ phys_state() { sim smpquery portinfo "$1" "$2" 2> /dev/null | sed -n 's/^PhysLin
 
 wait_counter_sweeps 1
 LEAF_LID=$(lid_of "$LEAF_GUID"); SPINE_LID=$(lid_of "$SPINE_GUID")
-[ -n "$LEAF_LID" ] && [ -n "$SPINE_LID" ] || fail "state.json names no LID for $LEAF_GUID or $SPINE_GUID"
+[ -n "$LEAF_LID" ] && [ -n "$SPINE_LID" ] || fail "ibsm ports names no LID for $LEAF_GUID or $SPINE_GUID"
 
 echo "--- (a) SymbolErrorCounter=50 on $LEAF1 port 5: isolated"
 mark=$(sm_lines)

@@ -259,6 +259,8 @@ DaemonStatus with_ports()
     DaemonStatus s;
     s.perf.enabled = true;
     s.perf.sweeps = 3;
+    s.perf.ports_monitored = 2; // the reporter counts them from every row
+    s.perf.ports_read = 1;
     s.perf.mads = 120;
     s.perf.failures = 2;
     s.perf.last_sweep = 1700000000.5;
