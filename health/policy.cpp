@@ -48,6 +48,13 @@ std::string_view rule_name(Rule r)
     return "threshold";
 }
 
+std::optional<Rule> rule_from_name(std::string_view name)
+{
+    for (auto r : {Rule::threshold, Rule::flapping, Rule::unresponsive, Rule::downshift, Rule::operator_command})
+        if (rule_name(r) == name) return r;
+    return std::nullopt;
+}
+
 unsigned downs_within(const std::vector<double>& times, double now, double window_s)
 {
     return static_cast<unsigned>(

@@ -59,6 +59,7 @@ struct Policy {
 
 enum class Rule : std::uint8_t { threshold, flapping, unresponsive, downshift, operator_command };
 std::string_view rule_name(Rule r); // "threshold", "flapping", "unresponsive", "downshift", "operator"
+std::optional<Rule> rule_from_name(std::string_view name);
 
 // Link-down events per port, as seconds on the monitor's clock, oldest first.
 using LinkDownHistory = std::map<PortId, std::vector<double>>;

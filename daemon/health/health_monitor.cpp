@@ -152,6 +152,7 @@ void HealthMonitor::evaluate()
     for (const auto& [id, iso] : isolations_)
         next[id] = PortState{HealthState::isolated, {iso.rule + ": " + iso.reason}, iso.since};
     std::set<FindingKey> firing;
+    std::set<std::pair<PortId, health::Rule>> still_spared;
     std::vector<std::pair<PortId, Isolation>> fresh;
     if (snap_) {
         const auto& f = snap_->found.fabric;
@@ -160,17 +161,24 @@ void HealthMonitor::evaluate()
             const FindingKey key{d.port, d.rule, 0};
             firing.insert(key);
             auto& st = next[d.port];
-            if (st.state != HealthState::isolated && (st.state == HealthState::ok || d.state != HealthState::reported))
-                st.state = d.state;
+            auto state = d.state;
+            if (state == HealthState::isolated && spared_.count({d.port, d.rule})) {
+                state = HealthState::reported; // the operator lifted it while this rule held
+                still_spared.insert({d.port, d.rule});
+            }
+            if (st.state != HealthState::isolated && (st.state == HealthState::ok || state != HealthState::reported))
+                st.state = state;
             st.reasons.push_back(std::string(health::rule_name(d.rule)) + ": " + d.reason);
-            if (d.state == HealthState::isolated) {
+            if (state == HealthState::isolated) {
                 fresh.emplace_back(d.port, Isolation{std::string(health::rule_name(d.rule)), d.reason, now});
                 continue;
             }
             if (logged_.count(key)) continue;
             spdlog::warn("health: {}: {} {}: {}; {}", port_words(d.port), health::rule_name(d.rule),
-                         d.state == HealthState::isolation_refused ? "(isolation refused)" : "(report)", d.reason,
-                         what_to_do(d.rule));
+                         d.state == HealthState::isolation_refused ? "(isolation refused)"
+                         : d.state == HealthState::isolated        ? "(report: isolation lifted by the operator)"
+                                                                   : "(report)",
+                         d.reason, what_to_do(d.rule));
             auto fields = port_fields(d.port);
             fields["rule"] = health::rule_name(d.rule);
             fields["reason"] = d.reason;
@@ -191,6 +199,7 @@ void HealthMonitor::evaluate()
     }
     states_ = std::move(next);
     logged_ = std::move(firing);
+    if (snap_) spared_ = std::move(still_spared); // a rule that stopped holding may isolate again
     if (fresh.empty()) return;
     std::string why;
     for (auto& [id, iso] : fresh) {
@@ -263,8 +272,26 @@ HealthCommandResult HealthMonitor::clear(PortId port)
     if (it == isolations_.end())
         return {false, "node " + port.node.str() + " port " + std::to_string(port.port.value()) + " is not isolated"};
     const PortId id = it->first;
+    const auto rule = health::rule_from_name(it->second.rule);
     isolations_.erase(it);
     states_.erase(id);
+    // What made the rule fire has been acted on: the counter deltas, link
+    // downs and timeouts seen so far do not isolate the link again; new
+    // ones after the clear may. A condition that lasts (a downshifted link)
+    // is spared while it holds, and reported.
+    std::vector<PortId> ends{id};
+    if (snap_) {
+        const auto& f = snap_->found.fabric;
+        if (auto p = health::find_port(f, id))
+            if (auto r = f.remote(*p)) ends.push_back(health::port_id(f, *r));
+    }
+    for (const auto& end : ends) {
+        if (auto c = counters_.find(end); c != counters_.end())
+            for (std::size_t i = 0; i < health::error_counter_count; ++i) c->second.delta[i] = 0;
+        downs_.erase(end);
+        timeouts_.erase(end);
+        if (rule) spared_.insert({end, *rule});
+    }
     spdlog::warn("health: isolation of {} lifted by the operator; the routing takes the link again", port_words(id));
     publish("isolation_cleared", port_fields(id));
     save_and_announce(port_words(id) + ": cleared");

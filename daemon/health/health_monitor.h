@@ -111,6 +111,9 @@ private:
     Isolations isolations_;
     std::map<health::PortId, PortState> states_;
     std::set<FindingKey> logged_;
+    // Ports whose isolation the operator lifted while the rule still held:
+    // reported, not isolated again, until the rule stops holding.
+    std::set<std::pair<health::PortId, health::Rule>> spared_;
 };
 
 } // namespace ibsm::daemon

@@ -176,3 +176,75 @@ TEST_CASE("monitor: a corrupt isolation file is moved aside and no link is isola
         aside = aside || e.path().filename().string().rfind("isolated_links.json.corrupt-", 0) == 0;
     CHECK(aside);
 }
+
+TEST_CASE("monitor: after the operator's clear, only new evidence isolates again; a lasting downshift is spared",
+          "[health]")
+{
+    spdlog::set_level(spdlog::level::off);
+    Dir dir;
+    double now = 1000;
+    auto snap = snapshot();
+    const PortId l2_1{Guid(0x12), PortNum(1)};
+    health::Policy p;
+    p.thresholds[health::index(health::Counter::symbol_errors)] = health::Threshold{20, health::Action::isolate};
+    p.downshift_action = health::Action::isolate;
+    HealthMonitor m(dir.path, p, [&] { return now; });
+    Spy spy;
+    spy.attach(m);
+    m.on_outcome(daemon::SweepOutcome{}, snap);
+
+    health::CounterTable table;
+    auto& c = table[l2_1];
+    c.reads = 2;
+    c.interval_s = 60;
+    c.total[health::index(health::Counter::symbol_errors)] = 50;
+    c.delta[health::index(health::Counter::symbol_errors)] = 50;
+    m.on_counters(table);
+    REQUIRE(spy.isolations.size() == 1);
+    CHECK(spy.isolations[0] == std::set<PortId>{l2_1});
+
+    // The clear's re-route (an outcome) and the same table again: the +50
+    // was acted on, so the link stays in the routing.
+    REQUIRE(m.clear(l2_1).ok);
+    REQUIRE(spy.isolations.size() == 2);
+    m.on_outcome(daemon::SweepOutcome{}, snap);
+    CHECK(spy.isolations.size() == 2);
+    CHECK(m.isolated().empty());
+    // A quiet interval, then new errors: isolated again.
+    c.delta[health::index(health::Counter::symbol_errors)] = 0;
+    m.on_counters(table);
+    CHECK(m.isolated().empty());
+    c.total[health::index(health::Counter::symbol_errors)] = 80;
+    c.delta[health::index(health::Counter::symbol_errors)] = 30;
+    m.on_counters(table);
+    CHECK(m.isolated() == std::set<PortId>{l2_1});
+    REQUIRE(m.clear(l2_1).ok);
+
+    // A downshifted link isolated, then cleared: reported while it lasts.
+    auto shifted = std::make_shared<daemon::SubnetSnapshot>(*snap);
+    shifted->generation = 2; // the monitor takes link checks from a new generation
+    health::LinkCheck lc;
+    lc.downshifted = true;
+    lc.findings = {"width 1x of 4x"};
+    shifted->link_checks[l2_1] = lc;
+    c.delta[health::index(health::Counter::symbol_errors)] = 0;
+    m.on_counters(table);
+    m.on_outcome(daemon::SweepOutcome{}, shifted);
+    CHECK(m.isolated() == std::set<PortId>{l2_1});
+    REQUIRE(m.clear(l2_1).ok);
+    m.on_outcome(daemon::SweepOutcome{}, shifted);
+    CHECK(m.isolated().empty());
+    auto rows = m.rows();
+    REQUIRE_FALSE(rows.empty());
+    CHECK(rows[0].id == l2_1);
+    CHECK(rows[0].state == health::HealthState::reported);
+    // The link trains right again, later wrong again: isolated again.
+    auto right = std::make_shared<daemon::SubnetSnapshot>(*snap);
+    right->generation = 3;
+    m.on_outcome(daemon::SweepOutcome{}, right);
+    CHECK(m.isolated().empty());
+    auto wrong = std::make_shared<daemon::SubnetSnapshot>(*shifted);
+    wrong->generation = 4;
+    m.on_outcome(daemon::SweepOutcome{}, wrong);
+    CHECK(m.isolated() == std::set<PortId>{l2_1});
+}
