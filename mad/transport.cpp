@@ -134,8 +134,9 @@ bool Transport::transmit(std::uint32_t tid, Pending& p)
 {
     p.request.smp.set_tid(tid);
     ++p.attempts;
-    ++counters_.sent;
-    if (p.low) ++counters_.perf_sent;
+    // Sweeps and the SMInfo ActCount count SMPs: a counter sweep running
+    // meanwhile must not show up in a re-route's SMP count.
+    ++(p.low ? counters_.perf_sent : counters_.sent);
     if (!port_.send(p.request.smp, p.request.dlid, static_cast<std::uint32_t>(options_.timeout.count()))) return false;
     p.sent_at = Clock::now();
     deadlines_.push_back(Deadline{p.sent_at + options_.timeout, tid, p.attempts});
@@ -261,9 +262,10 @@ void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_init
     if (p.low) {
         --low_inflight_;
         if (!response.ok()) ++counters_.perf_failed;
+    } else {
+        ++counters_.requests;
+        if (!response.ok()) ++counters_.failed;
     }
-    ++counters_.requests;
-    if (!response.ok()) ++counters_.failed;
     response.attempts = p.attempts;
     auto run = [h = std::move(p.handler), r = std::move(response)]() mutable { std::move(h)(std::move(r)); };
     if (from_initiation)

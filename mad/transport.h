@@ -122,6 +122,7 @@ struct SmpRequest {
 };
 
 struct TransportCounters {
+    // sent, requests, failed: SMPs only (PMA requests: perf_sent, perf_failed)
     std::uint64_t sent = 0;          // every send including retries
     std::uint64_t requests = 0;      // distinct requests completed
     std::uint64_t responses = 0;     // matched responses

@@ -609,6 +609,9 @@ TEST_CASE("PMA requests keep their own window and go out only while no SMP is qu
     CHECK(pma_done == 10);
     CHECK(h.port.max_outstanding <= 4 + 3);
     CHECK(h.transport.counters().perf_sent == 10);
+    // The SMP counts sweeps report (and SMInfo's ActCount) leave PMAs out.
+    CHECK(h.transport.counters().sent == 4);
+    CHECK(h.transport.counters().requests == 4);
     // PerfMgt GMPs go LID-routed to QP1 (the port adds the address): class
     // 0x04, version 1.
     for (const auto& s : h.port.sent)
@@ -633,6 +636,8 @@ TEST_CASE("a PMA nobody answers gives up after its own, smaller retry budget", "
     CHECK(result->attempts == 2);
     CHECK(h.transport.counters().perf_failed == 1);
     CHECK(h.transport.counters().perf_sent == 2);
+    CHECK(h.transport.counters().failed == 0);
+    CHECK(h.transport.counters().requests == 0);
 }
 
 TEST_CASE("an answer of another class carrying a pending request's TID completes nothing", "[transport][perf]")
