@@ -156,7 +156,7 @@ void DumpWriter::write_status(const StatusFiles& files, config::DumpConfig which
 {
     try {
         write_file_atomically(dir_ / "state.json", files.state_json);
-        write_file_atomically(dir_ / "metrics.prom", files.metrics);
+        write_file_atomically(dir_ / "metrics.prom", files.metrics ? files.metrics() : std::string());
         if (status_failing_) spdlog::info("status files written to {} again", dir_.string());
         status_failing_ = false;
     } catch (const std::exception& e) {

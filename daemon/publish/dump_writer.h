@@ -52,8 +52,10 @@ namespace ibsm::daemon {
 
 // The status files' contents, formatted on the loop (status.h).
 struct StatusFiles {
-    std::string state_json;   // state.json
-    std::string metrics;      // metrics.prom
+    std::string state_json; // state.json
+    // metrics.prom, formatted on the writer thread: with a row per monitored
+    // port it runs to tens of megabytes, too long to build on the event loop.
+    std::function<std::string()> metrics;
     std::string summary_tail; // appended to summary.txt
 };
 

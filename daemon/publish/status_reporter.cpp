@@ -122,11 +122,12 @@ std::vector<health::PortHealth> notable_ports(const std::vector<health::PortHeal
     return out;
 }
 
-const std::vector<health::PortHealth>& StatusReporter::port_rows() const
+std::shared_ptr<const std::vector<health::PortHealth>> StatusReporter::port_rows() const
 {
-    if (ports_ && ports_dirty_) {
-        port_rows_ = ports_();
-        health::sort_worst_first(port_rows_);
+    if (ports_ && (ports_dirty_ || !port_rows_)) {
+        auto rows = ports_();
+        health::sort_worst_first(rows);
+        port_rows_ = std::make_shared<const std::vector<health::PortHealth>>(std::move(rows));
         ports_dirty_ = false;
         ++ports_version_;
     }
@@ -205,10 +206,10 @@ DaemonStatus StatusReporter::current() const
     s.events.assign(events_.begin(), events_.end());
     if (perf_) s.perf = perf_();
     if (ports_) {
-        const auto& rows = port_rows();
-        s.perf.ports_monitored = rows.size();
-        for (const auto& r : rows) s.perf.ports_read += r.counters && r.counters->reads > 0;
-        s.ports = notable_ports(rows, state_ports);
+        const auto rows = port_rows();
+        s.perf.ports_monitored = rows->size();
+        for (const auto& r : *rows) s.perf.ports_read += r.counters && r.counters->reads > 0;
+        s.ports = notable_ports(*rows, state_ports);
     }
     if (const auto gen = dumps_.report_generation()) {
         s.report.path = dumps_.report_path().string();
@@ -236,8 +237,12 @@ void StatusReporter::publish(bool force)
     s.updated = wall_now();
     std::string state = to_state_json(s);
     std::string activity = status_activity_text(s);
-    s.ports = port_rows(); // metrics.prom: every port
-    dumps_.publish_status(StatusFiles{std::move(state), to_prometheus(s), std::move(activity)});
+    // metrics.prom: every port, formatted on the writer thread.
+    auto metrics = [s = std::move(s), rows = ports_ ? port_rows() : nullptr]() mutable {
+        if (rows) s.ports = *rows;
+        return to_prometheus(s);
+    };
+    dumps_.publish_status(StatusFiles{std::move(state), std::move(metrics), std::move(activity)});
 }
 
 void StatusReporter::start(std::chrono::milliseconds period)

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace ibsm::daemon {
@@ -96,7 +97,9 @@ private:
     // change them (a counter sweep, an outcome, an event): asking builds a
     // row per port, and the periodic publish must stay cheap at 40 000
     // ports.
-    const std::vector<health::PortHealth>& port_rows() const;
+    // Shared with the writer thread, which formats metrics.prom from it;
+    // a new vector replaces it, the old one is never changed.
+    std::shared_ptr<const std::vector<health::PortHealth>> port_rows() const;
     void arm();
     void add_event(std::string text);
 
@@ -113,7 +116,7 @@ private:
     bool running_ = false;
     PortSource ports_;
     PerfSource perf_;
-    mutable std::vector<health::PortHealth> port_rows_; // worst first
+    mutable std::shared_ptr<const std::vector<health::PortHealth>> port_rows_; // worst first
     mutable bool ports_dirty_ = true;
     std::uint64_t ports_published_ = 0; // version of port_rows_ last written
     mutable std::uint64_t ports_version_ = 0;
