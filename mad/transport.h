@@ -199,6 +199,16 @@ public:
     const TransportOptions& options() const { return options_; }
     // A reload of perf.window: takes effect with the next PMA sent.
     void set_perf_window(unsigned w) { options_.perf_window = w ? w : 1; }
+    // While held (the scheduler's sweeps and re-routes), no PMA request is
+    // sent at all: also not while the work computes routes off the loop
+    // with no SMP in flight, when the simulator's or the switches' time for
+    // counter queries would be taken from the SMPs about to follow.
+    // Requests wait in their queue; releasing sends them.
+    void hold_perf(bool held)
+    {
+        perf_held_ = held;
+        if (!held) refill();
+    }
     std::size_t delayed() const { return delayed_.size(); }
     // SMPs queued, in flight or waiting out a backoff: the SM's own work,
     // without the counter queries riding beside it.
@@ -224,7 +234,10 @@ private:
     void enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler);
     void pump_sends(bool from_initiation = false);
     void send_next(std::deque<Pending>& from, bool from_initiation);
-    bool smp_idle() const { return queue_.empty() && delayed_smps_ == 0 && inflight_.size() == low_inflight_; }
+    bool smp_idle() const
+    {
+        return !perf_held_ && queue_.empty() && delayed_smps_ == 0 && inflight_.size() == low_inflight_;
+    }
     bool transmit(std::uint32_t tid, Pending& p);
     // An attempt failed: no answer by its deadline, or a drop reported by
     // the port (`reported`). Gives up or schedules the resend.
@@ -254,6 +267,7 @@ private:
     std::deque<Pending> low_queue_;
     std::size_t low_inflight_ = 0;
     std::size_t delayed_smps_ = 0;
+    bool perf_held_ = false; // hold_perf
     std::unordered_map<std::uint32_t, Pending> inflight_;
     std::deque<Deadline> deadlines_;
     std::multimap<Clock::time_point, Pending> delayed_;

@@ -152,6 +152,7 @@ RefreshRequest refresh_request(const Work& work, const SubnetSnapshot& snap)
 boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
 {
     busy_ = true;
+    transport_.hold_perf(true); // counter queries wait for the whole piece of work
     if (traps_) traps_->acted();
     SweepOutcome o;
     try {
@@ -209,6 +210,7 @@ boost::asio::awaitable<SweepOutcome> SweepScheduler::perform(Work work)
         }
     }
     busy_ = false;
+    transport_.hold_perf(false);
     if (stopping_) {
         spdlog::info("sweep interrupted by the shutdown");
         co_return o;

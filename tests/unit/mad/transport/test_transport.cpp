@@ -658,3 +658,27 @@ TEST_CASE("an answer of another class carrying a pending request's TID completes
     CHECK(result->failure == mad::SmpFailure::timeout);
     CHECK(h.transport.counters().malformed >= 1);
 }
+
+TEST_CASE("held PMA requests wait while the SM works, even with no SMP in flight", "[transport][perf]")
+{
+    mad::TransportOptions o{16, 200ms, 2, 1ms};
+    o.perf_window = 4;
+    Harness h(true, o);
+    h.port.responder = [](const mad::Smp&) { return std::vector<mad::RawReceive>{}; };
+    h.transport.hold_perf(true); // a sweep started: routes are computed, no SMP on the wire
+    unsigned pma_done = 0;
+    for (std::uint8_t p = 1; p <= 2; ++p)
+        h.transport.async_request(pma_request(p), [&](mad::SmpResponse) { ++pma_done; });
+    h.io.poll();
+    CHECK(count_class(h.port.sent, 0x04) == 0);
+    CHECK(h.transport.perf_queued() == 2);
+    h.transport.async_request(node_info_request(0), [](mad::SmpResponse) {});
+    CHECK(h.port.sent.size() == 1); // SMPs go out while PMAs are held
+    CHECK(h.port.sent[0].mgmt_class() == mad::mgmt_class_directed_route);
+    h.transport.hold_perf(false);
+    CHECK(count_class(h.port.sent, 0x04) == 0); // still an SMP in flight
+    h.port.inject(test::answer(h.port.sent[0], 1));
+    h.io.poll();
+    CHECK(count_class(h.port.sent, 0x04) == 2); // released and idle: they go
+    CHECK(pma_done == 0);
+}
