@@ -40,19 +40,6 @@ std::string local_time(double t)
     return buf;
 }
 
-std::string age(double seconds)
-{
-    if (seconds < 0) seconds = 0;
-    char buf[32];
-    if (seconds < 120)
-        std::snprintf(buf, sizeof buf, "%.0f s ago", seconds);
-    else if (seconds < 7200)
-        std::snprintf(buf, sizeof buf, "%.0f min ago", seconds / 60);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f h ago", seconds / 3600);
-    return buf;
-}
-
 std::string fixed(const char* f, double v)
 {
     char buf[64];
@@ -406,7 +393,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
         o += s.state;
     if (!s.reason.empty()) o += ": " + s.reason;
     o += "\n";
-    o += "updated:      " + local_time(s.updated) + " (" + age(now - s.updated) + "), started " +
+    o += "updated:      " + local_time(s.updated) + " (" + age_text(now - s.updated) + "), started " +
          local_time(s.started) + "\n";
     o += "generation:   " + std::to_string(s.generation) + "\n";
     o += "engine:       " + (s.engine.empty() ? std::string("-") : s.engine) + "\n";
@@ -417,7 +404,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
          std::to_string(s.lmc) + "\n";
     if (s.report.generation)
         o += "report:       " + s.report.path + " (generation " + std::to_string(s.report.generation) + ", " +
-             age(now - s.report.written) + ")\n";
+             age_text(now - s.report.written) + ")\n";
     if (!s.control_socket.empty()) o += "control:      " + s.control_socket + "\n";
     const auto& l = s.last_sweep;
     if (l.kind.empty()) {
@@ -425,7 +412,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
     } else {
         o += "last sweep:   " + l.kind + ", " + l.outcome + ", " + fixed("%.3f", l.seconds) + " s, " +
              std::to_string(l.smps) + " SMPs, " + std::to_string(l.lft_blocks_sent) + " LFT blocks sent, " +
-             age(now - l.finished) + "\n";
+             age_text(now - l.finished) + "\n";
         for (const auto& p : l.phases) {
             char line[96];
             std::snprintf(line, sizeof line, "  %-10s %9.3f s %9llu SMPs  ", p.name.c_str(), p.seconds,

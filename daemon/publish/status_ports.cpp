@@ -59,6 +59,8 @@ std::string describe_port(const health::PortHealth& r)
     return s;
 }
 
+} // namespace
+
 std::string age_text(double seconds)
 {
     if (seconds < 0) seconds = 0;
@@ -71,8 +73,6 @@ std::string age_text(double seconds)
         std::snprintf(buf, sizeof buf, "%.1f h ago", seconds / 3600);
     return buf;
 }
-
-} // namespace
 
 std::string prom_label_value(std::string_view v)
 {

@@ -23,6 +23,9 @@ namespace ibsm::daemon {
 // Prometheus label value: backslash, double quote and newline escaped.
 std::string prom_label_value(std::string_view v);
 
+// "12 s ago", "5 min ago", "2.5 h ago": the status text's ages.
+std::string age_text(double seconds);
+
 nlohmann::json perf_to_json(const StatusPerf& p);
 StatusPerf perf_from_json(const nlohmann::json& j);
 
