@@ -25,6 +25,7 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/perf_lib.sh"
 
 "$IBSM" topogen pgft --m 4,4 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
 LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
@@ -77,15 +78,6 @@ trap drill_exit EXIT
 # line comes after the last Set of its sweep; a second is left for stragglers.
 settle() { sleep "${1:-1}"; }
 
-wait_counter_sweeps() {
-    local want=$(( $(grep -c "counter sweep [0-9]* (generation" "$SM_LOG" || true) + $1 )) i
-    for i in $(seq 1 200); do
-        sm_alive
-        [ "$(grep -c "counter sweep [0-9]* (generation" "$SM_LOG" || true)" -ge "$want" ] && { sleep 0.5; return 0; }
-        sleep 0.1
-    done
-    fail "no $1 counter sweeps within 20 s"
-}
 lid_of() { "$IBSM" ports --socket "$SOCK" --json | python3 -c "
 import json, sys
 for p in json.load(sys.stdin)['ports']:
@@ -99,18 +91,6 @@ print(p['node_guid'], p['port'], p['state'])"; }
 isolated_ports() { python3 -c "
 import json
 print(sum(p['state'] == 'isolated' for p in json.load(open('$WORK/ports.json'))['ports']))"; }
-nonzero() {
-    python3 - "$STATE/metrics.prom" "$1" << 'PY'
-import re, sys
-path, fam = sys.argv[1:]
-for line in open(path):
-    m = re.match(r'(\w+)\{(.*)\} (\S+)$', line.strip())
-    if m and m.group(1) == fam and float(m.group(3)) > 0:
-        g = re.search(r'node_guid="([^"]+)"', m.group(2)).group(1)
-        p = re.search(r'(^|,)port="(\d+)"', m.group(2)).group(2)
-        print(g, p, int(float(m.group(3))))
-PY
-}
 phys_state() { sim smpquery portinfo "$1" "$2" 2> /dev/null | sed -n 's/^PhysLinkState:\.*\(.*\)$/\1/p'; }
 
 wait_counter_sweeps 1

@@ -16,6 +16,7 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/perf_lib.sh"
 
 "$IBSM" topogen pgft --m 2,4 --w 1,2 --p 1,1 --out "$WORK/fabric.net" > /dev/null
 LEAF1=S-0002c90201000001
@@ -29,16 +30,6 @@ YAML
 sm_start "$WORK/sm.log" --foreground --config "$WORK/ibsmd.yaml" --state-dir "$STATE" --log-level info
 sm_wait_up 0 60
 
-# wait_counter_sweeps N: N more counter sweeps logged after now.
-wait_counter_sweeps() {
-    local want=$(( $(grep -c "counter sweep [0-9]* (generation" "$SM_LOG" || true) + $1 )) i
-    for i in $(seq 1 200); do
-        sm_alive
-        [ "$(grep -c "counter sweep [0-9]* (generation" "$SM_LOG" || true)" -ge "$want" ] && { sleep 0.5; return 0; }
-        sleep 0.1
-    done
-    fail "no $1 counter sweeps within 20 s"
-}
 
 # metric FAMILY NODE_GUID PORT: the sample of that port ('' when none).
 metric() {
@@ -49,19 +40,6 @@ for line in open(path):
     m = re.match(r'(\w+)\{(.*)\} (\S+)$', line.strip())
     if m and m.group(1) == fam and f'node_guid="{guid}"' in m.group(2) and re.search(rf'(^|,)port="{port}"', m.group(2)):
         print(int(float(m.group(3)))); break
-PY
-}
-# nonzero FAMILY: "guid port value" of every sample above 0.
-nonzero() {
-    python3 - "$STATE/metrics.prom" "$1" << 'PY'
-import re, sys
-path, fam = sys.argv[1:]
-for line in open(path):
-    m = re.match(r'(\w+)\{(.*)\} (\S+)$', line.strip())
-    if m and m.group(1) == fam and float(m.group(3)) > 0:
-        g = re.search(r'node_guid="([^"]+)"', m.group(2)).group(1)
-        p = re.search(r'(^|,)port="(\d+)"', m.group(2)).group(2)
-        print(g, p, int(float(m.group(3))))
 PY
 }
 # pq [-x] LID PORT FIELD: perfquery's value of FIELD.
