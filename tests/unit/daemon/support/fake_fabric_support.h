@@ -114,4 +114,17 @@ inline routing::analysis::Report analyze_read_back(const FabricReadback& rb)
     return routing::analysis::analyze(rb.fabric, rb.tables, options);
 }
 
+// How many 64-entry LFT blocks differ between two generations' tables.
+inline std::uint64_t blocks_changed(const daemon::SubnetSnapshot& a, const daemon::SubnetSnapshot& b)
+{
+    std::uint64_t n = 0;
+    for (const auto& [id, lft] : b.tables->lfts) {
+        const Guid g = b.found.fabric.node(id).guid;
+        auto before = daemon::desired_blocks(a.tables->lfts.at(*a.found.fabric.find_node(g)), a.tables->linear_fdb_top);
+        auto after = daemon::desired_blocks(lft, b.tables->linear_fdb_top);
+        for (std::size_t i = 0; i < after.size(); ++i) n += i >= before.size() || !(before[i] == after[i]);
+    }
+    return n;
+}
+
 } // namespace ibsm::test

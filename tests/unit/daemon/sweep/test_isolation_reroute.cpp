@@ -16,6 +16,7 @@
 
 using namespace ibsm;
 using test::analyze_read_back;
+using test::blocks_changed;
 using test::bringup_settings;
 using test::QuietLogs;
 using test::TempDir;
@@ -30,18 +31,6 @@ std::size_t routes_over(const test::FabricReadback& rb, Guid node, PortNum port)
     REQUIRE(id);
     const auto& lft = rb.tables.lfts.at(*id);
     return static_cast<std::size_t>(std::count(lft.port.begin(), lft.port.end(), port.value()));
-}
-
-std::uint64_t blocks_changed(const daemon::SubnetSnapshot& a, const daemon::SubnetSnapshot& b)
-{
-    std::uint64_t n = 0;
-    for (const auto& [id, lft] : b.tables->lfts) {
-        const Guid g = b.found.fabric.node(id).guid;
-        auto before = daemon::desired_blocks(a.tables->lfts.at(*a.found.fabric.find_node(g)), a.tables->linear_fdb_top);
-        auto after = daemon::desired_blocks(lft, b.tables->linear_fdb_top);
-        for (std::size_t i = 0; i < after.size(); ++i) n += i >= before.size() || !(before[i] == after[i]);
-    }
-    return n;
 }
 
 void check_complete(const test::FabricReadback& rb)

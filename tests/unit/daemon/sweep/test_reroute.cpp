@@ -25,6 +25,7 @@
 
 using namespace ibsm;
 using test::analyze_read_back;
+using test::blocks_changed;
 using test::bringup_settings;
 using test::QuietLogs;
 using test::TempDir;
@@ -43,19 +44,6 @@ std::vector<NodeId> in_snapshot(const daemon::Bringup& b, const test::FakeFabric
     std::vector<NodeId> out;
     for (auto n : nodes) out.push_back(*b.snapshot()->found.fabric.find_node(fake.fabric().node(n).guid));
     return out;
-}
-
-// How many 64-entry LFT blocks differ between two generations' tables.
-std::uint64_t blocks_changed(const daemon::SubnetSnapshot& a, const daemon::SubnetSnapshot& b)
-{
-    std::uint64_t n = 0;
-    for (const auto& [id, lft] : b.tables->lfts) {
-        const Guid g = b.found.fabric.node(id).guid;
-        auto before = daemon::desired_blocks(a.tables->lfts.at(*a.found.fabric.find_node(g)), a.tables->linear_fdb_top);
-        auto after = daemon::desired_blocks(lft, b.tables->linear_fdb_top);
-        for (std::size_t i = 0; i < after.size(); ++i) n += i >= before.size() || !(before[i] == after[i]);
-    }
-    return n;
 }
 
 } // namespace
