@@ -11,6 +11,7 @@
 // Pure apart from load_config_file, which reads the one file it is given.
 #pragma once
 
+#include "config/qos_config.h"
 #include "mad/types.h"
 
 #include <array>
