@@ -68,11 +68,17 @@ struct SlVlPlan {
     std::vector<std::pair<std::size_t, PortVlTables>> ca_groups; // group index (Policy) -> CA tables
     // The SL a host uses for a pair on routing layer `routing_sl` with the
     // given level's SL (nullopt: no level matched).
-    std::uint8_t host_sl(std::optional<std::uint8_t> level_sl, std::uint8_t routing_sl) const;
+    std::uint8_t host_sl(std::optional<std::uint8_t> level_sl, std::uint8_t routing_sl) const
+    {
+        if (layers <= 1) return level_sl ? *level_sl : routing_sl;
+        const unsigned cls = level_sl ? class_of_sl[*level_sl & 0x0f] : 0;
+        return static_cast<std::uint8_t>(cls * layers + routing_sl);
+    }
     // For the gate: per routing SL (layer), the VLs its pairs may travel on
     // across switch-to-switch links (every class they can be given).
     std::array<std::uint16_t, 16> vl_mask_of_routing_sl{};
-    std::array<std::uint8_t, 16> class_of_sl{}; // level SL -> class (internal to host_sl)
+    // Level SL -> class (0 for SL 0; the policy's other SLs 1.. in SL order).
+    std::array<std::uint8_t, 16> class_of_sl{};
 };
 
 // The plan for a routing on `layers` layers (>= 1) with at most `max_vls`

@@ -13,6 +13,8 @@
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "partition/partitions.h"
+#include "qos/policy.h"
+#include "qos/sl_vl_plan.h"
 #include "routing/tables.h"
 
 #include <chrono>
@@ -57,6 +59,12 @@ struct SubnetSnapshot {
     // isolated; `found` still has them (they are physically up), `tables`
     // route around them.
     std::set<health::PortId> isolated;
+    // The QoS policy compiled against `found` (null: no qos: section) and the
+    // SL/VL plan the VL tables were programmed from for this routing (null
+    // when routing failed): the SA gives each PathRecord
+    // sl_vl->host_sl(level SL, routing SL) and the level's MTU and rate.
+    std::shared_ptr<const qos::Policy> qos_policy;
+    std::shared_ptr<const qos::SlVlPlan> sl_vl;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;
