@@ -262,6 +262,9 @@ struct Config {
     ControlConfig control;
     HealthConfig health;
 
+    // security.mkey (config/qos_config.h); its YAML keys are parsed with
+    // the qos: section's.
+    SecurityConfig security;
     bool operator==(const Config&) const = default;
 };
 
