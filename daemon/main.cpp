@@ -30,6 +30,7 @@
 #include "daemon/service/sm_loop.h"
 #include "daemon/service/startup_checks.h"
 #include "daemon/sm/sm_info_responder.h"
+#include "daemon/sweep/mkey_recovery.h"
 
 #include <spdlog/spdlog.h>
 
@@ -77,8 +78,27 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     election.install();
     transport.start();
 
+    // M_Key: every SMP takes its target's key from the book; PortInfo Sets
+    // key the ports; a port holding a key the SM does not know is waited
+    // out for its lease and re-keyed (sweep/mkey_recovery.h).
+    auto mkeys = daemon::mkey_settings(cfg);
+    if (auto* why = std::get_if<std::string>(&mkeys)) {
+        spdlog::error("{}", *why);
+        return 1;
+    }
+    daemon::MkeyBook mkey_book(std::get<daemon::MkeySettings>(mkeys));
+    if (mkey_book.settings().enabled)
+        spdlog::info("M_Key protection on: {} keys (secret fingerprint {}), protect bits {}, lease {} s",
+                     mkey_book.settings().ring.is_fixed() ? "fixed" : "per-port",
+                     mkey_book.settings().ring.fingerprint(), mkey_book.settings().protect_bits,
+                     mkey_book.settings().lease_period_s);
+    transport.set_mkey_source(&mkey_book);
+    daemon::MkeyRecovery mkey_recovery(events, mkey_book);
+    mkey_book.set_incident_handler([&](const daemon::MkeyIncident& i) { mkey_recovery.on_incident(i); });
+
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
+    bringup.set_mkeys(&mkey_book);
     // Health: isolated links leave the routing at the next re-route (an
     // IsolationEvent); the bring-up keeps them out of every later sweep.
     // The isolations of the last run apply from the first sweep on.

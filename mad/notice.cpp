@@ -57,6 +57,23 @@ NoticeDetails decode_details(std::uint16_t trap_number, Bytes d)
     }
     case trap::system_image_guid_change: // 2..3 LIDADDR, 6..13 SystemImageGUID
         return SystemImageGuidDetails{Lid(be16(d, 2)), Guid(wire::get(d, 6 * 8, 64))};
+    case trap::bad_mkey: { // 2..3 LIDADDR, 4..5 DRSLID, 6 Method, 8..9
+                           // AttributeID, 10..13 AttributeModifier, 14..21
+                           // M_Key, 22 bit 0 DRNotice, 23 bit 7 DRPathTruncated
+                           // and bits 0..5 DRHopCount, 24..53 DRNoticeReturnPath
+        BadMkeyDetails b;
+        b.lid = Lid(be16(d, 2));
+        b.dr_slid = Lid(be16(d, 4));
+        b.method = d[6];
+        b.attr_id = be16(d, 8);
+        b.attr_mod = wire::get_as<std::uint32_t>(d, 10 * 8, 32);
+        b.mkey = wire::get(d, 14 * 8, 64);
+        b.directed_route = (d[22] & 0x01) != 0;
+        b.truncated = (d[23] & 0x80) != 0;
+        b.hop_count = d[23] & 0x3f;
+        std::copy_n(d.begin() + 24, b.return_path.size(), b.return_path.begin());
+        return b;
+    }
     default:
         return raw_details(d);
     }
@@ -85,6 +102,18 @@ struct DetailsWriter {
     {
         put_be(d, 2, 2, s.lid.value());
         put_be(d, 6, 8, s.system_image_guid.value());
+    }
+    void operator()(const BadMkeyDetails& b) const
+    {
+        put_be(d, 2, 2, b.lid.value());
+        put_be(d, 4, 2, b.dr_slid.value());
+        d[6] = b.method;
+        put_be(d, 8, 2, b.attr_id);
+        put_be(d, 10, 4, b.attr_mod);
+        put_be(d, 14, 8, b.mkey);
+        d[22] = b.directed_route ? 0x01 : 0x00;
+        d[23] = static_cast<std::uint8_t>((b.truncated ? 0x80 : 0) | (b.hop_count & 0x3f));
+        std::copy(b.return_path.begin(), b.return_path.end(), d.begin() + 24);
     }
 };
 

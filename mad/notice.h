@@ -33,6 +33,7 @@ inline constexpr std::uint16_t excessive_buffer_overrun = 130;
 inline constexpr std::uint16_t flow_control_watchdog = 131;
 inline constexpr std::uint16_t local_changes = 144;
 inline constexpr std::uint16_t system_image_guid_change = 145;
+inline constexpr std::uint16_t bad_mkey = 256;
 } // namespace trap
 
 // Notice Type (7 bits).
@@ -101,8 +102,27 @@ struct SystemImageGuidDetails {
     bool operator==(const SystemImageGuidDetails&) const = default;
 };
 
+// Trap 256: an SMP failed the M_Key check of the port at IssuerLID (IBA
+// 14.2.4.3). `lid`: the requester's LID when the SMP was LID-routed (its
+// SLID), `dr_slid` the DrSLID; the method, attribute and M_Key it carried;
+// for a directed-route SMP, its hop count and the first 30 ports of its
+// return path, which lead back to whoever sent it.
+struct BadMkeyDetails {
+    Lid lid;
+    Lid dr_slid;
+    std::uint8_t method = 0;
+    std::uint16_t attr_id = 0;
+    std::uint32_t attr_mod = 0;
+    std::uint64_t mkey = 0;
+    bool directed_route = false; // DRNotice
+    bool truncated = false;      // the return path is longer than 30 hops
+    std::uint8_t hop_count = 0;  // 6 bits
+    std::array<std::uint8_t, 30> return_path{};
+    bool operator==(const BadMkeyDetails&) const = default;
+};
+
 using NoticeDetails = std::variant<RawDetails, GidServiceDetails, LinkStateChangeDetails, PortErrorDetails,
-                                   LocalChangesDetails, SystemImageGuidDetails>;
+                                   LocalChangesDetails, SystemImageGuidDetails, BadMkeyDetails>;
 
 struct Notice {
     bool is_generic = true;

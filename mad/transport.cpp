@@ -134,6 +134,7 @@ bool Transport::transmit(std::uint32_t tid, Pending& p)
 {
     p.request.smp.set_tid(tid);
     ++p.attempts;
+    if (mkeys_ && !p.low) p.request.smp.set_mkey(mkeys_->key_for(p.request.smp, p.request.dlid, p.attempts));
     // Sweeps and the SMInfo ActCount count SMPs: a counter sweep running
     // meanwhile must not show up in a re-route's SMP count.
     ++(p.low ? counters_.perf_sent : counters_.sent);
@@ -267,6 +268,7 @@ void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_init
         if (!response.ok()) ++counters_.failed;
     }
     response.attempts = p.attempts;
+    if (mkeys_ && !p.low && response.failure != SmpFailure::shutdown) mkeys_->completed(p.request, response);
     auto run = [h = std::move(p.handler), r = std::move(response)]() mutable { std::move(h)(std::move(r)); };
     if (from_initiation)
         boost::asio::post(io_, std::move(run));

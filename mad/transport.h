@@ -60,6 +60,7 @@
 // signals), so no thread of ours is needed either way.
 #pragma once
 
+#include "mad/mkey_source.h"
 #include "mad/smp.h"
 #include "mad/umad_port.h"
 
@@ -160,6 +161,9 @@ public:
     // header: the SA agent validates its own class. Without a handler they
     // are counted as malformed, as before.
     void set_gsi_handler(UnsolicitedHandler h) { gsi_ = std::move(h); }
+    // Where SMPs (not PMA requests) take their M_Key from at every send,
+    // and whom their completions are reported to; none: M_Key 0 as built.
+    void set_mkey_source(MkeySource* source) { mkeys_ = source; }
     // Sends one GSI MAD as it is (TID and all): the SA's answers, RMPP
     // segments and Reports. False when the port refused it. Answers made
     // while a batch of received MADs is being read leave together after
@@ -287,6 +291,7 @@ private:
     UnsolicitedHandler gsi_;
     std::vector<std::pair<std::array<std::uint8_t, mad_size>, GsiAddress>> gsi_out_; // held during a batch
     Diagnostic diagnostic_;
+    MkeySource* mkeys_ = nullptr;
     TransportCounters counters_;
     std::unordered_map<std::string, bool> noted_;
     // Guards callbacks posted after destruction.

@@ -36,7 +36,7 @@ std::uint8_t operational_vls_code(unsigned vls)
 
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls)
+                                const routing::SlTable* sls, const MkeyBook* mkeys)
 {
     const auto& f = found.fabric;
     mad::PortInfo d = without_commands(current);
@@ -52,6 +52,14 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
         if (sls && !sls->empty()) d.master_sm_sl = sls->at(port, sm_lid);
         d.gid_prefix = settings.subnet_prefix;
         d.subnet_timeout = settings.subnet_timeout;
+        if (mkeys) {
+            const auto& node = f.node(port.node);
+            const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
+            d.mkey = mkeys->desired(checking);
+            const auto& ms = mkeys->settings();
+            d.mkey_protect_bits = d.mkey != 0 ? ms.protect_bits : 0;
+            d.mkey_lease_period = d.mkey != 0 ? ms.lease_period_s : 0;
+        }
     }
     if (auto r = f.remote(port)) {
         if (auto far = found.port_info.find(*r); far != found.port_info.end()) {
@@ -75,6 +83,7 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
                              const routing::SlTable* sls)
 {
     plan_.clear();
+    if (mkeys_) mkeys_->learn(found);
     const auto& f = found.fabric;
     // Port-major order (port 1 of every node, then port 2, ...): consecutive
     // Sets go to different switches, so no switch's SMA queue grows. The
@@ -105,7 +114,7 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         // no answer would ever match the desired PortInfo.
         e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
-        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls);
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls, mkeys_);
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
@@ -217,6 +226,10 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
     co_await run_jobs(std::move(act), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
         if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
     });
+    if (mkeys_ && mkeys_->rotating()) {
+        if (const auto stale = mkeys_->settle())
+            note_failure(report, "M_Key rotation: " + std::to_string(stale) + " port(s) still hold an old key");
+    }
     co_return report;
 }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "daemon/core/mkey_book.h"
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
@@ -79,10 +80,13 @@ bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::P
 // The desired PortInfo of one port (pure): see the header comment.
 // `sls`: the routing's SL per (source port, destination LID) when it uses
 // several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
-// so its traps and SA queries travel on a deadlock-free layer.
+// so its traps and SA queries travel on a deadlock-free layer. `mkeys`:
+// M_Key, M_KeyProtectBits and M_KeyLeasePeriod of CA ports and switch
+// port 0 (where IBA keeps them) as the book wants them; the same Set that
+// carries the LID carries them, so M_Key costs no SMP of its own.
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls = nullptr);
+                                const routing::SlTable* sls = nullptr, const MkeyBook* mkeys = nullptr);
 
 struct PortReport {
     std::uint64_t sets = 0;
@@ -106,6 +110,10 @@ public:
                  const routing::SlTable* sls = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
+    // The ports' M_Keys come from this book (null: left as the ports hold
+    // them); prepare() teaches it the sweep's DR paths, activate() ends a
+    // rotation that every port has taken.
+    void set_mkeys(MkeyBook* book) { mkeys_ = book; }
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
@@ -118,6 +126,7 @@ private:
     PortSettings settings_;
     std::vector<PortPlanEntry> plan_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
+    MkeyBook* mkeys_ = nullptr;
 };
 
 } // namespace ibsm::daemon

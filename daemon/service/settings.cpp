@@ -1,5 +1,7 @@
 #include "daemon/service/settings.h"
 
+#include "mkey/secret_file.h"
+
 #include "config/overrides.h"
 #include "daemon/program/port_programmer.h"
 #include "daemon/service/config_path.h"
@@ -149,6 +151,20 @@ health::Policy health_policy(const config::Config& cfg)
     p.downshift_action = action(h.downshift_action);
     p.disable_port = h.disable_port;
     return p;
+}
+
+} // namespace ibsm::daemon
+
+namespace ibsm::daemon {
+
+std::variant<MkeySettings, std::string> mkey_settings(const config::Config& cfg)
+{
+    const auto& m = cfg.security.mkey;
+    if (m.mode == config::MkeyMode::off) return MkeySettings{};
+    const auto kind = m.mode == config::MkeyMode::fixed ? mkey::SecretKind::fixed : mkey::SecretKind::per_port;
+    auto ring = mkey::load_secret_file(m.secret_file, kind);
+    if (auto* why = std::get_if<std::string>(&ring)) return "security.mkey.secret_file: " + *why;
+    return MkeySettings{true, std::get<mkey::KeyRing>(ring), m.protect_bits, m.lease_period_s};
 }
 
 } // namespace ibsm::daemon

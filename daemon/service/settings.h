@@ -13,6 +13,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "daemon/core/mkey_book.h"
 #include "daemon/health/perf_poller.h"
 #include "daemon/health/health_monitor.h"
 #include "daemon/sa/mcast_service.h"
@@ -26,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace ibsm::daemon {
@@ -67,5 +69,9 @@ health::Policy health_policy(const config::Config& cfg);
 
 // `mft_width`: MFT blocks in flight, as many as the bring-up's LFT blocks.
 McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width);
+
+// security.mkey: off, or the key ring from the secret file (root-only; a
+// refused or malformed file is the string, naming the file).
+std::variant<MkeySettings, std::string> mkey_settings(const config::Config& cfg);
 
 } // namespace ibsm::daemon

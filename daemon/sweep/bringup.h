@@ -136,6 +136,8 @@ public:
     void on_subnet_up(std::function<void()> f) { on_up_ = std::move(f); }
     // Without a gate the SM always configures (a lone SM, ibsmd --once).
     void set_gate(MastershipGate* gate) { gate_ = gate; }
+    // M_Keys (core/mkey_book.h): the PortInfo Sets carry each port's key.
+    void set_mkeys(MkeyBook* book) { ports_.set_mkeys(book); }
 
     // The last published generation (null before the first configured sweep).
     SnapshotPtr snapshot() const { return snapshot_; }

@@ -87,6 +87,8 @@ void absorb_trap(const TrapEvent& t, const SubnetSnapshot* snap, Work& work)
                            work.switches.insert(f.node(r->node).guid);
                    },
                    [&](const mad::RawDetails&) { look_at(n.issuer_lid, false); },
+                   // Trap 256 is the M_Key's business (trap_receiver.cpp), never a TrapEvent.
+                   [&](const mad::BadMkeyDetails&) {},
                },
                n.details);
 }

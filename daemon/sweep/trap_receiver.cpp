@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
+#include <variant>
 
 namespace ibsm::daemon {
 
@@ -23,6 +25,7 @@ const char* trap_name(std::uint16_t n)
     case mad::trap::flow_control_watchdog: return "flow control update watchdog";
     case mad::trap::local_changes: return "local changes";
     case mad::trap::system_image_guid_change: return "system image GUID change";
+    case mad::trap::bad_mkey: return "bad M_Key";
     default: return "not acted on";
     }
 }
@@ -62,6 +65,22 @@ void TrapReceiver::on_trap(const mad::RawReceive& r)
     else
         spdlog::debug("TrapRepress for trap {} from LID {} could not be sent", number, notice->issuer_lid.value());
 
+    if (const auto* b = std::get_if<mad::BadMkeyDetails>(&notice->details); b && notice->is_generic) {
+        // Every one is logged: each is an SMP someone sent with the wrong
+        // key (the port's lease timer is running), not a repeat of news.
+        std::string from = b->directed_route ? "a directed-route SMP (DrSLID " + std::to_string(b->dr_slid.value()) +
+                                                   ", " + std::to_string(b->hop_count) + " hop(s), return path"
+                                             : "LID " + std::to_string(b->lid.value());
+        if (b->directed_route) {
+            for (std::size_t i = 0; i < b->hop_count && i < b->return_path.size(); ++i)
+                from += (i ? "," : " ") + std::to_string(b->return_path[i]);
+            from += b->truncated ? ",...)" : ")";
+        }
+        spdlog::warn("M_Key violation (trap 256) at LID {}: method 0x{:02x} attribute 0x{:04x} modifier 0x{:x} "
+                     "with a wrong M_Key, from {}",
+                     notice->issuer_lid.value(), b->method, b->attr_id, b->attr_mod, from);
+        return;
+    }
     if (!notice->is_generic || !acted_on(number)) {
         if (c.received == 1)
             spdlog::info("trap {} ({}) from LID {}: logged, not acted on", number, trap_name(number),

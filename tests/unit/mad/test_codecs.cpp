@@ -422,11 +422,42 @@ TEST_CASE("Notice details of each typed trap round trip at their IBA offsets")
     }
 }
 
+TEST_CASE("Notice: trap 256 (bad M_Key) details at their IBA offsets")
+{
+    BadMkeyDetails m;
+    m.lid = Lid(0x0102);
+    m.dr_slid = Lid(0xffff);
+    m.method = 0x02;
+    m.attr_id = 0x0015;
+    m.attr_mod = 0x80000003;
+    m.mkey = 0x1122334455667788ull;
+    m.directed_route = true;
+    m.hop_count = 3;
+    m.return_path = {4, 1, 7};
+    const Notice n = sample_notice(trap::bad_mkey, m);
+    Block b{};
+    encode(n, b);
+    // DataDetails start at byte 10.
+    CHECK(b[12] == 0x01);
+    CHECK(b[13] == 0x02);
+    CHECK(b[14] == 0xff);
+    CHECK(b[16] == 0x02);
+    CHECK(b[19] == 0x15);
+    CHECK(b[20] == 0x80);
+    CHECK(b[24] == 0x11);
+    CHECK(b[31] == 0x88);
+    CHECK(b[32] == 0x01);
+    CHECK(b[33] == 3);
+    CHECK(b[34] == 4);
+    CHECK(b[36] == 7);
+    CHECK(decode_notice(b) == n);
+}
+
 TEST_CASE("Notice with an unknown trap number or from a vendor keeps raw details")
 {
     RawDetails raw;
     for (std::size_t i = 0; i < raw.bytes.size(); ++i) raw.bytes[i] = static_cast<std::uint8_t>(i + 1);
-    const Notice n = sample_notice(256, raw); // bad M_Key: not typed here
+    const Notice n = sample_notice(257, raw); // bad P_Key: not typed here
     Block b{};
     encode(n, b);
     CHECK(b[10] == 1);

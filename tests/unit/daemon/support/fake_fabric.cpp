@@ -304,11 +304,18 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
         return true;
     }
 
+    bool hide_key = false;
+    if (!fault && !mkey_check(smp, at->at, hide_key)) {
+        ++counters_.mkey_failures;
+        return true;
+    }
+
     Answer a;
     if (fault) {
         a.status = fault->status;
     } else {
         a = handle(smp, *at);
+        if (hide_key && smp.attr_id() == mad::attr::port_info) std::fill_n(a.data.begin(), 8, std::uint8_t{0});
     }
 
     if (!dr) {
@@ -651,6 +658,10 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
         next.master_sm_sl = d->master_sm_sl;
         next.gid_prefix = d->gid_prefix;
         next.subnet_timeout = d->subnet_timeout;
+        next.mkey = d->mkey;
+        next.mkey_protect_bits = d->mkey_protect_bits;
+        next.mkey_lease_period = d->mkey_lease_period;
+        next.mkey_violations = d->mkey_violations;
     }
     if (d->operational_vls != 0) {
         if (d->operational_vls > next.vl_cap) return reply(target, fake_status::invalid_value);
@@ -986,6 +997,73 @@ bool FakeFabric::raise_trap(PortRef issuer, mad::Notice notice)
     return true;
 }
 
+bool FakeFabric::mkey_check(const mad::Smp& smp, PortRef at, bool& hide_key)
+{
+    const PortRef checker = fabric_.node(at.node).is_switch() ? PortRef{at.node, PortNum(0)} : at;
+    auto& pi = sim(checker).info;
+    if (pi.mkey == 0 || smp.mkey() == pi.mkey) {
+        lease_ends_.erase(checker); // a valid M_Key stops the lease timer
+        return true;
+    }
+    const bool get = smp.method() == static_cast<std::uint8_t>(mad::Method::get);
+    if (get && pi.mkey_protect_bits <= 1) {
+        hide_key = pi.mkey_protect_bits == 1;
+        return true;
+    }
+    if (pi.mkey_violations < 0xffff) ++pi.mkey_violations;
+    if (pi.mkey_lease_period != 0 && !lease_ends_.count(checker))
+        lease_ends_[checker] = clock_ + std::chrono::seconds(pi.mkey_lease_period);
+    mad::BadMkeyDetails b;
+    b.lid = smp.directed_route() ? Lid{} : sim(sm_port_).info.lid;
+    b.dr_slid = smp.directed_route() ? smp.dr_slid() : Lid{};
+    b.method = smp.method();
+    b.attr_id = smp.attr_id();
+    b.attr_mod = smp.attr_mod();
+    b.mkey = smp.mkey();
+    b.directed_route = smp.directed_route();
+    if (smp.directed_route()) {
+        // The way back to the sender: the ports the SMP entered by, last first.
+        std::array<std::uint8_t, 64> back{};
+        if (route_dr(smp, back)) {
+            b.hop_count = smp.hop_count();
+            b.truncated = smp.hop_count() > b.return_path.size();
+            for (std::size_t i = 0; i < b.return_path.size() && i < smp.hop_count(); ++i)
+                b.return_path[i] = back[i + 1];
+        }
+    }
+    mad::Notice n;
+    n.type = mad::notice_type::security;
+    n.producer_type_or_vendor_id = fabric_.node(at.node).is_switch() ? 2 : 1;
+    n.trap_number_or_device_id = mad::trap::bad_mkey;
+    n.details = b;
+    raise_trap(checker, n);
+    return false;
+}
+
+void FakeFabric::set_port_mkey(PortRef p, std::uint64_t key, std::uint8_t protect_bits, std::uint16_t lease_s)
+{
+    if (fabric_.node(p.node).is_switch()) p.port = PortNum(0);
+    auto& pi = sim(p).info;
+    pi.mkey = key;
+    pi.mkey_protect_bits = protect_bits;
+    pi.mkey_lease_period = lease_s;
+    lease_ends_.erase(p);
+}
+
+void FakeFabric::advance_clock(std::chrono::seconds by)
+{
+    clock_ += by;
+    for (auto it = lease_ends_.begin(); it != lease_ends_.end();) {
+        if (it->second > clock_) {
+            ++it;
+            continue;
+        }
+        sim(it->first).info.mkey_protect_bits = 0;
+        ++counters_.lease_expiries;
+        it = lease_ends_.erase(it);
+    }
+}
+
 void FakeFabric::send_trap(const PendingTrap& t)
 {
     const Lid sm_lid = sim(t.issuer).info.master_sm_lid;
@@ -996,6 +1074,7 @@ void FakeFabric::send_trap(const PendingTrap& t)
     }
     mad::RawReceive r;
     r.smp = mad::make_lid_request(mad::Method::trap, sm_lid, mad::attr::notice, 0, t.tid, encoded(t.notice));
+    r.smp.set_mkey(sim(t.issuer).info.mkey); // a trap carries its port's M_Key (the repress echoes it)
     r.length = mad::mad_size;
     enqueue(std::move(r));
     ++counters_.traps_delivered;

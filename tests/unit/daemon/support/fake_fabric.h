@@ -67,6 +67,18 @@
 //    AttributeModifier carries bit 31, SMSupportExtendedSpeeds (IBA
 //    14.2.5.6); without it they read zero, as NDR switches do. A link
 //    trains to the fastest speed both ends support (QDR with a plain end).
+//  - M_Key (IBA 14.2.4): a CA port and a switch's port 0 hold M_Key,
+//    M_KeyProtectBits, M_KeyLeasePeriod and M_KeyViolations, written by a
+//    PortInfo Set there. Every Get and Set reaching the node (SMInfo aside:
+//    the SM, not the SMA, answers it) is checked against the key of the
+//    port that checks (a switch: port 0; a CA: the port it entered by): it
+//    passes when that key is 0 or matches; otherwise a Get passes at
+//    levels 0 and 1 (at 1 with PortInfo's M_Key read as 0), and anything
+//    else fails: no answer, M_KeyViolations + 1, the lease timer started
+//    (when M_KeyLeasePeriod is not 0 and it is not running), trap 256 to
+//    the SM. A matching key stops the timer; when it runs out, on the fake
+//    clock (advance_clock), the protect bits fall to 0 and a Get shows the
+//    key again: the way back for an SM that lost it.
 //  - Random loss (set_loss, seeded): a request is lost on its way out with
 //    one probability (not applied) and its answer on the way back with
 //    another (applied, as ibsim applies a Set before the return trip that
@@ -98,6 +110,7 @@
 #include "topology/fabric.h"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -165,6 +178,8 @@ struct FakeCounters {
     // (PortCounters and SwitchInfo share attribute ID 0x0012).
     std::map<std::uint16_t, std::uint64_t> pma_requests;
     std::uint64_t pma_clears = 0; // PortCounters Sets
+    std::uint64_t mkey_failures = 0;  // SMPs that failed the M_Key check (no answer)
+    std::uint64_t lease_expiries = 0; // lease timers that ran out (protect bits cleared)
 
     std::uint64_t count(mad::Method method, std::uint16_t attr) const
     {
@@ -262,6 +277,13 @@ public:
     // AttributeModifier is part of the port number to it, so it answers
     // such a Get or Set with a bad status (invalid attribute modifier).
     void set_plain_port_info(topology::NodeId node) { nodes_.at(node.value).plain_port_info = true; }
+
+    // --- M_Key: another SM (or a lost secret) keyed this port; `p` is a
+    // CA port or a switch (any port: its port 0 is keyed). ---
+    void set_port_mkey(topology::PortRef p, std::uint64_t key, std::uint8_t protect_bits, std::uint16_t lease_s);
+    // The fake clock: lease timers that run out within `by` clear their
+    // port's protect bits.
+    void advance_clock(std::chrono::seconds by);
 
     // --- hand a MAD to the SM as if another agent sent it ---
     void deliver(mad::RawReceive r);
@@ -363,6 +385,9 @@ private:
     bool lose(double probability);
     // A loss: the request handed back with umad status 110, or nothing.
     void lost(const mad::Smp& request);
+    // The M_Key check (see the header comment): true when `smp` may be
+    // answered; `hide_key` when a PortInfo answer must read M_Key 0.
+    bool mkey_check(const mad::Smp& smp, topology::PortRef at, bool& hide_key);
 
     mad::Smp pma(const mad::Smp& req, topology::PortRef at);
 
@@ -386,6 +411,8 @@ private:
     int pipe_[2] = {-1, -1};
     FakeLoss loss_;
     std::mt19937_64 rng_;
+    std::chrono::seconds clock_{0};
+    std::map<topology::PortRef, std::chrono::seconds> lease_ends_; // running lease timers
 };
 
 } // namespace ibsm::test
