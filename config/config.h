@@ -263,10 +263,6 @@ struct Config {
     HealthConfig health;
     QosConfig qos;           // qos: (config/qos_config.h); reloadable
     SecurityConfig security; // security: (M_Key); reloadable
-
-    // security.mkey (config/qos_config.h); its YAML keys are parsed with
-    // the qos: section's.
-    SecurityConfig security;
     bool operator==(const Config&) const = default;
 };
 
