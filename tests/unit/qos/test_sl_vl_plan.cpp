@@ -30,7 +30,9 @@ config::QosConfig two_bands()
 {
     config::QosConfig q;
     q.enabled = true;
-    q.port_groups = {{.name = "storage"}, {.name = "gpu"}};
+    q.port_groups.resize(2);
+    q.port_groups[0].name = "storage";
+    q.port_groups[1].name = "gpu";
     q.levels = {level("bulk", 2), level("mpi", 5), level("backup", 2), level("control", 0)};
     q.sl2vl_ca = table({{2, 1}, {5, 1}});
     q.sl2vl_switch = table({{2, 1}, {5, 1}});
