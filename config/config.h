@@ -261,6 +261,8 @@ struct Config {
     std::vector<PartitionConfig> partitions;
     ControlConfig control;
     HealthConfig health;
+    QosConfig qos;           // qos: (config/qos_config.h); reloadable
+    SecurityConfig security; // security: (M_Key); reloadable
 
     bool operator==(const Config&) const = default;
 };

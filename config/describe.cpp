@@ -5,6 +5,7 @@
 #include "config/describe.h"
 
 #include "config/engines.h"
+#include "config/qos_describe.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -134,6 +135,13 @@ std::string describe(const Config& c)
         << std::string(to_string(c.health.unresponsive_action)) << YAML::EndMap;
     out << YAML::Key << "downshift" << YAML::Value << std::string(to_string(c.health.downshift_action));
     out << YAML::Key << "disable_port" << YAML::Value << c.health.disable_port;
+    out << YAML::EndMap;
+
+    out << YAML::Key << "qos" << YAML::Value;
+    emit_qos(out, c.qos);
+    if (!c.qos.enabled) out << YAML::Comment("no policy: every path keeps the routing's SL");
+    out << YAML::Key << "security" << YAML::Value << YAML::BeginMap << YAML::Key << "mkey" << YAML::Value;
+    emit_mkey(out, c.security.mkey);
     out << YAML::EndMap;
 
     out << YAML::EndMap;

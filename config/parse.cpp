@@ -11,6 +11,7 @@
 #include "config/engines.h"
 #include "config/value_ranges.h"
 #include "config/partitions_parse.h"
+#include "config/qos_parse.h"
 #include "config/yaml_reader.h"
 
 #include <algorithm>
@@ -53,8 +54,9 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 11> top_keys{"routing", "smp",  "sm",   "state_dir",  "log",
-                                                   "sweep",   "dump", "perf", "partitions", "control", "health"};
+constexpr std::array<std::string_view, 13> top_keys{"routing",    "smp",     "sm",     "state_dir", "log",
+                                                   "sweep",      "dump",    "perf",   "partitions", "control",
+                                                   "health",     "qos",     "security"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
@@ -103,7 +105,7 @@ struct SchemaSection {
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 9> sections{{
+constexpr std::array<SchemaSection, 10> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
@@ -113,6 +115,7 @@ constexpr std::array<SchemaSection, 9> sections{{
     {"control", control_keys},
     {"perf", perf_keys},
     {"health", health_keys},
+    {"security", detail::security_keys},
 }};
 
 // Every dotted key, sections included, for suggesting the right section
@@ -462,6 +465,7 @@ std::vector<std::string> schema_keys()
         for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
     out.emplace_back("state_dir");
     out.emplace_back("partitions");
+    out.emplace_back("qos");
     return out;
 }
 
@@ -519,6 +523,9 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     if (auto* e = top.find("control")) read_control(r, *e, c.control);
     if (auto* e = top.find("health")) read_health(r, *e, c.health);
+    // After routing (VLs below max_vls) and partitions (named in groups and rules).
+    if (auto* e = top.find("qos")) c.qos = detail::read_qos(r, *e, c.partitions, c.routing.max_vls);
+    if (auto* e = top.find("security")) c.security = detail::read_security(r, *e);
     return c;
 }
 

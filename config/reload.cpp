@@ -4,6 +4,7 @@
 // added to flatten() is compared and is restart-only unless listed reloadable.
 #include "config/reload.h"
 
+#include "config/qos_describe.h"
 
 namespace ibsm::config {
 namespace {
@@ -106,13 +107,16 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"partitions", partitions_text(c.partitions)},
     };
     for (auto& kv : health_items(c.health)) items.push_back(std::move(kv));
+    items.emplace_back("qos", qos_text(c.qos));
+    items.emplace_back("security.mkey", mkey_text(c.security.mkey));
     return items;
 }
 
 bool is_reloadable_key(std::string_view key)
 {
     return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") ||
-           key.starts_with("perf.") || key.starts_with("health.") || key == "log.level" ||
+           key.starts_with("perf.") || key.starts_with("health.") || key == "qos" ||
+           key.starts_with("security.") || key == "log.level" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 
@@ -128,7 +132,8 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, log.level, sm.priority and sm.polling_* reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, "
+                                 "sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

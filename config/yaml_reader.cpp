@@ -29,7 +29,8 @@ std::string dotted(std::string_view path, std::string_view leaf)
     return path.empty() ? std::string(leaf) : std::string(path) + "." + std::string(leaf);
 }
 
-// Plain unsigned integer: decimal or 0x-hex, no sign, fits in 64 bits.
+} // namespace
+
 std::optional<std::uint64_t> parse_u64(std::string_view s)
 {
     int base = 10;
@@ -43,6 +44,8 @@ std::optional<std::uint64_t> parse_u64(std::string_view s)
     if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
     return v;
 }
+
+namespace {
 
 // Index just past the closing quote of the quoted scalar opening at `open`,
 // or npos when the text ends first.

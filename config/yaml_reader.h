@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,6 +87,9 @@ private:
     std::span<const std::string_view> all_keys_;
     std::span<const RetiredKey> retired_;
 };
+
+// Plain unsigned integer: decimal or 0x-hex, no sign, fits in 64 bits.
+std::optional<std::uint64_t> parse_u64(std::string_view text);
 
 // "a list", "a mapping", "nothing", "'abc'" for "expected X, got Y" messages.
 std::string describe_node(const YAML::Node& node);

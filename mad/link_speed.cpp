@@ -1,20 +1,13 @@
 #include "mad/link_speed.h"
 
+#include "mad/rate_codes.h"
+
 #include <array>
 #include <bit>
 
 namespace ibsm::mad {
 
 namespace {
-
-// IBA 15.2.5.16 table 205 (Rate), index = code, in Mb/s; 0 = reserved.
-// Codes 19..25 are IBA 1.4 to 1.7 (Linux IB_RATE_28_GBPS ..
-// IB_RATE_1600_GBPS).
-constexpr std::array<unsigned, 26> rate_table{
-    0,       0,       2'500,   10'000,  30'000,    5'000,     20'000,  40'000,  60'000,
-    80'000,  120'000, 14'000,  56'000,  112'000,   168'000,   25'000,  100'000, 200'000,
-    300'000, 28'000,  50'000,  400'000, 600'000,   800'000,   1'200'000, 1'600'000,
-};
 
 struct SpeedInfo {
     std::string_view name;

@@ -98,7 +98,8 @@ inline PortSpeeds port_speeds(const PortInfo& pi) { return port_speeds(pi, pi.ca
 // ---- the IBA rate enumeration ---------------------------------------------
 
 // Data rate of a rate code 2..25 in Mb/s (2 = 2.5 Gb/s ... 25 = 1 600
-// Gb/s); nullopt for reserved codes (0, 1, 26..63).
+// Gb/s; the table is mad/rate_codes.h); nullopt for reserved codes (0, 1,
+// 26..63).
 std::optional<unsigned> rate_mbps(std::uint8_t code);
 // <0, 0, >0 as the bandwidth of code a is below, equal to, above b's;
 // reserved codes count as 0.
