@@ -73,8 +73,8 @@ BringupSettings bringup_settings(const config::Config& cfg)
     std::string why;
     // The ports operate 1, 2, 4, 8 or 15 VLs: routing.max_vls 3 gives 2.
     if (cfg.qos.enabled && !qos::routing_budget(cfg.qos, vl_count(s.ports.max_operational_vls), &why))
-        throw config::ConfigError("qos: the policy does not fit routing.max_vls " + std::to_string(cfg.routing.max_vls) +
-                                  ": " + why);
+        throw config::ConfigError("qos: the policy does not fit routing.max_vls " +
+                                  std::to_string(cfg.routing.max_vls) + ": " + why);
     s.qos = cfg.qos;
     return s;
 }

@@ -241,7 +241,8 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
                       save_error, settings_.state_dir.string());
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     RouteStep step;
-    if (qos->enabled) step.policy = std::make_shared<const qos::Policy>(*qos, qos_port_facts(found, settings_.partitions.get()));
+    if (qos->enabled)
+        step.policy = std::make_shared<const qos::Policy>(*qos, qos_port_facts(found, settings_.partitions.get()));
     if (!chain.tables) {
         step.lids = std::move(lids);
         step.phase = clock.finish("route", "every engine refused");
