@@ -54,9 +54,9 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 13> top_keys{"routing",    "smp",     "sm",     "state_dir", "log",
-                                                   "sweep",      "dump",    "perf",   "partitions", "control",
-                                                   "health",     "qos",     "security"};
+constexpr std::array<std::string_view, 13> top_keys{"routing", "smp",        "sm",      "state_dir", "log",
+                                                   "sweep",   "dump",       "perf",    "partitions", "control",
+                                                   "health",  "qos",        "security"};
 constexpr std::array<std::string_view, 9> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
     "lid_assignment", "lid_order",
