@@ -42,6 +42,7 @@ struct RoutingBudget {
     unsigned layers = 1; // max_vls the engines are given
     unsigned bands = 1;  // QoS VLs (highest VL in the QoS SL2VL tables + 1)
     unsigned classes = 1; // distinct SLs in use: level SLs and SL 0
+    unsigned levels = 0;  // QoS levels configured (for messages)
     std::string explain; // "qos has 4 levels in 2 VL bands, ports carry 8 VLs: routing gets 4 layers"
 };
 
@@ -64,6 +65,10 @@ struct PortVlTables {
 struct SlVlPlan {
     unsigned layers = 1;                  // L: the routing's VLs in use (RoutingTables::vls_used)
     unsigned vls = 1;                     // VLs the plan uses (bands * L)
+    // False without a qos: section: the tables are today's defaults (SL s ->
+    // VL s mod L capped per port, every operational VL weight 64 in the low
+    // table), which the VL programmer derives per port itself.
+    bool from_policy = false;
     PortVlTables ca, switch_external, switch_port0;
     std::vector<std::pair<std::size_t, PortVlTables>> ca_groups; // group index (Policy) -> CA tables
     // The SL a host uses for a pair on routing layer `routing_sl` with the

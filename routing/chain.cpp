@@ -84,6 +84,9 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             return false;
         }
         auto& t = std::get<RoutingTables>(r);
+        // With QoS the gate checks the VLs the pairs really take.
+        gate.vl_mask_of_sl.reset();
+        if (options.vl_masks) gate.vl_mask_of_sl = options.vl_masks(t.vls_used);
         // A path engine in the colour-first order brings its own LIDs.
         out.verdicts.push_back(verify(fabric, t.lids ? *t.lids : lids, t, gate));
         const Verdict& v = out.verdicts.back();

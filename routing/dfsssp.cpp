@@ -70,6 +70,8 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
     const std::string vls = std::to_string(available) + (available == 1 ? " VL" : " VLs") + " available";
     if (!layers.complete)
         return Refusal{name(), "needs more than " + std::to_string(layer_limit) + " virtual layers, " + vls};
+    if (layers.needed > available && options.budget_refusal)
+        return Refusal{name(), options.budget_refusal(name(), layers.needed)};
     if (layers.needed > available)
         return Refusal{name(), "needs " + std::to_string(layers.needed) + " virtual layers, " + vls};
 

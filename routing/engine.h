@@ -11,6 +11,9 @@
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -31,6 +34,16 @@ struct Options {
     // subtree root must not host the SM's CA) read it from here.
     Guid sm_port_guid;
     std::uint8_t max_vls = 8;
+    // With a QoS policy the daemon gives the routing its share of one SL/VL
+    // budget (qos/sl_vl_plan.h): `max_vls` is then the layers the routing may
+    // take, and these two say what the QoS tables make of them (routing/
+    // knows nothing of QoS). `budget_refusal`: the text an engine refusing for
+    // lack of layers gives instead of its own, with the budget's numbers.
+    // `vl_masks`: per routing SL, the VLs its pairs travel on between
+    // switches once the SL2VL tables apply, for a routing on `vls_used` VLs;
+    // the gate checks the credit loops of those VLs. Empty: no QoS, SL s on VL s.
+    std::function<std::string(const std::string& engine, unsigned layers_needed)> budget_refusal;
+    std::function<std::array<std::uint16_t, 16>(unsigned vls_used)> vl_masks;
     Balancing balancing = Balancing::global;
     // Told each stage of the chain ("route (ftree)", "verify (ftree)") and
     // how far it is, for a caller that shows progress (`ibsm route`);

@@ -119,7 +119,7 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     if (tables.pair_dlids) pair_routes.emplace(net, *tables.pair_dlids);
 
     // One pass over every destination LID.
-    const a::SlLookup sls(net, tables);
+    const a::SlLookup sls(net, tables, options.vl_mask_of_sl ? &*options.vl_mask_of_sl : nullptr);
     const unsigned workers = a::worker_count(options.threads);
     // Per-pair path routing: the DLID map destination-major (one sequential
     // scan finds the sources using a LID) and each Network endpoint's

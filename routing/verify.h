@@ -13,7 +13,8 @@
 // RoutingTables::switch_to_switch also owes every switch pair and an acyclic
 // CDG with switch-originated traffic added. VL = SL of the (source port,
 // destination LID) pair (RoutingTables::sl; identity SL->VL over vls_used, as
-// the VL programmer writes it); the engine may need at most
+// the VL programmer writes it without QoS; with QoS every VL the pair's SL
+// may take through the SL2VL tables, VerifyOptions::vl_mask_of_sl); the engine may need at most
 // VerifyOptions::max_vls VLs. Forwarding stops at LinearFDBTop, so a LID
 // above it is a problem too.
 //
@@ -40,7 +41,9 @@
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include "routing/analysis/progress.h"
 
@@ -48,6 +51,10 @@ namespace ibsm::routing {
 
 struct VerifyOptions {
     std::uint8_t max_vls = 8; // data VLs the ports offer (Options::max_vls)
+    // Per SL of RoutingTables::sl, the VLs its pairs travel on between
+    // switches (Options::vl_masks: a QoS SL2VL spreads one routing SL over
+    // several VLs, and may put two on one). Absent: SL s on VL s.
+    std::optional<std::array<std::uint16_t, 16>> vl_mask_of_sl;
     unsigned threads = 0;     // 0 = hardware concurrency
     analysis::ProgressFn progress; // stage "verify (<engine>)", per block of LIDs
 };

@@ -3,6 +3,7 @@
 #include "daemon/core/node_names.h"
 #include "daemon/core/smp_ops.h"
 #include "daemon/core/work_pool.h"
+#include "daemon/program/port_vl_tables.h"
 
 #include <algorithm>
 
@@ -80,7 +81,7 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
 }
 
 void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
-                             const routing::SlTable* sls)
+                             const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::Policy* policy)
 {
     plan_.clear();
     if (mkeys_) mkeys_->learn(found);
@@ -115,6 +116,9 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
         e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls, mkeys_);
+        if (sl_vl && sl_vl->from_policy && !port0)
+            e.desired.vl_high_limit =
+                port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;

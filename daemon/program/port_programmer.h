@@ -28,6 +28,8 @@
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
+#include "qos/policy.h"
+#include "qos/sl_vl_plan.h"
 #include "routing/sl_table.h"
 
 #include <boost/asio/awaitable.hpp>
@@ -105,9 +107,13 @@ public:
     explicit PortProgrammer(PortSettings settings) : settings_(settings) {}
 
     // Builds the plan for this sweep. `sm_lid`: the LID of the SM's port;
-    // `sls`: see desired_port_info.
+    // `sls`: see desired_port_info. With a QoS plan (`sl_vl` from a policy),
+    // VLHighLimit is the high limit of the port's arbitration tables
+    // (port_vl_tables.h; `policy` places CA ports in their groups); without
+    // one each port keeps its own.
     void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
-                 const routing::SlTable* sls = nullptr);
+                 const routing::SlTable* sls = nullptr, const qos::SlVlPlan* sl_vl = nullptr,
+                 const qos::Policy* policy = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     // The ports' M_Keys come from this book (null: left as the ports hold

@@ -2,6 +2,7 @@
 
 #include "daemon/core/node_names.h"
 #include "daemon/core/work_pool.h"
+#include "daemon/program/port_vl_tables.h"
 
 #include <algorithm>
 #include <map>
@@ -53,8 +54,9 @@ TableWrite sl2vl_write(std::string name, const DrPath& path, std::uint32_t mod, 
 }
 
 // Blocks of one priority's table that the port implements (cap entries,
-// 32 per block) and their default content.
-void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool high, unsigned operational_vls)
+// 32 per block): the plan's entries, or the default content without one.
+void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool high, unsigned operational_vls,
+                      const qos::PortVlTables* planned)
 {
     const unsigned cap = high ? e.current.vl_arb_high_cap : e.current.vl_arb_low_cap;
     for (unsigned half = 0; half < 2 && half * mad::vl_arb_block_entries < cap; ++half) {
@@ -62,7 +64,9 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
         const auto block = high ? (half ? VlArbBlock::high_32_63 : VlArbBlock::high_0_31)
                                 : (half ? VlArbBlock::low_32_63 : VlArbBlock::low_0_31);
         // Entries past 31 are never used by the default table (at most 15 VLs).
-        const auto table = half == 0 ? default_vl_arbitration(high, operational_vls, cap) : mad::VlArbitrationTable{};
+        const auto table = planned ? vlarb_block(high ? planned->high : planned->low, half, operational_vls, cap)
+                           : half == 0 ? default_vl_arbitration(high, operational_vls, cap)
+                                       : mad::VlArbitrationTable{};
         const unsigned entries = std::min<unsigned>(mad::vl_arb_block_entries, cap - half * mad::vl_arb_block_entries);
         TableWrite t;
         t.name = e.name + (high ? ": VLArb high block " : ": VLArb low block ") + std::to_string(half + 1);
@@ -84,8 +88,9 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
 // on every port but switch port 0. The plan is port-major, so consecutive
 // SMPs already go to different nodes.
 std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector<PortPlanEntry>& plan,
-                                    unsigned vls_needed)
+                                    const qos::SlVlPlan& sl_vl, const qos::Policy* policy)
 {
+    const unsigned vls_needed = sl_vl.layers;
     std::vector<TableWrite> out;
     // SL2VL and two VLArb blocks per port: without the reserve, growing the
     // vector copies tens of megabytes at 10 000 ports, on the critical path.
@@ -94,12 +99,16 @@ std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector
         const bool sw = f.node(e.port.node).is_switch();
         if (sw && e.port.port.value() == 0) continue;
         const unsigned opvls = vl_count(e.desired.operational_vls);
+        const qos::PortVlTables* planned =
+            sl_vl.from_policy ? &port_vl_tables(sl_vl, policy, sw, e.port.port, f.port(e.port).guid) : nullptr;
         if (!sw && (e.current.capability_mask & cap_sl_mapping))
-            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0, identity_sl2vl(std::min(vls_needed, opvls)),
+            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0,
+                                      planned ? sl2vl_for_port(planned->sl2vl, opvls)
+                                              : identity_sl2vl(std::min(vls_needed, opvls)),
                                       configured_before(e.current),
                                       TableKey{e.node_guid, e.port.port.value(), mad::attr::sl2vl_table, 0}));
-        add_vlarb_writes(out, e, false, opvls);
-        add_vlarb_writes(out, e, true, opvls);
+        add_vlarb_writes(out, e, false, opvls, planned);
+        add_vlarb_writes(out, e, true, opvls, planned);
     }
     return out;
 }
@@ -124,24 +133,42 @@ SwitchPorts switch_ports(const topology::Fabric& f, const std::vector<PortPlanEn
     return out;
 }
 
+// The switch table from input `in` to an output port operating `opvls` VLs.
+mad::Sl2VlTable switch_sl2vl(const qos::SlVlPlan& sl_vl, PortNum in, unsigned opvls)
+{
+    if (!sl_vl.from_policy) return identity_sl2vl(std::min(sl_vl.layers, opvls));
+    return sl2vl_for_port(in.value() == 0 ? sl_vl.switch_port0.sl2vl : sl_vl.switch_external.sl2vl, opvls);
+}
+
 // A switch with OptimizedSLtoVLMappingProgramming: one Set covers every
 // (input, output) pair, so the table must suit the port with the fewest
-// operational VLs. Not readable as one table: Set only.
-TableWrite all_pairs_sl2vl_write(const DiscoveryResult& found, topology::NodeId id,
-                                 const std::vector<const PortPlanEntry*>& ports, unsigned vls_needed)
+// operational VLs; with a switch port 0 table of its own, a second Set
+// covers input port 0 to every output. Not readable as one table: Set only.
+std::vector<TableWrite> all_pairs_sl2vl_writes(const DiscoveryResult& found, topology::NodeId id,
+                                               const std::vector<const PortPlanEntry*>& ports,
+                                               const qos::SlVlPlan& sl_vl)
 {
     unsigned opvls = 15;
     for (const auto* e : ports) opvls = std::min(opvls, vl_count(e->desired.operational_vls));
+    const Guid guid = found.fabric.node(id).guid;
     const std::uint32_t mod = mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports;
-    return sl2vl_write(node_name(found.fabric, id) + ": SL2VL all ports", found.path_to(id), mod,
-                       identity_sl2vl(std::min(vls_needed, opvls)), false,
-                       TableKey{found.fabric.node(id).guid, 0, mad::attr::sl2vl_table, mod});
+    std::vector<TableWrite> out;
+    const auto all = switch_sl2vl(sl_vl, PortNum(1), opvls);
+    out.push_back(sl2vl_write(node_name(found.fabric, id) + ": SL2VL all ports", found.path_to(id), mod, all, false,
+                              TableKey{guid, 0, mad::attr::sl2vl_table, mod}));
+    if (const auto port0 = switch_sl2vl(sl_vl, PortNum(0), opvls); !(port0 == all)) {
+        const std::uint32_t mod0 = mad::sl2vl_all_output_ports | mad::sl2vl_attr_mod(PortNum(0), PortNum(0));
+        out.push_back(sl2vl_write(node_name(found.fabric, id) + ": SL2VL in 0 all outputs", found.path_to(id), mod0,
+                                  port0, false, TableKey{guid, 0, mad::attr::sl2vl_table, mod0}));
+    }
+    return out;
 }
 
 // Any other switch: one table per (input, output) pair, input port 0
 // included, each suited to its output port.
 std::vector<TableWrite> per_pair_sl2vl_writes(const DiscoveryResult& found, topology::NodeId id,
-                                              const std::vector<const PortPlanEntry*>& ports, unsigned vls_needed)
+                                              const std::vector<const PortPlanEntry*>& ports,
+                                              const qos::SlVlPlan& sl_vl)
 {
     const Guid guid = found.fabric.node(id).guid;
     const DrPath& path = found.path_to(id);
@@ -151,12 +178,15 @@ std::vector<TableWrite> per_pair_sl2vl_writes(const DiscoveryResult& found, topo
     std::vector<TableWrite> list;
     list.reserve(ports.size() * inputs.size());
     for (const auto* out_port : ports) {
-        const auto table = identity_sl2vl(std::min(vls_needed, vl_count(out_port->desired.operational_vls)));
+        const unsigned opvls = vl_count(out_port->desired.operational_vls);
+        const auto from_port0 = switch_sl2vl(sl_vl, PortNum(0), opvls);
+        const auto from_external = switch_sl2vl(sl_vl, PortNum(1), opvls);
         for (PortNum in : inputs) {
             const std::uint32_t mod = mad::sl2vl_attr_mod(in, out_port->port.port);
             list.push_back(sl2vl_write(name + ": SL2VL in " + std::to_string(in.value()) + " out " +
                                            std::to_string(out_port->port.port.value()),
-                                       path, mod, table, configured_before(out_port->current),
+                                       path, mod, in.value() == 0 ? from_port0 : from_external,
+                                       configured_before(out_port->current),
                                        TableKey{guid, 0, mad::attr::sl2vl_table, mod}));
         }
     }
@@ -217,7 +247,22 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left)
 {
-    auto out = port_tables(found.fabric, plan, vls_needed);
+    return plan_vl_tables(found, plan, std::get<qos::SlVlPlan>(qos::plan_sl_vl({}, vls_needed, 15)), nullptr,
+                          settings, switches_left);
+}
+
+std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
+                                       const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
+                                       const VlSettings& settings, std::uint64_t* switches_left)
+{
+    auto out = port_tables(found.fabric, plan, sl_vl, policy);
+    // Every SL on VL 0 on every switch hop: any switch table gives a one-VL
+    // routing's deadlock freedom, so switches keep their own.
+    const auto all_vl0 = [](const std::array<std::uint8_t, 16>& t) {
+        return std::all_of(t.begin(), t.end(), [](std::uint8_t vl) { return vl == 0; });
+    };
+    const bool one_vl = sl_vl.from_policy ? all_vl0(sl_vl.switch_external.sl2vl) && all_vl0(sl_vl.switch_port0.sl2vl)
+                                          : sl_vl.layers <= 1;
     const auto sw = switch_ports(found.fabric, plan);
     // Switch SL2VL tables, one list per switch, interleaved below.
     std::vector<std::vector<TableWrite>> per_switch;
@@ -226,14 +271,14 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
         if (p0 == sw.port0.end() || !(p0->second->current.capability_mask & cap_sl_mapping)) continue;
         const auto si = found.switch_info.find(id);
         if (si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0) {
-            out.push_back(all_pairs_sl2vl_write(found, id, ports, vls_needed));
+            for (auto& w : all_pairs_sl2vl_writes(found, id, ports, sl_vl)) out.push_back(std::move(w));
             continue;
         }
-        if (!settings.all_switch_pairs && vls_needed <= 1) {
+        if (!settings.all_switch_pairs && one_vl) {
             if (switches_left) ++*switches_left;
             continue;
         }
-        per_switch.push_back(per_pair_sl2vl_writes(found, id, ports, vls_needed));
+        per_switch.push_back(per_pair_sl2vl_writes(found, id, ports, sl_vl));
     }
     append_round_robin(out, per_switch);
     return out;
@@ -266,6 +311,14 @@ VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPl
 {
     VlPlan p;
     p.writes = plan_vl_tables(found, ports, vls_needed, settings_, &p.switches_left);
+    return p;
+}
+
+VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports,
+                          const qos::SlVlPlan& sl_vl, const qos::Policy* policy) const
+{
+    VlPlan p;
+    p.writes = plan_vl_tables(found, ports, sl_vl, policy, settings_, &p.switches_left);
     return p;
 }
 

@@ -19,6 +19,12 @@
 //    (routing.switch_sl2vl: always). A one-VL engine's routes are
 //    deadlock-free whatever VL a switch maps an SL to: every VL carries a
 //    subset of the same acyclic channel dependencies.
+//  - With a QoS policy, the SL/VL plan's tables instead (qos/sl_vl_plan.h,
+//    port_vl_tables.h): SL2VL per CA port (its group's where configured),
+//    per (input, output) pair on switches (input port 0 gets the switch
+//    port 0 table), VLArb high and low per class and group. Switches
+//    without OptimizedSLtoVLMappingProgramming are left alone only while
+//    both switch tables map every SL to VL 0, as a one-VL engine's are.
 //  - VL arbitration on every port with arbitration tables (CA ports and
 //    switch external ports; base switch port 0 has none): the low-priority
 //    table lists each operational data VL once with weight 64 (one 4 KB
@@ -49,6 +55,8 @@
 #include "mad/sl2vl_table.h"
 #include "mad/transport.h"
 #include "mad/vl_arbitration.h"
+#include "qos/policy.h"
+#include "qos/sl_vl_plan.h"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -126,6 +134,12 @@ struct TableWrite {
 
 // Pure: the tables the programmer would write for this sweep, ordered so
 // that consecutive SMPs go to different switches. Exposed for the tests.
+// `sl_vl`: the tables to program; `policy` places CA ports in their
+// groups (null: no groups).
+std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
+                                       const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
+                                       const VlSettings& settings, std::uint64_t* switches_left);
+// Without a policy: today's tables for an engine using `vls_needed` VLs.
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left);
 
@@ -148,6 +162,8 @@ public:
     // Pure (reads only the settings), so the sweep runs it on a worker
     // thread while the LFT blocks are on the wire.
     VlPlan plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports, unsigned vls_needed) const;
+    VlPlan plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports, const qos::SlVlPlan& sl_vl,
+                const qos::Policy* policy) const;
     boost::asio::awaitable<VlReport> program(mad::Transport& transport, VlPlan planned);
     // plan() then program().
     boost::asio::awaitable<VlReport> program(mad::Transport& transport, const DiscoveryResult& found,

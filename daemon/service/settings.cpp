@@ -4,6 +4,7 @@
 
 #include "config/overrides.h"
 #include "daemon/program/port_programmer.h"
+#include "daemon/program/vl_programmer.h"
 #include "daemon/service/config_path.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
@@ -68,6 +69,15 @@ BringupSettings bringup_settings(const config::Config& cfg)
     s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
     s.state_dir = cfg.state_dir;
     s.disable_isolated_ports = cfg.health.disable_port;
+    // A policy whose VLs alone exceed routing.max_vls can never be
+    // programmed: refused here, so at start the daemon exits as for any
+    // configuration error and a reload keeps the running configuration.
+    std::string why;
+    // The ports operate 1, 2, 4, 8 or 15 VLs: routing.max_vls 3 gives 2.
+    if (cfg.qos.enabled && !qos::routing_budget(cfg.qos, vl_count(s.ports.max_operational_vls), &why))
+        throw config::ConfigError("qos: the policy does not fit routing.max_vls " +
+                                  std::to_string(cfg.routing.max_vls) + ": " + why);
+    s.qos = cfg.qos;
     return s;
 }
 

@@ -46,7 +46,8 @@ std::pair<std::string, int> sm_port(const config::Config& cfg);
 std::vector<Guid> read_root_guid_file(const std::string& path);
 
 // Everything but the partitions (add_partitions: they need the SM's port
-// GUID). Reads routing.root_guid_file.
+// GUID). Reads routing.root_guid_file. Throws config::ConfigError when the
+// qos policy's VLs alone exceed what routing.max_vls lets the ports carry.
 BringupSettings bringup_settings(const config::Config& cfg);
 
 // The configured partitions as the partition model's definitions.

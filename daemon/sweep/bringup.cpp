@@ -64,6 +64,7 @@ void Bringup::apply_pending()
     settings_.vls.all_switch_pairs = pending_->vls.all_switch_pairs;
     vls_.set_all_switch_pairs(pending_->vls.all_switch_pairs);
     settings_.disable_isolated_ports = pending_->disable_isolated_ports;
+    settings_.qos = pending_->qos;
     pending_.reset();
 }
 
@@ -254,6 +255,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 {
     count_fabric(o, found.fabric);
     applied_ = isolation_for(found);
+    sl_vl_.reset();
+    policy_.reset();
     if (auto why = sm_port_unlinked(found)) {
         o.reason = std::move(*why);
         co_return publish(std::move(o), std::move(found), std::nullopt, nullptr, start, smps_before);
@@ -269,6 +272,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 
     auto routed = co_await route(found, std::move(*assigned.lids));
     o.phases.push_back(std::move(routed.phase));
+    sl_vl_ = routed.sl_vl;
+    policy_ = routed.policy;
     if (!routed.tables) {
         o.reason = std::move(routed.failure);
         spdlog::error("subnet NOT up: {}", o.reason);
@@ -276,7 +281,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
     }
     o.engine = routed.tables->engine;
 
-    auto programmed = co_await program(found, routed.lids, *routed.tables, resuming, o.kind);
+    auto programmed = co_await program(found, routed.lids, routed, resuming, o.kind);
     o.lft_blocks_sent = programmed.report.lfts.blocks_sent;
     o.phases.push_back(std::move(programmed.phase));
 
@@ -320,6 +325,8 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     snap->lmc = settings_.lid.lmc;
     snap->partitions = settings_.partitions;
     snap->isolated = applied_;
+    snap->qos_policy = policy_;
+    if (tables) snap->sl_vl = sl_vl_;
     if (lids) snap->summary = subnet_summary(o, fabric, *lids, settings_.lid.lmc);
     if (lids) snap->lids = std::move(*lids);
     snap->tables = std::move(tables);

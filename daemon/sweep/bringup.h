@@ -48,6 +48,8 @@
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "mad/transport.h"
+#include "qos/policy.h"
+#include "qos/sl_vl_plan.h"
 #include "routing/chain.h"
 #include "routing/engine.h"
 
@@ -82,6 +84,12 @@ struct BringupSettings {
     // health.disable_port: the switch-side port of each isolated link is
     // set DISABLED (port_disabler.h). Reloadable.
     bool disable_isolated_ports = false;
+    // The QoS policy (qos:; disabled without the section). Before routing
+    // it takes its share of the VLs (qos::routing_budget: the engines get
+    // the rest as max_vls), after it the SL/VL plan programs the VL tables;
+    // both, with the policy compiled against the fabric, go into the
+    // snapshot for the SA. Reloadable (the SIGHUP's sweep re-plans).
+    config::QosConfig qos;
 };
 
 class Bringup {
@@ -155,6 +163,10 @@ private:
     struct RouteStep {
         LidAssignment lids; // the path engine's own when it assigned them (colour-first)
         std::shared_ptr<const routing::RoutingTables> tables; // null: every engine refused
+        // The SL/VL plan for `tables` (null when no tables) and the policy
+        // compiled against the fabric (null without qos:).
+        std::shared_ptr<const qos::SlVlPlan> sl_vl;
+        std::shared_ptr<const qos::Policy> policy;
         std::string failure;                 // why tables is null
         std::optional<std::string> degraded; // no engine's tables passed verification: why
         PhaseStats phase;
@@ -178,13 +190,17 @@ private:
     LidStep assign_lids(const DiscoveryResult& found);
     boost::asio::awaitable<RouteStep> route(const DiscoveryResult& found, LidAssignment lids);
     boost::asio::awaitable<ProgramStep> program(const DiscoveryResult& found, const LidAssignment& lids,
-                                                const routing::RoutingTables& tables, bool resuming, SweepKind kind);
+                                                const RouteStep& routed, bool resuming, SweepKind kind);
     boost::asio::awaitable<ActivateStep> activate();
     // The next generation, from `fabric` as the ports hold it; returns `o`
     // with its generation and totals (bringup.cpp).
     SweepOutcome publish(SweepOutcome o, DiscoveryResult fabric, std::optional<LidAssignment> lids,
                          std::shared_ptr<const routing::RoutingTables> tables, Clock::time_point start,
                          std::uint64_t smps_before);
+    // The QoS policy and SL/VL plan of the sweep in progress, for publish()
+    // (null until its route step set them).
+    std::shared_ptr<const qos::SlVlPlan> sl_vl_;
+    std::shared_ptr<const qos::Policy> policy_;
     // The outcome's totals: time since `start`, SMPs since `smps_before`.
     void stamp_totals(SweepOutcome& o, Clock::time_point start, std::uint64_t smps_before) const;
 
@@ -199,9 +215,18 @@ private:
     // thread beside the routing: it reads remembered_ and leaves store_dirty_
     // to the caller.
     std::string save_lids(const DiscoveryResult& found, const lidassign::LidMap& lids);
-    routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids) const;
+    // The VLs every linked port can carry (routing.max_vls capped by VLCap;
+    // with QoS also by the OperationalVLs code the ports get).
+    unsigned vl_cap(const DiscoveryResult& found) const;
+    // `qos`: the policy the routing shares the VLs with (disabled: none),
+    // `budget` its share, `cap` the VLs the ports carry.
+    routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids,
+                                    const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap) const;
+    // After routing: the SL/VL plan and the compiled policy (route()).
+    void plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const;
     boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
-                                                          const routing::RoutingTables& tables);
+                                                          const routing::RoutingTables& tables,
+                                                          const qos::SlVlPlan& sl_vl, const qos::Policy* policy);
     void forget_relinked(const DiscoveryResult& found);
     // Runs f() on the worker thread; resumes the caller on its own executor.
     template <class F>

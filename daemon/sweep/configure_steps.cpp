@@ -16,6 +16,7 @@
 // P_Key tables and PortInfo; activation fabric-wide (port_programmer.h).
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/phase_clock.h"
+#include "daemon/sweep/qos_facts.h"
 #include "health/isolation.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -149,16 +150,42 @@ LidAssignment Bringup::adopt_engine_lids(const DiscoveryResult& found, LidAssign
 
 // ---- route
 
-routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const LidAssignment& lids) const
+unsigned Bringup::vl_cap(const DiscoveryResult& found) const
+{
+    // Engines may use only the VLs every linked port can carry: an SL the
+    // port programmer would fold onto a lower VL would merge two layers.
+    unsigned cap = settings_.route.max_vls;
+    for (const auto& [ref, pi] : found.port_info)
+        if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
+    // QoS VLs above the OperationalVLs the ports are given (1, 2, 4, 8 or
+    // 15: routing.max_vls 3 operates 2) would fold onto others.
+    if (settings_.qos.enabled) cap = std::min(cap, vl_count(settings_.ports.max_operational_vls));
+    return std::max(1u, cap);
+}
+
+routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const LidAssignment& lids,
+                                         const config::QosConfig& qos, const qos::RoutingBudget& budget,
+                                         unsigned cap) const
 {
     routing::Options options = settings_.route;
     options.lmc = settings_.lid.lmc;
-    // Engines may use only the VLs every linked port can carry: an SL the
-    // port programmer would fold onto a lower VL would merge two layers.
-    unsigned cap = options.max_vls;
-    for (const auto& [ref, pi] : found.port_info)
-        if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
-    options.max_vls = static_cast<std::uint8_t>(std::max(1u, cap));
+    options.max_vls = static_cast<std::uint8_t>(std::max(1u, budget.layers));
+    if (qos.enabled) {
+        options.budget_refusal = [budget, cap](const std::string& engine, unsigned needed) {
+            return qos::budget_refusal(engine, needed, budget, cap);
+        };
+        // The gate sees each routing SL on every VL the QoS tables give it.
+        // A routing the plan cannot take (more layers than the budget, which
+        // the gate refuses anyway) is checked with every SL on every VL, the
+        // strictest reading.
+        options.vl_masks = [qos, cap](unsigned vls_used) {
+            auto plan = qos::plan_sl_vl(qos, vls_used, cap);
+            if (auto* p = std::get_if<qos::SlVlPlan>(&plan)) return p->vl_mask_of_routing_sl;
+            std::array<std::uint16_t, 16> all{};
+            all.fill(0x7fff);
+            return all;
+        };
+    }
     options.sm_port_guid = found.fabric.port(found.sm_port).guid;
     // A path engine in the colour-first order keeps the persisted blocks
     // where they still fit (lidassign/path_lids.h).
@@ -188,9 +215,25 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     PhaseClock clock(transport_);
     using namespace boost::asio::experimental::awaitable_operators;
     const bool save = store_dirty_;
+    // The routing's share of the VLs. A policy that fit routing.max_vls at
+    // start but not this fabric's ports (a VLCap below it) is not applied:
+    // the fabric is routed and programmed as without one, and the log says so.
+    const unsigned cap = vl_cap(found);
+    const config::QosConfig none;
+    const config::QosConfig* qos = &settings_.qos;
+    std::string why;
+    auto budget = qos::routing_budget(*qos, cap, &why);
+    if (!budget) {
+        spdlog::error("qos policy NOT applied: {} (the ports' VLCap allows {}); routing and VL tables as without qos:",
+                      why, cap);
+        qos = &none;
+        budget = qos::routing_budget(none, cap, nullptr);
+    } else if (qos->enabled) {
+        spdlog::info("qos: {}", budget->explain);
+    }
     auto [save_error, chain] =
         co_await (off_loop([&] { return save ? save_lids(found, lids.lids) : std::string(); }) &&
-                  off_loop([&] { return run_chain(found, lids); }));
+                  off_loop([&] { return run_chain(found, lids, *qos, *budget, cap); }));
     if (save && save_error.empty()) store_dirty_ = false;
     if (!save_error.empty())
         spdlog::error("guid2lid not written ({}); the LIDs stay remembered in memory and the file is written again with "
@@ -198,6 +241,8 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
                       save_error, settings_.state_dir.string());
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     RouteStep step;
+    if (qos->enabled)
+        step.policy = std::make_shared<const qos::Policy>(*qos, qos_port_facts(found, settings_.partitions.get()));
     if (!chain.tables) {
         step.lids = std::move(lids);
         step.phase = clock.finish("route", "every engine refused");
@@ -217,11 +262,28 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     step.lids = chain.tables->lids ? adopt_engine_lids(found, std::move(lids), *chain.tables->lids) : std::move(lids);
     step.tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
     const auto& t = *step.tables;
+    plan_qos(step, *qos, cap);
     step.phase = clock.finish("route", "engine " + t.engine + (chain.fell_back ? " (fallback)" : "") +
                                            (chain.degraded ? " DEGRADED" : ", verified") + ", " +
                                            std::to_string(t.lfts.size()) + " switch tables, top LID " +
                                            std::to_string(t.linear_fdb_top.value()));
     co_return step;
+}
+
+void Bringup::plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const
+{
+    const auto& t = *step.tables;
+    auto plan = qos::plan_sl_vl(qos, t.vls_used, cap);
+    if (auto* why = std::get_if<std::string>(&plan)) {
+        // Only degraded tables get here (the gate refuses more layers than
+        // the budget): program them as without a policy, said loudly.
+        spdlog::error("qos tables NOT applied to engine {}'s routing: {}", t.engine, *why);
+        plan = qos::plan_sl_vl(config::QosConfig{}, t.vls_used, cap);
+    }
+    step.sl_vl = std::make_shared<const qos::SlVlPlan>(std::get<qos::SlVlPlan>(std::move(plan)));
+    if (step.sl_vl->from_policy)
+        spdlog::info("qos: SL/VL plan for engine {}: {} routing layer(s) in each of {} VL band(s), {} VL(s)", t.engine,
+                     step.sl_vl->layers, step.sl_vl->vls / std::max(1u, step.sl_vl->layers), step.sl_vl->vls);
 }
 
 // ---- program
@@ -238,7 +300,8 @@ void Bringup::forget_relinked(const DiscoveryResult& found)
 }
 
 boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
-                                                               const routing::RoutingTables& tables)
+                                                               const routing::RoutingTables& tables,
+                                                               const qos::SlVlPlan& sl_vl, const qos::Policy* policy)
 {
     ProgramReport report;
     // The port plan and the VL tables (tens of ms of CPU at thousands of
@@ -248,8 +311,9 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
     // activated (switch port 0, ports already ACTIVE) are independent.
     using namespace boost::asio::experimental::awaitable_operators;
     auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
-                                               ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl);
-                                               return vls_.plan(found, ports_.plan(), tables.vls_used);
+                                               ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl, &sl_vl,
+                                                              policy);
+                                               return vls_.plan(found, ports_.plan(), sl_vl, policy);
                                            }));
     report.lfts = std::move(lft_report);
     report.vls = co_await vls_.program(transport_, std::move(vl_plan));
@@ -261,19 +325,19 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
 }
 
 boost::asio::awaitable<Bringup::ProgramStep> Bringup::program(const DiscoveryResult& found, const LidAssignment& lids,
-                                                              const routing::RoutingTables& tables, bool resuming,
-                                                              SweepKind kind)
+                                                              const RouteStep& routed, bool resuming, SweepKind kind)
 {
+    const auto& tables = *routed.tables;
     if (!resuming) forget_relinked(found);
     PhaseClock clock(transport_);
     ProgramStep step;
-    step.report = co_await run_programmers(found, lids, tables);
+    step.report = co_await run_programmers(found, lids, tables, *routed.sl_vl, routed.policy.get());
     const auto& r = step.report;
     step.phase = clock.finish("program", program_detail(r, settings_.partitions != nullptr));
     if (r.vls.switches_left && kind == SweepKind::heavy)
         spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
-                     "needs one VL, so any SL-to-VL map is deadlock-free (routing.switch_sl2vl: always programs "
-                     "every input/output port pair)",
+                     "needs one VL and no qos table moves an SL off VL 0 between switches, so any SL-to-VL map is "
+                     "deadlock-free (routing.switch_sl2vl: always programs every input/output port pair)",
                      r.vls.switches_left, tables.engine);
     log_failures(r.lfts.failures, r.lfts.failures.size());
     log_failures(r.vls.failures, r.vls.failed);

@@ -7,9 +7,20 @@
 
 namespace ibsm::routing::analysis {
 
-SlLookup::SlLookup(const Network& net, const RoutingTables& tables)
+SlLookup::SlLookup(const Network& net, const RoutingTables& tables, const std::array<std::uint16_t, 16>* vl_masks)
 {
     vls_ = std::max<std::uint8_t>(1, tables.vls_used);
+    for (unsigned sl = 0; sl < masks_.size(); ++sl) masks_[sl] = static_cast<std::uint16_t>(1u << sl);
+    if (vl_masks) {
+        // Every VL some SL may take is a VL of the CDG (VL 15 never carries data).
+        std::uint16_t all = 0;
+        for (unsigned sl = 0; sl < masks_.size(); ++sl) {
+            masks_[sl] = static_cast<std::uint16_t>((*vl_masks)[sl] & 0x7fff);
+            if (!masks_[sl]) masks_[sl] = 1; // an SL with no VL named: VL 0, as a port with no table would
+            all |= masks_[sl];
+        }
+        vls_ = static_cast<std::uint8_t>(std::bit_width(all));
+    }
     if (tables.sl.empty()) return;
     std::unordered_map<std::uint64_t, std::int32_t> endpoint_of;
     auto key = [](topology::PortRef p) { return (std::uint64_t{p.node.value} << 8) | p.port.value(); };
@@ -25,7 +36,7 @@ SlLookup::SlLookup(const Network& net, const RoutingTables& tables)
             auto sl = table.get(row, lid);
             if (sl == 0) continue;
             by_lid_[lid].emplace_back(it->second, sl);
-            vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(sl + 1));
+            vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(std::bit_width(masks_[sl & 0x0f])));
             empty_ = false;
         }
     }
@@ -81,7 +92,7 @@ void CdgBuilder::add(const DestinationTree& t)
         const Endpoint& e = net.endpoint(src);
         if (e.attach_switch < 0) continue;
         auto s = static_cast<std::size_t>(e.attach_switch);
-        auto bit = static_cast<std::uint16_t>(1u << sl);
+        const std::uint16_t bit = sls_->vls_of(sl);
         if (e.is_switch) {
             mask_all_[s] |= bit;
             listed_[s] |= switch_listed;
@@ -90,13 +101,14 @@ void CdgBuilder::add(const DestinationTree& t)
             ++listed_[s];
         }
     }
+    const std::uint16_t sl0 = sls_->vls_of(0);
     for (std::size_t s = 0; s < nsw; ++s) {
         auto si = static_cast<std::int32_t>(s);
         std::uint32_t n = ca_at_[s];
         if (!dst.is_switch && dst.attach_switch == si) --n;
-        if (n > (listed_[s] & ~switch_listed)) mask_ca_[s] |= 1;
+        if (n > (listed_[s] & ~switch_listed)) mask_ca_[s] |= sl0;
         std::int32_t self = net.switch_endpoint(si);
-        if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= 1;
+        if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= sl0;
         mask_all_[s] |= mask_ca_[s];
     }
     propagate(t);
@@ -106,9 +118,10 @@ void CdgBuilder::add_users(const DestinationTree& t, const std::vector<std::uint
                            const std::vector<std::uint8_t>& switch_users)
 {
     if (t.owner < 0) return;
+    const std::uint16_t sl0 = sls_->vls_of(0);
     for (std::size_t s = 0; s < mask_ca_.size(); ++s) {
-        mask_ca_[s] = ca_users[s] ? 1 : 0;
-        mask_all_[s] = static_cast<std::uint16_t>(mask_ca_[s] | (switch_users[s] ? 1 : 0));
+        mask_ca_[s] = ca_users[s] ? sl0 : 0;
+        mask_all_[s] = static_cast<std::uint16_t>(mask_ca_[s] | (switch_users[s] ? sl0 : 0));
     }
     propagate(t);
 }

@@ -16,13 +16,15 @@
 // dependency (arriving port -> its own output port) for those VLs. This is
 // O(destinations x switches), not O(pairs x hops). VL = SL of the
 // (source port, destination LID) pair (identity SL->VL; SL 0 when the tables
-// give none). Only delivered routes create dependencies; forwarding loops are
+// give none), or with a QoS SL2VL every VL the SL's mask names: a pair whose
+// SL may travel on two VLs adds its dependencies to both. Only delivered routes create dependencies; forwarding loops are
 // reported separately. Cycles are found by an iterative depth-first search.
 #pragma once
 
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -48,8 +50,11 @@ struct CreditLoops {
 // SLs of the routes, grouped by destination LID for the per-destination pass.
 class SlLookup {
 public:
-    SlLookup(const Network& net, const RoutingTables& tables);
+    // `vl_masks` (may be null: SL s on VL s): per SL, the VLs it travels on.
+    SlLookup(const Network& net, const RoutingTables& tables, const std::array<std::uint16_t, 16>* vl_masks = nullptr);
     bool empty() const { return empty_; }
+    // The VLs pairs on `sl` use (bit v = VL v).
+    std::uint16_t vls_of(std::uint8_t sl) const { return masks_[sl & 0x0f]; }
     // (source endpoint, SL) pairs listed for `lid`; sources not listed use SL 0.
     const std::vector<std::pair<std::int32_t, std::uint8_t>>& for_lid(std::uint32_t lid) const;
     std::uint8_t vl_count() const { return vls_; }
@@ -57,6 +62,7 @@ public:
 private:
     bool empty_ = true;
     std::uint8_t vls_ = 1;
+    std::array<std::uint16_t, 16> masks_{};
     std::vector<std::vector<std::pair<std::int32_t, std::uint8_t>>> by_lid_;
     std::vector<std::pair<std::int32_t, std::uint8_t>> none_;
 };
@@ -77,6 +83,8 @@ public:
     // traffic arriving at switch `sw` by `in_port` leaves by `out_port` on
     // `vl`; switch-originated traffic goes only into the graph with switches.
     void add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, unsigned vl, bool from_switch);
+    // The VLs pairs on `sl` use (SlLookup::vls_of).
+    std::uint16_t vls_of(std::uint8_t sl) const { return sls_->vls_of(sl); }
     // Traffic on `vl` exists (in both graphs, or only with switches).
     void mark_used(unsigned vl, bool from_switch);
     void merge(const CdgBuilder& other);

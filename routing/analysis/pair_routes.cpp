@@ -1,6 +1,7 @@
 // Per-pair route walks (see header).
 #include "routing/analysis/pair_routes.h"
 
+#include <bit>
 #include <map>
 
 namespace ibsm::routing::analysis {
@@ -46,12 +47,17 @@ Reach PairRoutes::walk(std::int32_t src, std::uint32_t dlid, std::vector<std::in
 void PairRoutes::add_turns(const std::vector<std::int32_t>& path, bool from_switch, CdgBuilder& cdg) const
 {
     const Network& net = *net_;
-    cdg.mark_used(0, from_switch);
+    // Per-pair paths use SL 0: its VLs (VL 0 without a QoS SL2VL).
+    const std::uint16_t vls = cdg.vls_of(0);
+    for (std::uint16_t m = vls; m; m &= static_cast<std::uint16_t>(m - 1))
+        cdg.mark_used(static_cast<unsigned>(std::countr_zero(m)), from_switch);
     for (std::size_t i = 0; i + 1 < path.size(); ++i) {
         const Channel& in = net.channel(path[i]);
         const Channel& out = net.channel(path[i + 1]);
         if (in.head_switch < 0 || out.head_switch < 0) continue;
-        cdg.add_turn(in.head_switch, in.head.port.value(), out.tail.port.value(), 0, from_switch);
+        for (std::uint16_t m = vls; m; m &= static_cast<std::uint16_t>(m - 1))
+            cdg.add_turn(in.head_switch, in.head.port.value(), out.tail.port.value(),
+                         static_cast<unsigned>(std::countr_zero(m)), from_switch);
     }
 }
 

@@ -1,6 +1,7 @@
 // sssp and dfsssp: hand-checked small fabrics, then properties over
 // generated ones, judged by the route-quality analyzer (an independent
 // tracer of the forwarding tables and the per-VL channel dependency graphs).
+#include "routing/chain.h"
 #include "routing/dfsssp.h"
 #include "routing/sssp.h"
 
@@ -13,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -171,6 +173,53 @@ TEST_CASE("dfsssp splits a ring of 5 into 2 acyclic layers; with 1 VL it refuses
     REQUIRE(std::holds_alternative<routing::Refusal>(refused));
     CHECK(std::get<routing::Refusal>(refused).engine == "dfsssp");
     CHECK(std::get<routing::Refusal>(refused).reason == "needs 2 virtual layers, 1 VL available");
+}
+
+TEST_CASE("dfsssp next to QoS: the budget's refusal, the gate on the combined VLs, updn on one layer")
+{
+    auto ring5 = ring(5, 1);
+    const lidassign::LidMap lids = lidassign::assign_base_lids(ring5, {}, {}).lids;
+    routing::ChainSpec spec{{"dfsssp", "updn"}, true};
+    routing::Options o;
+    o.max_vls = 1; // the routing's share: QoS took the other VLs
+    o.budget_refusal = [](const std::string& engine, unsigned needed) {
+        return engine + " needs " + std::to_string(needed) + " layers, the budget gives 1";
+    };
+    auto out = routing::run_chain(routing::default_registry(), spec, ring5, lids, o);
+    REQUIRE(out.refusals.size() == 1);
+    CHECK(out.refusals[0].engine == "dfsssp");
+    CHECK(out.refusals[0].reason == "dfsssp needs 2 layers, the budget gives 1");
+    CHECK(out.engine() == "updn");
+    CHECK_FALSE(out.degraded);
+
+    // Two layers fit, but a QoS SL2VL that folds both onto VL 0 closes the
+    // ring's loop: the gate refuses dfsssp and updn (one layer) wins.
+    o.max_vls = 2;
+    unsigned asked = 0;
+    o.vl_masks = [&](unsigned vls_used) {
+        asked = std::max(asked, vls_used);
+        std::array<std::uint16_t, 16> m{};
+        m.fill(1);
+        return m;
+    };
+    auto folded = routing::run_chain(routing::default_registry(), spec, ring5, lids, o);
+    CHECK(asked == 2);
+    REQUIRE_FALSE(folded.refusals.empty());
+    CHECK(folded.refusals[0].engine == "dfsssp");
+    CHECK_THAT(folded.refusals[0].reason, Catch::StartsWith("credit loop on VL 0"));
+    CHECK(folded.engine() == "updn");
+
+    // Layers kept apart (SL l on VL l and a QoS VL 2 + l): dfsssp passes.
+    o.vl_masks = [](unsigned) {
+        std::array<std::uint16_t, 16> m{};
+        m[0] = 0b0101;
+        m[1] = 0b1010;
+        return m;
+    };
+    o.max_vls = 2;
+    auto apart = routing::run_chain(routing::default_registry(), spec, ring5, lids, o);
+    CHECK(apart.engine() == "dfsssp");
+    CHECK(apart.refusals.empty());
 }
 
 TEST_CASE("dfsssp refuses an 8x8 torus with 8 VLs, naming the layers it needs")

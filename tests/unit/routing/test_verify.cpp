@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <optional>
 
 using namespace ibsm;
 using namespace ibsm::routing;
@@ -55,10 +56,11 @@ struct Ring : HandFabric {
         tables.engine = "hand";
     }
     std::uint8_t& entry(int sw, std::uint16_t lid) { return tables.lfts[s[sw]].port[lid]; }
-    Verdict check(std::uint8_t max_vls = 8) const
+    Verdict check(std::uint8_t max_vls = 8, std::optional<std::array<std::uint16_t, 16>> masks = {}) const
     {
         VerifyOptions o;
         o.max_vls = max_vls;
+        o.vl_mask_of_sl = masks;
         o.threads = 2;
         return verify(fabric, lids, tables, o);
     }
@@ -183,6 +185,41 @@ TEST_CASE("gate: SLs split the clockwise ring into two acyclic layers")
         CHECK(w.switch_credit_loop);
         CHECK_THAT(w.reason, Catch::StartsWith("credit loop on VL 0 in CA and switch traffic: "));
     }
+}
+
+TEST_CASE("gate: a QoS SL2VL is checked on the VLs the pairs really take")
+{
+    // The two layers of the clockwise ring (above), with a second QoS band:
+    // routing SL l may travel on VL l (class 0) or on a QoS VL (class 1).
+    Ring r(clockwise);
+    std::vector<topology::PortRef> sources;
+    for (int i = 0; i < 4; ++i) sources.push_back({r.h[i], PortNum(1)});
+    r.tables.sl = SlTable(sources, 9);
+    for (int i : {0, 1}) {
+        auto row = r.tables.sl.row_of({r.h[i], PortNum(1)});
+        REQUIRE(row);
+        for (std::uint32_t lid = 1; lid <= 8; ++lid) r.tables.sl.set(*row, lid, 1);
+    }
+    r.tables.vls_used = 2;
+
+    // Widened as qos/sl_vl_plan.h combines them: band b layer l on VL b*2+l.
+    // Each VL carries one layer's acyclic dependencies.
+    const std::array<std::uint16_t, 16> widened{0b0101, 0b1010};
+    auto fine = r.check(8, widened);
+    CHECK(fine.passed());
+    CHECK(fine.reason.empty());
+
+    // A hand-made policy putting class 1 of both layers on VL 2: hA, hB and
+    // hC, hD all share VL 2, the whole clockwise ring on one VL.
+    const std::array<std::uint16_t, 16> merged{0b0101, 0b0110};
+    auto v = r.check(8, merged);
+    CHECK_FALSE(v.passed());
+    CHECK(v.ca_credit_loop);
+    CHECK(v.reason == "credit loop on VL 2 in CA traffic: A[1] → B[1] → C[1] → D[1] → A[1]");
+
+    // Both layers on VL 0 alone is the single-VL clockwise ring again.
+    const std::array<std::uint16_t, 16> folded{0b1, 0b1};
+    CHECK(r.check(8, folded).reason == "credit loop on VL 0 in CA traffic: A[1] → B[1] → C[1] → D[1] → A[1]");
 }
 
 TEST_CASE("gate: LIDs above LinearFDBTop are refused")

@@ -10,6 +10,8 @@
 #include "mad/sl2vl_table.h"
 #include "mad/switch_info.h"
 #include "mad/vl_arbitration.h"
+#include "qos/policy.h"
+#include "qos/sl_vl_plan.h"
 
 #include <catch2/catch.hpp>
 
@@ -289,4 +291,64 @@ TEST_CASE("SL2VL identity over n VLs and the OperationalVLs codes", "[vl]")
     CHECK(daemon::operational_vls_code(15) == 5);
     CHECK(daemon::vl_count(4) == 8);
     CHECK(daemon::vl_count(daemon::operational_vls_code(2)) == 2);
+}
+TEST_CASE("a QoS plan: CA tables by group, switch tables by input port, VLArb as configured", "[vl]")
+{
+    SmallFabric s(mad::PortState::init);
+    s.found.fabric.port({s.sm_ca, PortNum(1)}).guid = Guid(0x101);
+    s.found.fabric.port({s.ca, PortNum(1)}).guid = Guid(0x301);
+    config::QosConfig q;
+    q.enabled = true;
+    q.port_groups.resize(1);
+    q.port_groups[0].name = "g";
+    q.port_groups[0].port_guids = {Guid(0x301)};
+    q.levels.resize(1);
+    q.levels[0].name = "bulk";
+    q.levels[0].sl = 2;
+    q.sl2vl_ca = config::QosSl2Vl{0, 0, 1};
+    q.sl2vl_switch = config::QosSl2Vl{0, 0, 1};
+    q.sl2vl_groups = {{"g", config::QosSl2Vl{0, 0, 2}}};
+    q.vlarb_ca = config::QosVlArb{{{1, 32}}, {{0, 64}, {1, 16}}, 4};
+    const auto sl_vl = std::get<qos::SlVlPlan>(qos::plan_sl_vl(q, 1, 8));
+    const qos::Policy policy(q, {{Guid(0x101), Guid(0x100), "sm", false, {}}, {Guid(0x301), Guid(0x300), "ca", false, {}}});
+
+    std::uint64_t left = 0;
+    const auto w = daemon::plan_vl_tables(s.found, s.plan(), sl_vl, &policy, daemon::VlSettings{}, &left);
+    auto find = [&](Guid node, std::uint8_t port, std::uint16_t attr, std::uint32_t mod) -> const daemon::TableWrite& {
+        for (const auto& t : w)
+            if (t.key == daemon::TableKey{node, port, attr, mod}) return t;
+        FAIL("no table " << node.str() << " port " << int(port) << " attr " << attr << " mod " << mod);
+        return w.front();
+    };
+    auto sl2vl = [&](Guid node, std::uint8_t port, std::uint32_t mod) {
+        return mad::decode_sl2vl_table(find(node, port, mad::attr::sl2vl_table, mod).desired)->vl;
+    };
+    // SL 2: VL 1 on the SM's CA (CA table), VL 2 on the group's CA.
+    CHECK(sl2vl(Guid(0x100), 1, 0)[2] == 1);
+    CHECK(sl2vl(Guid(0x300), 1, 0)[2] == 2);
+    // The switch table moves SL 2 off VL 0, so the switch without optimized
+    // programming gets every pair: from port 0 (no table: all VL 0) and from port 2.
+    CHECK(left == 0);
+    CHECK(sl2vl(Guid(0x200), 0, mad::sl2vl_attr_mod(PortNum(0), PortNum(1)))[2] == 0);
+    CHECK(sl2vl(Guid(0x200), 0, mad::sl2vl_attr_mod(PortNum(2), PortNum(1)))[2] == 1);
+    // VLArb as configured on CA ports, the rest of the table empty.
+    const auto low = *mad::decode_vl_arbitration(
+        find(Guid(0x100), 1, mad::attr::vl_arbitration, mad::vl_arb_attr_mod(mad::VlArbBlock::low_0_31, PortNum(1)))
+            .desired);
+    CHECK(low.entries[0] == mad::VlArbEntry{0, 64});
+    CHECK(low.entries[1] == mad::VlArbEntry{1, 16});
+    CHECK(low.entries[2] == mad::VlArbEntry{0, 0});
+    const auto high = *mad::decode_vl_arbitration(
+        find(Guid(0x300), 1, mad::attr::vl_arbitration, mad::vl_arb_attr_mod(mad::VlArbBlock::high_0_31, PortNum(1)))
+            .desired);
+    CHECK(high.entries[0] == mad::VlArbEntry{1, 32});
+    CHECK(high.entries[1] == mad::VlArbEntry{0, 0});
+
+    // VLHighLimit from the plan in the port programmer's desired PortInfo.
+    daemon::PortSettings ps;
+    ps.max_operational_vls = daemon::operational_vls_code(8);
+    daemon::PortProgrammer pp(ps);
+    pp.prepare(s.found, s.lids, Lid(1), nullptr, &sl_vl, &policy);
+    for (const auto& e : pp.plan())
+        if (e.node_guid == Guid(0x300)) CHECK(e.desired.vl_high_limit == 4);
 }
