@@ -126,9 +126,8 @@ SaAnswer McastService::on_request(const SaRequest& req)
         return SaAnswer{sa::status::ok, {record_bytes(o.record)}};
     }
     ++stats_.queries;
-    const bool trusted = settings_.sm_key != 0 && req.header.sm_key == settings_.sm_key;
     SaAnswer a;
-    for (const auto& r : groups_.query(*record, mask, requester, trusted, lookup)) a.records.push_back(record_bytes(r));
+    for (const auto& r : groups_.query(*record, mask, requester, req.trusted, lookup)) a.records.push_back(record_bytes(r));
     return a;
 }
 

@@ -49,9 +49,6 @@ namespace ibsm::daemon {
 
 struct McastSettings {
     std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
-    // Queries carrying this SM_Key (when non-zero) are trusted: they see
-    // every member (OpenSM's rule; with SM_Key 0 nobody is).
-    std::uint64_t sm_key = 0;
     std::uint8_t packet_life_time = 18; // of the groups the SM creates (sm.packet_life_time)
     std::chrono::milliseconds batch{20}; // joins gathered before the trees are pushed
     MftSettings mft;
