@@ -15,7 +15,9 @@
 // accepts it (service ID in a range, P_Key listed, QoS class in a range,
 // source port in the source group, destination port in the destination
 // group); the first matching rule gives the level. No rule: no level, the
-// routing's SL stands.
+// routing's SL stands. A rule with no selector matches every request. A
+// request that leaves a value unsaid (no service ID, P_Key or QoS class)
+// does not match a rule that constrains that value.
 #pragma once
 
 #include "config/qos_config.h"
@@ -78,6 +80,7 @@ private:
     std::vector<std::string> group_names_;
     std::vector<config::QosLevel> levels_;
     std::vector<Rule> rules_;
+    bool needs_groups_ = false; // some rule names a source or destination group
     std::unordered_map<Guid, std::uint64_t> groups_;
 };
 
