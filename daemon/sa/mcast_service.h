@@ -94,6 +94,11 @@ public:
 
 private:
     const mcast::PortFacts* facts(const SubnetSnapshot& snap, Guid port);
+    // A join that creates a group: the QoS level matching its P_Key and the
+    // creating port (as source) gives the SL, MTU, rate and packet lifetime
+    // the request leaves open (an SL absent from the mask is then no longer
+    // missing). Joins of existing groups and unmatched ones are unchanged.
+    void with_qos_level(const SubnetSnapshot& snap, mad::McMemberRecord& r, std::uint64_t& mask);
     void request_push();
     boost::asio::awaitable<void> push_trees();
 

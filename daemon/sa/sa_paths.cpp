@@ -178,7 +178,6 @@ private:
 
     bool accept(sa::PathRecord& pr) const
     {
-        if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
         if (has(sa::pr_mask::pkey)) {
             // The partition asked for, if both ends share it (partition/partitions.h).
             if (s_.partitions) {
@@ -192,6 +191,7 @@ private:
         // The QoS level of the pair, before the query's SL and selectors:
         // a level they exclude is no path (path_qos.h).
         apply_path_qos(s_, pr, ask_);
+        if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
         if (has(sa::pr_mask::mtu)) {
             auto m = select(pr.mtu & 0x3f, q_.mtu_selector, q_.mtu);
             if (!m) return false;
