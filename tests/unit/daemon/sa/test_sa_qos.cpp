@@ -6,6 +6,7 @@
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 
+#include "daemon/sa/mcast_service.h"
 #include "daemon/sa/path_qos.h"
 #include "daemon/sa/sa_agent.h"
 #include "daemon/sa/sa_inform.h"
@@ -280,6 +281,58 @@ TEST_CASE("MultiPathRecord: the ServiceID of the query selects the level", "[sa]
     CHECK(run() == std::vector<std::uint8_t>{routing_h1, 3});
     h.component_mask |= sa::mpr_mask::service_id;
     CHECK(run() == std::vector<std::uint8_t>{5, 5});
+}
+
+TEST_CASE("MCMemberRecord: a new group takes what the request leaves open from the creator's level",
+          "[sa][qos][mcast]")
+{
+    QosSubnet n;
+    auto q = policy();
+    config::QosRule from_storage;
+    from_storage.source = "storage";
+    from_storage.level = "slow";
+    q.rules = {from_storage};
+    const auto s = n.with(q);
+    daemon::EventQueue events(n.loop.io.get_executor());
+    const partition::Partitions parts({}, n.port_guid(Guid(0x100)));
+    daemon::McastService service(events, n.loop.transport, parts, daemon::McastSettings{});
+    namespace m = mad::mcr_mask;
+    auto create = [&](Guid node, std::uint64_t extra, std::uint8_t sl) {
+        mad::McMemberRecord r;
+        r.port_gid = mad::Gid128{sa::default_gid_prefix, n.port_guid(node).value()};
+        r.q_key = 0x1234;
+        r.p_key = 0xffff;
+        r.join_state = mad::join_state::full_member;
+        r.sl = sl;
+        sa::SaHeader h;
+        h.method = sa::method::set;
+        h.attr_id = sa::attr::mcmember_record;
+        h.component_mask = m::mgid | m::port_gid | m::join_state | m::q_key | m::traffic_class | m::p_key |
+                           m::flow_label | extra;
+        std::array<std::uint8_t, sa::data_size> data{};
+        mad::encode(r, std::span<std::uint8_t, mad::mc_member_record_size>(data.data(), mad::mc_member_record_size));
+        const auto a = service.on_request(daemon::SaRequest{h, data, mad::GsiAddress{n.lid(node)}, *s});
+        std::optional<mad::McMemberRecord> out;
+        if (a.status == sa::status::ok) out = mad::decode_mc_member_record(a.records.at(0));
+        return out;
+    };
+    // H2 (storage) leaves SL, MTU and rate open: slow's SL 5, MTU 256, 2.5 Gb/s, lifetime 12.
+    const auto g = create(Guid(0x300), 0, 0);
+    REQUIRE(g);
+    CHECK(g->sl == 5);
+    CHECK(g->mtu == 1);
+    CHECK(g->rate == 2);
+    CHECK(g->packet_life_time == 12);
+    // The request's own SL stands; the MTU it leaves open is still the level's.
+    const auto own = create(Guid(0x300), m::sl, 0);
+    REQUIRE(own);
+    CHECK(own->sl == 0);
+    CHECK(own->mtu == 1);
+    // H0 matches no rule: creating without an SL is missing a component, as without a policy.
+    CHECK_FALSE(create(Guid(0x100), 0, 0));
+    const auto plain = create(Guid(0x100), m::sl, 0);
+    REQUIRE(plain);
+    CHECK(plain->mtu > 1);
 }
 
 namespace {
