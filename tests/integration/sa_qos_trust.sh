@@ -24,10 +24,12 @@ command -v saquery > /dev/null || fail "saquery not found (apt-get install infin
 # shellcheck disable=SC2046
 ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 # The SM attaches to the first CA of the net file; the second asks.
+# Each CA line: its ibsim name (SIM_HOST), then its node description as a comment.
 mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
-[ "${#CAS[@]}" -ge 4 ] || fail "need 4 CAs in the fabric"
+mapfile -t DESCS < <(sed -n 's/^Ca\s\+[0-9]\+ "[^"]*"\s*# "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
+[ "${#CAS[@]}" -ge 4 ] && [ "${#DESCS[@]}" = "${#CAS[@]}" ] || fail "need 4 CAs with node descriptions in the fabric"
 JUDGE=${CAS[1]}
-STORAGE=${CAS[2]}
+STORAGE=${DESCS[2]}
 judge() { SIM_HOST=$JUDGE sim "$@"; }
 KEY=0x00000000005eed01
 
@@ -56,11 +58,11 @@ judge sminfo > "$WORK/sminfo.txt"
 sm_lid=$(sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p' "$WORK/sminfo.txt")
 # LID of a CA by node description (ibnetdiscover -p ends its lines with it).
 lid_of() { awk -v d="'$1'" '$1 == "CA" && index($0, d) { print $2; exit }' "$WORK/ibnetdiscover_p.txt"; }
-judge_lid=$(lid_of "$JUDGE")
+judge_lid=$(lid_of "${DESCS[1]}")
 storage_lid=$(lid_of "$STORAGE")
-other_lid=$(lid_of "${CAS[3]}")
+other_lid=$(lid_of "${DESCS[3]}")
 [ -n "$judge_lid" ] && [ -n "$storage_lid" ] && [ -n "$other_lid" ] || fail "no LIDs for the CAs from ibnetdiscover -p"
-echo "SM LID $sm_lid; $JUDGE LID $judge_lid, $STORAGE LID $storage_lid, ${CAS[3]} LID $other_lid"
+echo "SM LID $sm_lid; ${DESCS[1]} LID $judge_lid, $STORAGE LID $storage_lid, ${DESCS[3]} LID $other_lid"
 
 echo "--- saquery PR: the level's SL for the group, the routing's otherwise"
 pr_sl() { # SRC DST: the SL of the one PathRecord saquery prints
