@@ -133,7 +133,8 @@ SaAnswer McastService::on_request(const SaRequest& req)
     }
     ++stats_.queries;
     SaAnswer a;
-    for (const auto& r : groups_.query(*record, mask, requester, req.trusted, lookup)) a.records.push_back(record_bytes(r));
+    for (const auto& r : groups_.query(*record, mask, requester, req.trusted, lookup))
+        a.records.push_back(record_bytes(r));
     return a;
 }
 

@@ -254,7 +254,8 @@ void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
         if (denied_log_.admit(std::chrono::steady_clock::now(), &held))
             spdlog::warn("SA: untrusted {} of attribute 0x{:04x} from LID {} (port {}) refused{}",
                          h.method == sa::method::set ? "Set" : "Delete", h.attr_id, r.source_lid.value(),
-                         requester_port(snapshot_, r.source_lid), held ? fmt::format(" ({} more since the last line)", held) : std::string());
+                         requester_port(snapshot_, r.source_lid),
+                         held ? fmt::format(" ({} more since the last line)", held) : std::string());
         answer_error(r, h, sa::status::denied);
         return;
     }

@@ -368,7 +368,8 @@ struct TrustAgent {
 
     TrustAgent() : agent(io, transport, settings())
     {
-        daemon::register_fabric_records(agent, [] { return mad::SmInfo{Guid(0x101), key, 1, 5, mad::SmState::master}; });
+        daemon::register_fabric_records(agent,
+                                        [] { return mad::SmInfo{Guid(0x101), key, 1, 5, mad::SmState::master}; });
         services.register_with(agent);
         inform.register_with(agent);
     }
