@@ -5,8 +5,8 @@
 #    and a qos: policy putting one host (by node description) in a group
 #    whose traffic, both ways, gets level "bulk" (SL 3);
 #  - `saquery PR --src-to-dst A:B` single records: SL 3 for a pair with
-#    the grouped host at either end, the routing's SL (0, and what sl.txt
-#    says when dumped) for a pair without it;
+#    the grouped host at either end, the routing's SL (0: ftree routes on
+#    one layer) for a pair without it;
 #  - `saquery SMIR` without --smkey shows SM_Key 0; with the configured key
 #    the real one; with a wrong key no answer at all (the request is
 #    discarded) and ibsmd logs it naming the requester's LID.
