@@ -57,7 +57,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     daemon::SmInfoResponder responder(transport, self, static_cast<std::uint8_t>(cfg.sm.priority & 0xf));
     // SA (class 0x03): handlers register with the agent, which answers from
     // the last generation the switches confirmed (the publisher's).
-    daemon::SaAgent sa(io, transport);
+    daemon::SaAgent sa(io, transport, daemon::sa_settings(cfg));
     daemon::register_fabric_records(sa, [&] { return responder.current(); });
     daemon::register_path_records(sa);
     daemon::ServiceRecords services;

@@ -1,5 +1,7 @@
 #include "daemon/sa/mcast_service.h"
 
+#include "daemon/sa/path_qos.h"
+#include "mad/link_speed.h"
 #include "mcast/link_rates.h"
 
 #include <spdlog/spdlog.h>
@@ -110,7 +112,11 @@ SaAnswer McastService::on_request(const SaRequest& req)
 
     if (req.header.method == sa::method::set || req.header.method == sa::method::delete_) {
         const bool join = req.header.method == sa::method::set;
-        auto o = join ? groups_.join(*record, mask, requester, lookup) : groups_.leave(*record, mask, requester, lookup);
+        auto asked = *record;
+        auto asked_mask = mask;
+        if (join) with_qos_level(snap, asked, asked_mask);
+        auto o = join ? groups_.join(asked, asked_mask, requester, lookup)
+                      : groups_.leave(*record, mask, requester, lookup);
         if (o.status != mcast::SaStatus::ok) {
             ++stats_.refused;
             spdlog::debug("multicast: {} of {} to {} by {} refused: {} ({})", join ? "join" : "leave",
@@ -126,10 +132,47 @@ SaAnswer McastService::on_request(const SaRequest& req)
         return SaAnswer{sa::status::ok, {record_bytes(o.record)}};
     }
     ++stats_.queries;
-    const bool trusted = settings_.sm_key != 0 && req.header.sm_key == settings_.sm_key;
     SaAnswer a;
-    for (const auto& r : groups_.query(*record, mask, requester, trusted, lookup)) a.records.push_back(record_bytes(r));
+    for (const auto& r : groups_.query(*record, mask, requester, req.trusted, lookup))
+        a.records.push_back(record_bytes(r));
     return a;
+}
+
+void McastService::with_qos_level(const SubnetSnapshot& snap, mad::McMemberRecord& r, std::uint64_t& mask)
+{
+    namespace m = mad::mcr_mask;
+    if (!qos_active(snap) || ((mask & m::mgid) && !r.mgid.is_zero() && groups_.find(r.mgid))) return;
+    qos::Request request;
+    request.source = r.port_gid.guid();
+    if (mask & m::p_key) request.pkey = static_cast<std::uint16_t>(r.p_key & 0x7fff);
+    const auto level = qos_level(snap, request);
+    if (!level) return;
+    const auto& l = snap.qos_policy->levels().at(*level);
+    const mcast::PortFacts* port = facts(snap, request.source);
+    const auto exactly = static_cast<std::uint8_t>(mad::Selector::exactly);
+    // Multicast trees are not layered: the routing SL of a group is 0.
+    if (!(mask & m::sl)) {
+        r.sl = qos_host_sl(snap, level, 0);
+        mask |= m::sl;
+    }
+    const auto given = [&](std::uint64_t value, std::uint64_t selector, std::uint8_t sel) {
+        return (mask & value) && (mask & selector) && sel != static_cast<std::uint8_t>(mad::Selector::largest);
+    };
+    if (l.mtu && port && !given(m::mtu, m::mtu_selector, r.mtu_selector)) {
+        r.mtu = std::min(*l.mtu, port->mtu);
+        r.mtu_selector = exactly;
+        mask |= m::mtu | m::mtu_selector;
+    }
+    if (l.rate && port && !given(m::rate, m::rate_selector, r.rate_selector)) {
+        r.rate = mad::compare_rate_codes(port->rate, *l.rate) < 0 ? port->rate : *l.rate;
+        r.rate_selector = exactly;
+        mask |= m::rate | m::rate_selector;
+    }
+    if (l.packet_life && !(mask & m::packet_life_time)) {
+        r.packet_life_time = *l.packet_life;
+        r.packet_life_time_selector = exactly;
+        mask |= m::packet_life_time | m::packet_life_time_selector;
+    }
 }
 
 void McastService::on_snapshot(SnapshotPtr snap)

@@ -49,9 +49,6 @@ namespace ibsm::daemon {
 
 struct McastSettings {
     std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
-    // Queries carrying this SM_Key (when non-zero) are trusted: they see
-    // every member (OpenSM's rule; with SM_Key 0 nobody is).
-    std::uint64_t sm_key = 0;
     std::uint8_t packet_life_time = 18; // of the groups the SM creates (sm.packet_life_time)
     std::chrono::milliseconds batch{20}; // joins gathered before the trees are pushed
     MftSettings mft;
@@ -97,6 +94,11 @@ public:
 
 private:
     const mcast::PortFacts* facts(const SubnetSnapshot& snap, Guid port);
+    // A join that creates a group: the QoS level matching its P_Key and the
+    // creating port (as source) gives the SL, MTU, rate and packet lifetime
+    // the request leaves open (an SL absent from the mask is then no longer
+    // missing). Joins of existing groups and unmatched ones are unchanged.
+    void with_qos_level(const SubnetSnapshot& snap, mad::McMemberRecord& r, std::uint64_t& mask);
     void request_push();
     boost::asio::awaitable<void> push_trees();
 

@@ -46,6 +46,16 @@ sa::SaHeader response_header(const sa::SaHeader& request, std::uint16_t status, 
     return h;
 }
 
+// The requester's port GUID as the last snapshot knows its LID (for logs).
+std::string requester_port(const SnapshotPtr& snap, Lid lid)
+{
+    if (!snap) return "unknown";
+    auto p = snap->lids.lids.port_of(lid);
+    if (!p) return "unknown";
+    const auto& n = snap->found.fabric.node(p->node);
+    return (n.is_switch() ? n.guid : n.port(p->port).guid).str();
+}
+
 } // namespace
 
 SaAgent::SaAgent(boost::asio::io_context& io, mad::Transport& transport, SaSettings settings)
@@ -220,8 +230,33 @@ void SaAgent::on_rmpp_control(const mad::RawReceive& r, const sa::SaHeader& h)
 
 void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
 {
+    const SaTrust trust = sa_trust(settings_.sm_key, h.sm_key);
+    if (trust == SaTrust::wrong_key) {
+        ++counters_.wrong_key;
+        std::uint64_t held = 0;
+        if (wrong_key_log_.admit(std::chrono::steady_clock::now(), &held))
+            spdlog::warn("SA: request from LID {} (method 0x{:02x}, attribute 0x{:04x}) carries SM_Key {:#018x}, not "
+                         "ours: discarded{}",
+                         r.source_lid.value(), h.method, h.attr_id, h.sm_key,
+                         held ? fmt::format(" ({} more since the last line)", held) : std::string());
+        return;
+    }
+    if (trust == SaTrust::trusted) ++counters_.trusted;
     if (!known_request_method(h.method)) {
         answer_error(r, h, sa::status::method_unsupported);
+        return;
+    }
+    // The SM's own state is not a host's to write.
+    if ((h.method == sa::method::set || h.method == sa::method::delete_) && trust != SaTrust::trusted &&
+        !host_writable(h.attr_id)) {
+        ++counters_.denied;
+        std::uint64_t held = 0;
+        if (denied_log_.admit(std::chrono::steady_clock::now(), &held))
+            spdlog::warn("SA: untrusted {} of attribute 0x{:04x} from LID {} (port {}) refused{}",
+                         h.method == sa::method::set ? "Set" : "Delete", h.attr_id, r.source_lid.value(),
+                         requester_port(snapshot_, r.source_lid),
+                         held ? fmt::format(" ({} more since the last line)", held) : std::string());
+        answer_error(r, h, sa::status::denied);
         return;
     }
     if (h.rmpp.active() && !((h.rmpp.flags & sa::rmpp_flag::first) && (h.rmpp.flags & sa::rmpp_flag::last))) {
@@ -252,7 +287,8 @@ void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
     const auto& reg_entry = reg->second;
     SaAnswer a;
     try {
-        a = reg_entry.handler(SaRequest{h, sa::data_of(r.smp.bytes()), requester_of(r), *snapshot_});
+        a = reg_entry.handler(
+            SaRequest{h, sa::data_of(r.smp.bytes()), requester_of(r), *snapshot_, trust == SaTrust::trusted});
     } catch (const std::exception& e) {
         spdlog::warn("SA: handler for attribute 0x{:04x} failed: {}", h.attr_id, e.what());
         a = SaAnswer::error(sa::status::no_resources);

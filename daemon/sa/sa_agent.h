@@ -37,6 +37,7 @@
 #pragma once
 
 #include "daemon/core/subnet.h"
+#include "daemon/sa/sa_trust.h"
 #include "mad/sa/rmpp_sender.h"
 #include "mad/sa/sa_mad.h"
 #include "mad/transport.h"
@@ -64,6 +65,9 @@ struct SaRequest {
     std::span<const std::uint8_t> record; // the request's data area (200 bytes; the query record)
     mad::GsiAddress requester;         // where the answer goes (LID, QP)
     const SubnetSnapshot& snapshot;    // last confirmed generation
+    // The request carried the configured SM_Key (sa_trust.h): it may see
+    // what untrusted requesters may not.
+    bool trusted = false;
 };
 
 // What it returns: records (each at most the registered record size; the
@@ -93,6 +97,8 @@ struct SaSettings {
     // rest queued (0: no limit), and how many may wait.
     unsigned busy_rate = 500;
     std::size_t backlog_max = 4096;
+    // sm.sm_key: requests carrying it are trusted (sa_trust.h); 0: none is.
+    std::uint64_t sm_key = 0;
 };
 
 struct SaCounters {
@@ -110,6 +116,9 @@ struct SaCounters {
     std::uint64_t send_failures = 0;
     std::uint64_t deferred = 0;        // requests queued behind a sweep
     std::uint64_t backlog_dropped = 0; // queued requests dropped (backlog full)
+    std::uint64_t trusted = 0;         // requests carrying the SM_Key
+    std::uint64_t wrong_key = 0;       // discarded: a non-zero SM_Key not ours
+    std::uint64_t denied = 0;          // untrusted Sets/Deletes refused (ERR_REQ_DENIED)
 };
 
 class SaAgent {
@@ -205,6 +214,7 @@ private:
     double tokens_ = 0;
     std::chrono::steady_clock::time_point tokens_at_{};
     SaCounters counters_;
+    RefusalLog wrong_key_log_, denied_log_;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

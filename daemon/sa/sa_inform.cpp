@@ -16,10 +16,11 @@ namespace sa = mad::sa;
 namespace {
 constexpr std::uint16_t all16 = 0xffff;
 
+// Security traps (sa_trust.h) are forwarded to trusted subscribers only.
 bool forwarded_trap(std::uint16_t number)
 {
     return number == mad::trap::gid_in_service || number == mad::trap::gid_out_of_service ||
-           number == mad::trap::link_state_change || number == mad::trap::local_changes;
+           number == mad::trap::link_state_change || number == mad::trap::local_changes || security_trap(number);
 }
 } // namespace
 
@@ -48,6 +49,15 @@ SaAnswer InformRegistry::set_inform_info(const SaRequest& req)
         (info->trap_number_or_device_id != all16 && !forwarded_trap(info->trap_number_or_device_id)))
         return SaAnswer::error(sa::status::req_invalid);
     const Lid lid = req.requester.lid;
+    if (info->subscribe && security_trap(info->trap_number_or_device_id) && !req.trusted) {
+        ++counters_.denied;
+        std::uint64_t held = 0;
+        if (denied_log_.admit(RefusalLog::Clock::now(), &held))
+            spdlog::warn("SA: untrusted subscription of LID {} to security trap {} refused{}", lid.value(),
+                         info->trap_number_or_device_id,
+                         held ? fmt::format(" ({} more since the last line)", held) : std::string());
+        return SaAnswer::error(sa::status::denied);
+    }
     auto same = [&](const Subscription& s) {
         return s.lid == lid && s.info.trap_number_or_device_id == info->trap_number_or_device_id &&
                s.info.qpn == info->qpn && s.info.lid_range_begin == info->lid_range_begin &&
@@ -67,10 +77,11 @@ SaAnswer InformRegistry::set_inform_info(const SaRequest& req)
         gid = sa::make_gid(sa::default_gid_prefix, n.is_switch() ? n.guid : n.port(p->port).guid);
     }
     if (it == subs_.end()) {
-        subs_.push_back(Subscription{lid, gid, next_enum_++, *info});
+        subs_.push_back(Subscription{lid, gid, next_enum_++, *info, req.trusted});
         ++counters_.subscribed;
     } else {
         it->info = *info;
+        it->trusted = req.trusted;
     }
     return SaAnswer{sa::status::ok, {sa::encode(*info)}};
 }
@@ -82,7 +93,10 @@ SaAnswer InformRegistry::inform_info_records(const SaRequest& req)
     std::vector<std::uint8_t> query(req.record.begin(), req.record.begin() + sa::inform_info_record_size);
     SaAnswer out;
     for (const auto& s : subs_) {
-        auto rec = sa::encode(sa::InformInfoRecord{s.gid, s.enumeration, s.info});
+        sa::InformInfoRecord r{s.gid, s.enumeration, s.info};
+        // The subscriber's QPN only to a trusted requester (C15-0.2-1.16).
+        if (!req.trusted) r.inform_info.qpn = 0;
+        auto rec = sa::encode(r);
         if (sa::matches(table, req.header.component_mask, query, rec)) out.records.push_back(std::move(rec));
     }
     return out;
@@ -105,6 +119,7 @@ void InformRegistry::forward(const mad::Notice& n)
     mad::encode_with_issuer_gid(n, std::span<std::uint8_t, mad::notice_size>(bytes));
     for (const auto& s : subs_) {
         if (!inform_matches(s.info, n)) continue;
+        if (security_trap(n.trap_number_or_device_id) && !s.trusted) continue;
         agent_.send_report(mad::GsiAddress{s.lid, s.info.qpn ? s.info.qpn : 1u, sa::gsi_qkey, 0}, sa::attr::notice,
                            bytes);
         ++counters_.forwarded;

@@ -1,7 +1,8 @@
 // InformInfo subscriptions (IBA 13.4.8.3, 15.2.5.12) and the Reports they
 // cause: a host asks the SA (Set InformInfo, Subscribe 1) to be told of
 // traps 64/65 (a GID came into / went out of service), 128 (link state
-// changed) and 144 (local changes); the SA forwards each matching Notice as
+// changed), 144 (local changes) and, for trusted subscribers only, the
+// security traps 256-259 (sa_trust.h); the SA forwards each matching Notice as
 // a Report and resends it until the host answers ReportResp (the agent's
 // send_report does the retries).
 //
@@ -16,6 +17,7 @@
 #pragma once
 
 #include "daemon/sa/sa_agent.h"
+#include "daemon/sa/sa_trust.h"
 #include "mad/notice.h"
 #include "mad/sa/records.h"
 
@@ -29,6 +31,7 @@ struct InformCounters {
     std::uint64_t unsubscribed = 0;
     std::uint64_t notices = 0;   // notices offered for forwarding
     std::uint64_t forwarded = 0; // Reports started
+    std::uint64_t denied = 0;    // untrusted subscriptions to security traps refused
 };
 
 class InformRegistry {
@@ -41,7 +44,8 @@ public:
     void register_with(SaAgent& agent);
 
     // A Notice (trap) the SM received or made: Reports to every matching
-    // subscriber. Traps the SA forwards: 64, 65, 128, 144.
+    // subscriber. Traps the SA forwards: 64, 65, 128, 144; 256-259 to
+    // trusted subscribers only.
     void forward(const mad::Notice& n);
     // A received SubnTrap MAD (the trap receiver's input).
     void on_trap_mad(const mad::RawReceive& r);
@@ -57,6 +61,7 @@ public:
         mad::Gid gid{};
         std::uint16_t enumeration = 0;
         mad::sa::InformInfo info;
+        bool trusted = false; // set with the SM_Key: security traps reach it
     };
     const std::vector<Subscription>& subscriptions() const { return subs_; }
 
@@ -65,6 +70,7 @@ private:
     std::vector<Subscription> subs_;
     std::uint16_t next_enum_ = 0;
     InformCounters counters_;
+    RefusalLog denied_log_;
 };
 
 // Whether `info` (a subscription) asks for notice `n` (generic, trap number

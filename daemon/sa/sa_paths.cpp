@@ -1,6 +1,7 @@
 #include "daemon/sa/sa_paths.h"
 
 #include "daemon/sa/path_dlids.h"
+#include "daemon/sa/path_qos.h"
 #include "mad/link_speed.h"
 #include "mad/sa/component_mask.h"
 
@@ -147,6 +148,9 @@ public:
     PathQuery(const SaRequest& req, sa::PathRecord q, std::uint64_t mask, unsigned limit)
         : s_(req.snapshot), q_(q), mask_(mask), limit_(limit)
     {
+        // ServiceID is two components (8 + 56 bits), either names it.
+        if (mask & sa::pr_mask::service_id) ask_.service_id = q.service_id;
+        if (mask & sa::pr_mask::qos_class) ask_.qos_class = q.qos_class;
     }
 
     // Paths of one pair, at most limit_ of them, appended to `out`.
@@ -174,7 +178,6 @@ private:
 
     bool accept(sa::PathRecord& pr) const
     {
-        if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
         if (has(sa::pr_mask::pkey)) {
             // The partition asked for, if both ends share it (partition/partitions.h).
             if (s_.partitions) {
@@ -185,6 +188,10 @@ private:
                 return false;
             }
         }
+        // The QoS level of the pair, before the query's SL and selectors:
+        // a level they exclude is no path (path_qos.h).
+        apply_path_qos(s_, pr, ask_);
+        if (has(sa::pr_mask::sl) && pr.sl != q_.sl) return false;
         if (has(sa::pr_mask::mtu)) {
             auto m = select(pr.mtu & 0x3f, q_.mtu_selector, q_.mtu);
             if (!m) return false;
@@ -206,12 +213,13 @@ private:
             pr.packet_life = static_cast<std::uint8_t>(0x80 | *l);
         }
         // Echoed from the query when it names them (OpenSM does the same).
-        if (mask_ & 0x3) pr.service_id = q_.service_id;
+        if (has(sa::pr_mask::service_id)) pr.service_id = q_.service_id;
         if (mask_ & (1ull << 8)) pr.flow_label = q_.flow_label;
         if (mask_ & (1ull << 10)) pr.tclass = q_.tclass;
         if (mask_ & (1ull << 6)) pr.raw_traffic = q_.raw_traffic;
         if (has(sa::pr_mask::sgid)) pr.sgid = q_.sgid;
         if (has(sa::pr_mask::dgid)) pr.dgid = q_.dgid;
+        if (has(sa::pr_mask::qos_class)) pr.qos_class = q_.qos_class;
         return true;
     }
 
@@ -219,6 +227,7 @@ private:
     sa::PathRecord q_;
     std::uint64_t mask_;
     unsigned limit_;
+    QosAsk ask_;
 };
 
 std::vector<PortRef> all_endports(const SubnetSnapshot& s)
@@ -342,7 +351,12 @@ SaAnswer sa_multipath_records(const SaRequest& req)
     pq_rec.packet_life_selector = q->packet_life_selector;
     pq_rec.packet_life = q->packet_life;
     pq_rec.pkey = q->pkey;
+    pq_rec.qos_class = q->qos_class;
+    pq_rec.service_id = q->service_id;
     std::uint64_t pr_bits = 0;
+    // ServiceID (8 MSBs, 56 LSBs) and QoSClass select the QoS level.
+    if (mask & sa::mpr_mask::service_id) pr_bits |= sa::pr_mask::service_id;
+    if (mask & sa::mpr_mask::qos_class) pr_bits |= sa::pr_mask::qos_class;
     if (mask & sa::mpr_mask::sl) pr_bits |= sa::pr_mask::sl;
     if (mask & (1ull << 7)) pr_bits |= sa::pr_mask::pkey;
     if (mask & (1ull << 11)) pr_bits |= sa::pr_mask::mtu;

@@ -13,8 +13,10 @@
 // SLID/DLID from slid_for/dlid_for (a requested SLID or DLID keeps only the
 // paths using it), walk the LFTs from the source to the destination
 // (bounded by 64 hops; a walk that drops or loops is no path), take the
-// minimum MTU and rate of the links walked, and keep the path when SL,
-// P_Key, MTU/rate/lifetime selectors accept it. NumbPath (1 for Get) bounds
+// minimum MTU and rate of the links walked, take the P_Key, apply the QoS
+// level of the pair when a policy is loaded (path_qos.h: SL, MTU and rate
+// caps, lifetime), and keep the path when SL, MTU/rate/lifetime selectors
+// accept the result. NumbPath (1 for Get) bounds
 // the paths per pair. Every path is reported reversible (the LFTs route
 // both directions), NumbPath 0 in the answer, selectors "exactly", packet
 // lifetime the subnet timeout (0 for loopback), as OpenSM answers.

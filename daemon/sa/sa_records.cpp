@@ -154,6 +154,9 @@ SaAnswer sa_port_info_records(const SaRequest& req)
             r.lid = lid;
             r.port_num = static_cast<std::uint8_t>(p);
             r.port_info = it->second;
+            // IBA 15.2.5.3: the M_Key only to a trusted requester; zeroed
+            // before matching, so a query cannot probe for it either.
+            if (!req.trusted) r.port_info.mkey = 0;
             c.offer(sa::encode(r));
         }
     });
@@ -268,7 +271,7 @@ SaAnswer sa_sm_info_records(const SaRequest& req, const mad::SmInfo& ours)
     const Lid lid = req.snapshot.lids.sm_lid;
     if (sel.asked && (!sel.found || base_lid(req.snapshot, sel.endport) != lid)) return c.done();
     sa::SmInfoRecord r{lid, ours};
-    if (req.header.sm_key != ours.sm_key) r.sm_info.sm_key = 0;
+    if (!req.trusted) r.sm_info.sm_key = 0;
     c.offer(sa::encode(r));
     return c.done();
 }

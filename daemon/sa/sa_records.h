@@ -28,8 +28,9 @@ SaAnswer sa_link_records(const SaRequest& req);
 SaAnswer sa_switch_info_records(const SaRequest& req);
 SaAnswer sa_lft_records(const SaRequest& req);
 SaAnswer sa_guid_info_records(const SaRequest& req);
-// `ours`: this SM's SMInfo now; its SM_Key is shown only to a requester
-// that presented it in the SA header (IBA 14.4.1, 15.2.5.x).
+// `ours`: this SM's SMInfo now; its SM_Key is shown only to a trusted
+// requester (sa_trust.h). PortInfoRecords likewise show the M_Key only to
+// trusted requesters.
 SaAnswer sa_sm_info_records(const SaRequest& req, const mad::SmInfo& ours);
 
 // The SA's ClassPortInfo (IBA 13.4.8.1, 15.2.2): class version 2, what it

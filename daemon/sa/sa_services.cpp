@@ -18,9 +18,10 @@ void ServiceRecords::expire()
     std::erase_if(records_, [&](const auto& kv) { return kv.second.expires && *kv.second.expires <= now; });
 }
 
-std::vector<std::uint8_t> ServiceRecords::answer(const Entry& e) const
+std::vector<std::uint8_t> ServiceRecords::answer(const Entry& e, bool trusted) const
 {
     auto r = e.record;
+    if (!trusted) r.service_key = {};
     if (e.expires) {
         const auto left = std::chrono::ceil<std::chrono::seconds>(*e.expires - now_()).count();
         r.service_lease = static_cast<std::uint32_t>(std::max<long long>(0, left));
@@ -48,7 +49,7 @@ SaAnswer ServiceRecords::handle(const SaRequest& req)
         if (q->service_lease != indefinite) e.expires = now_() + std::chrono::seconds(q->service_lease);
         auto& slot = records_[Key{q->service_id, q->service_gid, q->service_pkey}];
         slot = e;
-        return SaAnswer{sa::status::ok, {answer(slot)}};
+        return SaAnswer{sa::status::ok, {answer(slot, req.trusted)}};
     }
     SaAnswer out;
     for (auto it = records_.begin(); it != records_.end();) {
@@ -58,7 +59,7 @@ SaAnswer ServiceRecords::handle(const SaRequest& req)
             ++it;
             continue;
         }
-        out.records.push_back(answer(it->second));
+        out.records.push_back(answer(it->second, req.trusted));
         if (method == sa::method::delete_) {
             it = records_.erase(it);
             continue;

@@ -45,8 +45,9 @@ private:
     };
 
     void expire();
-    // The record as answered: ServiceLease = seconds left.
-    std::vector<std::uint8_t> answer(const Entry& e) const;
+    // The record as answered: ServiceLease = seconds left; the ServiceKey
+    // only to a trusted requester (IBA 15.2.5.14).
+    std::vector<std::uint8_t> answer(const Entry& e, bool trusted) const;
 
     std::function<Clock::time_point()> now_;
     std::map<Key, Entry> records_;

@@ -128,11 +128,17 @@ PerfSettings perf_settings(const config::Config& cfg)
     return PerfSettings{cfg.perf.enabled, cfg.perf.interval, cfg.perf.window};
 }
 
+SaSettings sa_settings(const config::Config& cfg)
+{
+    SaSettings s;
+    s.sm_key = cfg.sm.sm_key;
+    return s;
+}
+
 McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width)
 {
     McastSettings s;
     s.subnet_prefix = cfg.sm.subnet_prefix;
-    s.sm_key = cfg.sm.sm_key;
     s.packet_life_time = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x3f);
     s.mft.width = mft_width;
     return s;

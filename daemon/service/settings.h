@@ -68,6 +68,9 @@ PerfSettings perf_settings(const config::Config& cfg);
 // The health section as the policy's rules (health/policy.h).
 health::Policy health_policy(const config::Config& cfg);
 
+// The SA agent's: sm.sm_key makes requests carrying it trusted.
+SaSettings sa_settings(const config::Config& cfg);
+
 // `mft_width`: MFT blocks in flight, as many as the bring-up's LFT blocks.
 McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width);
 

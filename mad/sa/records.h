@@ -170,6 +170,7 @@ std::vector<std::uint8_t> encode(const PathRecord& r);
 ComponentTable path_record_components();
 // Component bits of PathRecord the PathRecord handler reads by name.
 namespace pr_mask {
+inline constexpr std::uint64_t service_id = 0x3; // 8 MSBs and 56 LSBs, either names it
 inline constexpr std::uint64_t dgid = 1ull << 2;
 inline constexpr std::uint64_t sgid = 1ull << 3;
 inline constexpr std::uint64_t dlid = 1ull << 4;
@@ -177,6 +178,7 @@ inline constexpr std::uint64_t slid = 1ull << 5;
 inline constexpr std::uint64_t reversible = 1ull << 11;
 inline constexpr std::uint64_t numb_path = 1ull << 12;
 inline constexpr std::uint64_t pkey = 1ull << 13;
+inline constexpr std::uint64_t qos_class = 1ull << 14;
 inline constexpr std::uint64_t sl = 1ull << 15;
 inline constexpr std::uint64_t mtu_selector = 1ull << 16;
 inline constexpr std::uint64_t mtu = 1ull << 17;
@@ -217,7 +219,9 @@ std::vector<std::uint8_t> encode(const MultiPathRecord& r);
 ComponentTable multipath_record_components();
 namespace mpr_mask {
 inline constexpr std::uint64_t numb_path = 1ull << 6;
+inline constexpr std::uint64_t qos_class = 1ull << 8;
 inline constexpr std::uint64_t sl = 1ull << 9;
+inline constexpr std::uint64_t service_id = (1ull << 16) | (1ull << 21); // 8 MSBs, 56 LSBs
 inline constexpr std::uint64_t sgid_count = 1ull << 19;
 inline constexpr std::uint64_t dgid_count = 1ull << 20;
 } // namespace mpr_mask

@@ -440,8 +440,8 @@ int cmd_malformed(int argc, char** argv)
     expect("truncated (120 bytes)", mk(sa::method::get, sa::attr::node_record, 1, by_lid(lid)),
            sa::status::req_invalid, 120);
     expect("unknown attribute 0xff77", mk(sa::method::get, 0xff77, 0, by_lid(lid)), sa::status::method_attr_unsupported);
-    expect("Set of NodeRecord", mk(sa::method::set, sa::attr::node_record, 1, by_lid(lid)),
-           sa::status::method_attr_unsupported);
+    // Untrusted (SM_Key 0): the SM's records are not a host's to write.
+    expect("Set of NodeRecord", mk(sa::method::set, sa::attr::node_record, 1, by_lid(lid)), sa::status::denied);
     expect("bad component mask", mk(sa::method::get, sa::attr::node_record, 1ull << 40, by_lid(lid)),
            sa::status::req_invalid);
     expect("PathRecord mask bit 30", mk(sa::method::get_table, sa::attr::path_record, 1ull << 30, by_lid(lid)),

@@ -48,16 +48,15 @@ struct SaCall {
     const daemon::SubnetSnapshot& snap;
 
     daemon::SaAnswer operator()(std::uint8_t method, Lid requester, const mad::McMemberRecord& r, std::uint64_t mask,
-                                std::uint64_t sm_key = 0)
+                                bool trusted = false)
     {
         sa::SaHeader h;
         h.method = method;
         h.attr_id = sa::attr::mcmember_record;
         h.component_mask = mask;
-        h.sm_key = sm_key;
         std::array<std::uint8_t, sa::data_size> data{};
         mad::encode(r, std::span<std::uint8_t, mad::mc_member_record_size>(data.data(), mad::mc_member_record_size));
-        daemon::SaRequest req{h, data, mad::GsiAddress{requester}, snap};
+        daemon::SaRequest req{h, data, mad::GsiAddress{requester}, snap, trusted};
         return service.on_request(req);
     }
 };
@@ -225,7 +224,6 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     const partition::Partitions parts({}, port_guid(loop.fabric, t.hosts[0]));
     daemon::McastSettings ms;
     ms.batch = std::chrono::milliseconds(1);
-    ms.sm_key = 0x5a;
     McastSm sm(loop, settings, parts, ms);
     auto& service = sm.service;
     REQUIRE(service.groups().find(bcast));
@@ -277,7 +275,7 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     // A trusted query lists the members; an untrusted one sees the group only.
     mad::McMemberRecord q;
     q.mgid = bcast;
-    CHECK(call(sa::method::get_table, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid, 0x5a)
+    CHECK(call(sa::method::get_table, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid, true)
               .records.size() == 9);
     CHECK(call(sa::method::get_table, lid_of(*snap, port_guid(loop.fabric, t.hosts[4])), q, m::mgid).records.size() ==
           1);

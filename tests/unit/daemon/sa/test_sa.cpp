@@ -248,8 +248,7 @@ TEST_CASE("PortInfo, Link, SwitchInfo, GUIDInfo and SMInfo records", "[sa]")
     CHECK(d->lid == n.snap->lids.sm_lid);
     CHECK(d->sm_info.sm_key == 0); // not presented: withheld
     CHECK(d->sm_info.sm_state == mad::SmState::master);
-    smir.h.sm_key = 0xabc;
-    a = daemon::sa_sm_info_records(daemon::SaRequest{smir.h, smir.record, {}, *n.snap}, ours);
+    a = daemon::sa_sm_info_records(daemon::SaRequest{smir.h, smir.record, {}, *n.snap, true}, ours);
     CHECK(sa::decode_sm_info_record(a.records[0])->sm_info.sm_key == 0xabc);
 }
 
@@ -534,7 +533,8 @@ TEST_CASE("the agent answers malformed and unserved requests with SA statuses", 
     CHECK(status_of(nr.mad(), 100) == sa::status::req_invalid); // truncated
     CHECK(status_of(nr.mad(), 20) == std::nullopt);              // not even a MAD header: not answered here
     CHECK(status_of(Req(sa::method::get, 0xff77, 0).mad()) == sa::status::method_attr_unsupported);
-    CHECK(status_of(Req(sa::method::set, sa::attr::node_record, 1).mad()) == sa::status::method_attr_unsupported);
+    CHECK(status_of(Req(sa::method::set, sa::attr::node_record, 1).mad()) == sa::status::denied); // untrusted
+    CHECK(status_of(Req(sa::method::set, sa::attr::service_record, 1).mad()) == sa::status::method_attr_unsupported);
     CHECK(status_of(Req(0x03, sa::attr::node_record, 1).mad()) == sa::status::method_unsupported);
     CHECK(status_of(Req(sa::method::get, sa::attr::node_record, 1ull << 40).mad()) == sa::status::req_invalid);
     CHECK(status_of(Req(sa::method::get, sa::attr::node_record, 0).mad()) == sa::status::too_many_records);

@@ -165,7 +165,7 @@ TEST_CASE("settings: the election's identity and polling, the scheduler's timers
 
     auto m = daemon::mcast_settings(cfg, 96);
     CHECK(m.subnet_prefix == cfg.sm.subnet_prefix);
-    CHECK(m.sm_key == 0x1234);
+    CHECK(daemon::sa_settings(cfg).sm_key == 0x1234);
     CHECK(m.packet_life_time == 0x3f);
     CHECK(m.mft.width == 96);
 }
