@@ -159,12 +159,15 @@ std::optional<std::size_t> Policy::match(const Request& request) const
     if (rules_.empty()) return std::nullopt;
     const std::uint64_t src = needs_groups_ ? groups_of(request.source) : 0;
     const std::uint64_t dst = needs_groups_ ? groups_of(request.destination) : 0;
-    const auto pkey = request.pkey ? std::optional<std::uint16_t>(*request.pkey & partition_bits) : std::nullopt;
+    // A flag and a value rather than an optional: GCC 12 at -O2 cannot see
+    // the optional's value is only read when engaged (-Wmaybe-uninitialized).
+    const bool has_pkey = request.pkey.has_value();
+    const std::uint16_t pkey = has_pkey ? static_cast<std::uint16_t>(*request.pkey & partition_bits) : 0;
     for (const auto& r : rules_) {
         if (r.source_mask && !(src & r.source_mask)) continue;
         if (r.destination_mask && !(dst & r.destination_mask)) continue;
         if (!r.pkeys.empty() &&
-            (!pkey || std::find(r.pkeys.begin(), r.pkeys.end(), *pkey) == r.pkeys.end()))
+            (!has_pkey || std::find(r.pkeys.begin(), r.pkeys.end(), pkey) == r.pkeys.end()))
             continue;
         if (!r.qos_classes.empty() && (!request.qos_class || !in_ranges(r.qos_classes, *request.qos_class)))
             continue;
