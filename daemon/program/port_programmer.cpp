@@ -53,9 +53,12 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
         if (sls && !sls->empty()) d.master_sm_sl = sls->at(port, sm_lid);
         d.gid_prefix = settings.subnet_prefix;
         d.subnet_timeout = settings.subnet_timeout;
-        if (mkeys) {
-            const auto& node = f.node(port.node);
-            const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
+        const auto& node = f.node(port.node);
+        const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
+        // With M_Key off the SM leaves the fields as the port has them (a
+        // port that does not keep them, ibsim's, would otherwise be set again
+        // every sweep), except on a port it keyed itself: that key is cleared.
+        if (mkeys && (mkeys->settings().enabled || mkeys->held(checking).value_or(0) != 0)) {
             d.mkey = mkeys->desired(checking);
             const auto& ms = mkeys->settings();
             d.mkey_protect_bits = d.mkey != 0 ? ms.protect_bits : 0;
