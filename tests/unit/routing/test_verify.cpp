@@ -66,6 +66,21 @@ struct Ring : HandFabric {
     }
 };
 
+// hA and hB send on SL 1, hC and hD on SL 0: on the clockwise ring each
+// layer's dependencies form a path (see the header), not a cycle.
+void split_into_two_layers(Ring& r)
+{
+    std::vector<topology::PortRef> sources;
+    for (int i = 0; i < 4; ++i) sources.push_back({r.h[i], PortNum(1)});
+    r.tables.sl = SlTable(sources, 9);
+    for (int i : {0, 1}) {
+        auto row = r.tables.sl.row_of({r.h[i], PortNum(1)});
+        REQUIRE(row);
+        for (std::uint32_t lid = 1; lid <= 8; ++lid) r.tables.sl.set(*row, lid, 1);
+    }
+    r.tables.vls_used = 2;
+}
+
 } // namespace
 
 TEST_CASE("gate: deadlock-free tables that deliver every pair pass")
@@ -153,17 +168,7 @@ TEST_CASE("gate: a credit loop in CA traffic is refused, the cycle named link by
 TEST_CASE("gate: SLs split the clockwise ring into two acyclic layers")
 {
     Ring r(clockwise);
-    // hA and hB send on SL 1, hC and hD on SL 0: each layer's dependencies
-    // form a path (see the header), not a cycle.
-    std::vector<topology::PortRef> sources;
-    for (int i = 0; i < 4; ++i) sources.push_back({r.h[i], PortNum(1)});
-    r.tables.sl = SlTable(sources, 9);
-    for (int i : {0, 1}) {
-        auto row = r.tables.sl.row_of({r.h[i], PortNum(1)});
-        REQUIRE(row);
-        for (std::uint32_t lid = 1; lid <= 8; ++lid) r.tables.sl.set(*row, lid, 1);
-    }
-    r.tables.vls_used = 2;
+    split_into_two_layers(r);
     auto v = r.check();
     CHECK(v.passed());
     CHECK(v.reason.empty());
@@ -192,15 +197,7 @@ TEST_CASE("gate: a QoS SL2VL is checked on the VLs the pairs really take")
     // The two layers of the clockwise ring (above), with a second QoS band:
     // routing SL l may travel on VL l (class 0) or on a QoS VL (class 1).
     Ring r(clockwise);
-    std::vector<topology::PortRef> sources;
-    for (int i = 0; i < 4; ++i) sources.push_back({r.h[i], PortNum(1)});
-    r.tables.sl = SlTable(sources, 9);
-    for (int i : {0, 1}) {
-        auto row = r.tables.sl.row_of({r.h[i], PortNum(1)});
-        REQUIRE(row);
-        for (std::uint32_t lid = 1; lid <= 8; ++lid) r.tables.sl.set(*row, lid, 1);
-    }
-    r.tables.vls_used = 2;
+    split_into_two_layers(r);
 
     // Widened as qos/sl_vl_plan.h combines them: band b layer l on VL b*2+l.
     // Each VL carries one layer's acyclic dependencies.
