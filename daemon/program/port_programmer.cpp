@@ -5,6 +5,8 @@
 #include "daemon/core/work_pool.h"
 #include "daemon/program/port_vl_tables.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace ibsm::daemon {
@@ -37,7 +39,7 @@ std::uint8_t operational_vls_code(unsigned vls)
 
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls, const MkeyBook* mkeys)
+                                const routing::SlTable* sls, const MkeySettings* mkeys)
 {
     const auto& f = found.fabric;
     mad::PortInfo d = without_commands(current);
@@ -56,10 +58,9 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
         if (mkeys) {
             const auto& node = f.node(port.node);
             const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
-            d.mkey = mkeys->desired(checking);
-            const auto& ms = mkeys->settings();
-            d.mkey_protect_bits = d.mkey != 0 ? ms.protect_bits : 0;
-            d.mkey_lease_period = d.mkey != 0 ? ms.lease_period_s : 0;
+            d.mkey = mkeys->enabled ? mkeys->ring.key_of(checking) : 0;
+            d.mkey_protect_bits = d.mkey != 0 ? mkeys->protect_bits : 0;
+            d.mkey_lease_period = d.mkey != 0 ? mkeys->lease_period_s : 0;
         }
     }
     if (auto r = f.remote(port)) {
@@ -84,7 +85,6 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
                              const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::Policy* policy)
 {
     plan_.clear();
-    if (mkeys_) mkeys_->learn(found);
     const auto& f = found.fabric;
     // Port-major order (port 1 of every node, then port 2, ...): consecutive
     // Sets go to different switches, so no switch's SMA queue grows. The
@@ -115,7 +115,8 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         // no answer would ever match the desired PortInfo.
         e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
-        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls, mkeys_);
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls,
+                                      mkey_settings_ ? &*mkey_settings_ : nullptr);
         if (sl_vl && sl_vl->from_policy && !port0)
             e.desired.vl_high_limit =
                 port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
@@ -231,8 +232,13 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
         if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
     });
     if (mkeys_ && mkeys_->rotating()) {
+        // Unfinished: the sweep is not confirmed, so the retry timer sweeps
+        // again and the old keys are still tried until then.
         if (const auto stale = mkeys_->settle())
             note_failure(report, "M_Key rotation: " + std::to_string(stale) + " port(s) still hold an old key");
+        else
+            spdlog::info("M_Key rotation complete: every port holds its new key (secret fingerprint {})",
+                         mkeys_->settings().ring.fingerprint());
     }
     co_return report;
 }

@@ -35,6 +35,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -84,11 +85,12 @@ bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::P
 // several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
 // so its traps and SA queries travel on a deadlock-free layer. `mkeys`:
 // M_Key, M_KeyProtectBits and M_KeyLeasePeriod of CA ports and switch
-// port 0 (where IBA keeps them) as the book wants them; the same Set that
-// carries the LID carries them, so M_Key costs no SMP of its own.
+// port 0 (where IBA keeps them) as the key book's settings want them; the
+// same Set that carries the LID carries them, so M_Key costs no SMP of its
+// own.
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls = nullptr, const MkeyBook* mkeys = nullptr);
+                                const routing::SlTable* sls = nullptr, const MkeySettings* mkeys = nullptr);
 
 struct PortReport {
     std::uint64_t sets = 0;
@@ -120,6 +122,16 @@ public:
     // them); prepare() teaches it the sweep's DR paths, activate() ends a
     // rotation that every port has taken.
     void set_mkeys(MkeyBook* book) { mkeys_ = book; }
+    // On the loop, before prepare(): the key book learns the sweep's ports
+    // and prepare() takes a copy of its settings. The book is the
+    // transport's and `ibsm mkey rotate` changes it on the loop, so
+    // prepare()'s worker thread never touches it.
+    void learn_keys(const DiscoveryResult& found)
+    {
+        if (!mkeys_) return;
+        mkeys_->learn(found);
+        mkey_settings_ = mkeys_->settings();
+    }
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
@@ -133,6 +145,7 @@ private:
     std::vector<PortPlanEntry> plan_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
     MkeyBook* mkeys_ = nullptr;
+    std::optional<MkeySettings> mkey_settings_; // learn_keys()'s copy, for prepare()
 };
 
 } // namespace ibsm::daemon
