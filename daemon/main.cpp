@@ -23,6 +23,7 @@
 #include "daemon/service/discover_only.h"
 #include "daemon/service/log_setup.h"
 #include "daemon/service/mkey_rotation.h"
+#include "daemon/service/mkey_status.h"
 #include "daemon/service/perf_status.h"
 #include "daemon/service/reload.h"
 #include "daemon/service/run_report.h"
@@ -95,7 +96,6 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
                      mkey_book.settings().lease_period_s);
     transport.set_mkey_source(&mkey_book);
     daemon::MkeyRecovery mkey_recovery(events, mkey_book);
-    mkey_book.set_incident_handler([&](const daemon::MkeyIncident& i) { mkey_recovery.on_incident(i); });
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
@@ -148,6 +148,16 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     });
 
     health.on_event([&](std::string_view kind, const nlohmann::json& fields) { feed.publish(kind, fields); });
+    // M_Key: violations (trap 256) and incidents in the feed; their counters
+    // in the status (publish/status_mkey.h).
+    mkey_book.set_incident_handler([&](const daemon::MkeyIncident& i) {
+        mkey_recovery.on_incident(i);
+        daemon::control::publish_mkey_incident(feed, i, mkey_recovery.waiting_for(i.port));
+    });
+    traps.on_mkey_violation([&](const daemon::MkeyViolation& v) {
+        daemon::control::publish_mkey_violation(feed, v.issuer, v.details, v.source);
+    });
+    status.set_mkey_source([&] { return daemon::mkey_status(mkey_book, traps, mkey_recovery); });
 
     // SIGHUP's reader of the configuration (signals below); `ibsm mkey
     // rotate` reads the running configuration's secret file through it too.

@@ -4,7 +4,7 @@
 // rotation re-keys with every port reachable throughout, a port keyed by
 // someone else is recovered after its lease; the rotation through the
 // scheduler, one interrupted by lost answers, one a departed port does not
-// hold open.
+// hold open; Bad M_Key traps reach the trap receiver's observer.
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 
@@ -13,6 +13,7 @@
 #include "daemon/core/events.h"
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/sweep_scheduler.h"
+#include "daemon/sweep/trap_receiver.h"
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -364,4 +365,48 @@ TEST_CASE("a port that left the fabric does not hold a rotation open", "[fake][m
     CHECK(back.up);
     CHECK(loop.fabric.port_info({t.hosts[7], PortNum(1)}).mkey == book.desired(h7));
     CHECK(loop.fabric.counters().mkey_failures == 0);
+}
+
+TEST_CASE("a Bad M_Key trap reaches the trap receiver's observer with the offending source", "[fake][mkey]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    test::TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    daemon::MkeyBook book(keyed(2, 1));
+    loop.transport.set_mkey_source(&book);
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    b.set_mkeys(&book);
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::TrapReceiver traps(loop.transport, events);
+    std::vector<daemon::MkeyViolation> seen;
+    traps.on_mkey_violation([&](const daemon::MkeyViolation& v) { seen.push_back(v); });
+    loop.transport.set_unsolicited_handler([&](const mad::RawReceive& r) { traps.on_trap(r); });
+    // Someone's Set to S1 over DR with a wrong key (the book is bypassed).
+    loop.transport.set_mkey_source(nullptr);
+    const DrPath to_s1 = DrPath{}.extended(PortNum(1));
+    std::array<std::uint8_t, 64> pi{};
+    mad::encode(loop.fabric.port_info({t.s1, PortNum(0)}), pi);
+    const auto set = loop.run([&]() -> boost::asio::awaitable<mad::SmpResponse> {
+        mad::SmpRequest req{mad::make_dr_request(mad::Method::set, to_s1, mad::attr::port_info, 0, 0, pi), Lid{}};
+        req.smp.set_mkey(0x1234);
+        co_return co_await loop.transport.async_request(std::move(req), boost::asio::use_awaitable);
+    });
+    CHECK(set.failure == mad::SmpFailure::timeout);
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        boost::asio::steady_timer wait(loop.io, std::chrono::milliseconds(20));
+        co_await wait.async_wait(boost::asio::use_awaitable);
+        co_return 0;
+    });
+    REQUIRE(seen.size() == 1);
+    CHECK(traps.mkey_violations() == 1);
+    CHECK(seen[0].details.attr_id == mad::attr::port_info);
+    CHECK(seen[0].details.method == static_cast<std::uint8_t>(mad::Method::set));
+    CHECK(seen[0].details.directed_route);
+    CHECK(seen[0].source.starts_with("a directed-route SMP (DrSLID "));
+    CHECK(seen[0].source.find("1 hop(s), return path") != std::string::npos);
+    // Trap 256 is never a sweep's cause.
+    CHECK(events.size() == 0);
 }
