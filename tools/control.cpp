@@ -226,7 +226,8 @@ const CommandSpec& events_command()
         "print the running ibsmd's events as JSON lines (live)",
         std::string(R"(With --follow, prints one JSON object per event as it happens until
 interrupted: traps ("trap"), sweeps and re-routes ("sweep"), sweep requests,
-SM state changes ("sm-state") and what the health monitor decides. Every
+SM state changes ("sm-state"), M_Key violations and incidents
+("mkey-violation", "mkey-incident") and what the health monitor decides. Every
 line has "time" (Unix seconds) and "event" (the kind).)") +
             exit_text,
         with_control({{"follow", "", "keep printing events as they come (required)"}}),
