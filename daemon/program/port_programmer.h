@@ -119,8 +119,8 @@ public:
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     // The ports' M_Keys come from this book (null: left as the ports hold
-    // them); prepare() teaches it the sweep's DR paths, activate() ends a
-    // rotation that every port has taken.
+    // them); learn_keys() teaches it the sweep's DR paths, activate() ends
+    // a rotation that every port has taken.
     void set_mkeys(MkeyBook* book) { mkeys_ = book; }
     // On the loop, before prepare(): the key book learns the sweep's ports
     // and prepare() takes a copy of its settings. The book is the
