@@ -22,6 +22,8 @@
 #include "daemon/sa/sa_services.h"
 #include "daemon/service/discover_only.h"
 #include "daemon/service/log_setup.h"
+#include "daemon/service/mkey_rotation.h"
+#include "daemon/service/mkey_status.h"
 #include "daemon/service/perf_status.h"
 #include "daemon/service/reload.h"
 #include "daemon/service/run_report.h"
@@ -94,7 +96,6 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
                      mkey_book.settings().lease_period_s);
     transport.set_mkey_source(&mkey_book);
     daemon::MkeyRecovery mkey_recovery(events, mkey_book);
-    mkey_book.set_incident_handler([&](const daemon::MkeyIncident& i) { mkey_recovery.on_incident(i); });
 
     daemon::Bringup bringup(transport, settings);
     bringup.set_gate(&election);
@@ -147,6 +148,20 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     });
 
     health.on_event([&](std::string_view kind, const nlohmann::json& fields) { feed.publish(kind, fields); });
+    // M_Key: violations (trap 256) and incidents in the feed; their counters
+    // in the status (publish/status_mkey.h).
+    mkey_book.set_incident_handler([&](const daemon::MkeyIncident& i) {
+        mkey_recovery.on_incident(i);
+        daemon::control::publish_mkey_incident(feed, i, mkey_recovery.waiting_for(i.port));
+    });
+    traps.on_mkey_violation([&](const daemon::MkeyViolation& v) {
+        daemon::control::publish_mkey_violation(feed, v.issuer, v.details, v.source);
+    });
+    status.set_mkey_source([&] { return daemon::mkey_status(mkey_book, traps, mkey_recovery); });
+
+    // SIGHUP's reader of the configuration (signals below); `ibsm mkey
+    // rotate` reads the running configuration's secret file through it too.
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf, &mkey_book});
 
     // The control socket (docs/operations.md, "Live control"): the health
     // monitor's rows and commands.
@@ -179,6 +194,17 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
                 spdlog::info("log level {} -> {} (ibsm log-level)", config::to_string(old), config::to_string(level));
                 return daemon::control::LevelChange{old, level};
             },
+        .mkey_rotate =
+            [&] {
+                const auto d = daemon::rotate_mkeys(mkey_book, reloader.running());
+                if (d.start) events.push(daemon::HeavySweepEvent{"M_Key rotation (ibsm mkey rotate)"});
+                return daemon::control::PortActionResult{d.start, d.text};
+            },
+        .mkey_show =
+            [&](Guid g) {
+                const auto v = mkey_book.view(g);
+                return daemon::control::MkeyPortView{v.held.has_value() || v.present, v.held, v.desired, v.present};
+            },
     };
     daemon::control::ControlServer control(
         io, daemon::control::socket_path(cfg.control.socket, std::getenv("RUNTIME_DIRECTORY")),
@@ -190,7 +216,6 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
 
     // SIGHUP: the reload's decision, then a heavy sweep whatever it was (as
     // OpenSM's SIGHUP); SIGINT/SIGTERM: a sweep in progress ends at once.
-    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf});
     daemon::SignalHandler signals(io, log_file, cfg.log.file);
     signals.on_reload([&] {
         notifier.reloading();

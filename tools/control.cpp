@@ -1,5 +1,5 @@
 // The live commands of ibsm: `ports`, `port isolate|clear`, `resweep`,
-// `log-level` and `events`, each one request over the daemon's control
+// `log-level`, `events` and `mkey rotate|show`, each one request over the daemon's control
 // socket (tools/control_client.h; the protocol is daemon/control/protocol.h).
 #include "tools/control_client.h"
 #include "tools/ports_table.h"
@@ -103,6 +103,37 @@ int events_main(const Args& args)
     return 1;
 }
 
+int mkey_main(const Args& args)
+{
+    Request r;
+    r.cmd = Command::mkey;
+    const auto& pos = args.positional();
+    if (args.command().back() == "rotate") {
+        r.mkey_action = daemon::control::MkeyAction::rotate;
+        if (!pos.empty()) throw UsageError("mkey rotate takes no argument (it re-keys every port)");
+        std::cout << call(args, r).value("result", std::string("started")) << '\n';
+        return 0;
+    }
+    r.mkey_action = daemon::control::MkeyAction::show;
+    if (pos.size() != 1) throw UsageError("expected PORT_GUID");
+    r.port_guid = Guid(parse_number(pos[0], "PORT_GUID", 1, UINT64_MAX));
+    const auto answer = call(args, r);
+    if (args.has("json")) {
+        nlohmann::json out = answer;
+        out.erase("id");
+        out.erase("ok");
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    const auto held = answer.value("held", nlohmann::json());
+    std::cout << "port " << answer.value("port_guid", std::string("?")) << ": M_Key "
+              << (held.is_string() ? held.get<std::string>() : std::string("not known yet"))
+              << (answer.value("present", false) ? "" : " (not in the last sweep's fabric)") << '\n';
+    if (held.is_string() && held.get<std::string>() != answer.value("desired", std::string()))
+        std::cout << "  rotating to " << answer.value("desired", std::string("?")) << '\n';
+    return 0;
+}
+
 std::vector<OptionSpec> with_control(std::vector<OptionSpec> own)
 {
     auto all = control_options();
@@ -195,7 +226,8 @@ const CommandSpec& events_command()
         "print the running ibsmd's events as JSON lines (live)",
         std::string(R"(With --follow, prints one JSON object per event as it happens until
 interrupted: traps ("trap"), sweeps and re-routes ("sweep"), sweep requests,
-SM state changes ("sm-state") and what the health monitor decides. Every
+SM state changes ("sm-state"), M_Key violations and incidents
+("mkey-violation", "mkey-incident") and what the health monitor decides. Every
 line has "time" (Unix seconds) and "event" (the kind).)") +
             exit_text,
         with_control({{"follow", "", "keep printing events as they come (required)"}}),
@@ -203,6 +235,53 @@ line has "time" (Unix seconds) and "event" (the kind).)") +
         {},
         {},
         events_main,
+    };
+    return spec;
+}
+
+const CommandSpec& mkey_command()
+{
+    static const CommandSpec rotate{
+        "rotate",
+        "re-key every port from the secret file, with no outage",
+        std::string(R"(Reads security.mkey.secret_file again and, when it holds a new secret (or
+key, in fixed mode), re-keys every port: each PortInfo Set carries the key
+the port holds and sets the new one, and both keys are tried until every
+port confirmed its new key. Write the new secret to the file first; a file
+that still holds the secret in use, or that is refused (not root's, readable
+by others, malformed), is refused and the keys in use stay. A SIGHUP does
+the same when the file changed.)") +
+            exit_text,
+        with_control({}),
+        {},
+        {},
+        {},
+        nullptr,
+    };
+    static const CommandSpec show{
+        "show",
+        "print the M_Key the SM holds for a port (never the secret)",
+        std::string(R"(Prints the key the port with PORT_GUID (a switch: its node GUID) was last
+seen to hold and, during a rotation, the key it is being moved to. --json
+prints {"port_guid", "held" (null when not read yet), "desired", "present"}.)") +
+            exit_text,
+        with_control({{"json", "", "print the daemon's JSON"}}),
+        "PORT_GUID",
+        "the port GUID (0x...); a switch's is its node GUID",
+        {},
+        nullptr,
+    };
+    static const CommandSpec spec{
+        "mkey",
+        "rotate the fabric's M_Keys, or show a port's (live)",
+        std::string("M_Key protection (security.mkey): re-key the fabric from a new secret, or print\n"
+                    "the key the SM holds for one port.") +
+            exit_text,
+        {},
+        {},
+        {},
+        {rotate, show},
+        mkey_main,
     };
     return spec;
 }

@@ -38,7 +38,7 @@ IbsmCli::IbsmCli()
     for (const CommandSpec* spec :
          {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command(),
           &report_command(), &ports_command(), &port_command(), &resweep_command(), &log_level_command(),
-          &events_command()})
+          &events_command(), &mkey_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }

@@ -21,5 +21,6 @@ const CommandSpec& port_command();
 const CommandSpec& resweep_command();
 const CommandSpec& log_level_command();
 const CommandSpec& events_command();
+const CommandSpec& mkey_command();
 
 } // namespace ibsm::tools

@@ -1,5 +1,6 @@
 #include "daemon/control/dispatcher.h"
 
+#include <cstdio>
 #include <exception>
 
 namespace ibsm::daemon::control {
@@ -36,6 +37,29 @@ Json port_action(const Request& r, const ControlHandlers& h)
     return ok_response(r.id, Json{{"result", res.text}});
 }
 
+std::string hex_key(std::uint64_t k)
+{
+    char buf[19];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(k));
+    return buf;
+}
+
+Json mkey_answer(const Request& r, const ControlHandlers& h)
+{
+    if (r.mkey_action == MkeyAction::rotate) {
+        if (!h.mkey_rotate) return unavailable(r, "keeps no M_Keys");
+        const PortActionResult res = h.mkey_rotate();
+        if (!res.ok) return error_response(r.id, res.text);
+        return ok_response(r.id, Json{{"result", res.text}});
+    }
+    if (!h.mkey_show) return unavailable(r, "keeps no M_Keys");
+    const MkeyPortView v = h.mkey_show(r.port_guid);
+    if (!v.known) return error_response(r.id, "no port with GUID " + r.port_guid.str() + " in the fabric");
+    Json j{{"port_guid", r.port_guid.str()}, {"desired", hex_key(v.desired)}, {"present", v.present}};
+    j["held"] = v.held ? Json(hex_key(*v.held)) : Json(nullptr);
+    return ok_response(r.id, std::move(j));
+}
+
 Json answer(const Request& r, const ControlHandlers& h)
 {
     switch (r.cmd) {
@@ -54,6 +78,7 @@ Json answer(const Request& r, const ControlHandlers& h)
                                       {"new", std::string(config::to_string(c.new_level))}});
     }
     case Command::events: return ok_response(r.id, Json{{"following", true}});
+    case Command::mkey: return mkey_answer(r, h);
     }
     return error_response(r.id, "unhandled command");
 }

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,14 @@ namespace ibsm::daemon::control {
 struct PortActionResult {
     bool ok = false;
     std::string text;
+};
+
+// `mkey show`: what the SM knows of one port's key (core/mkey_book.h).
+struct MkeyPortView {
+    bool known = false;          // a port of the fabric, or one the SM keyed
+    std::optional<std::uint64_t> held; // the key it was last seen to hold
+    std::uint64_t desired = 0;   // the key the SM wants it to hold (0: M_Key off)
+    bool present = false;        // in the last sweep's fabric
 };
 
 struct LevelChange {
@@ -45,6 +54,8 @@ struct ControlHandlers {
     std::function<PortActionResult(health::PortId)> clear;
     std::function<std::string(bool heavy)> resweep;              // what was queued, for the answer
     std::function<LevelChange(config::LogLevel)> log_level;
+    std::function<PortActionResult()> mkey_rotate;   // started, or why not
+    std::function<MkeyPortView(Guid)> mkey_show;
 };
 
 struct Dispatched {

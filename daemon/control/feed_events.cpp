@@ -53,6 +53,24 @@ void publish_event(EventFeed& feed, const Event& e)
     }
 }
 
+void publish_mkey_violation(EventFeed& feed, Lid issuer, const mad::BadMkeyDetails& b, const std::string& source)
+{
+    feed.publish("mkey-violation", Json{{"lid", issuer.value()},
+                                        {"method", b.method},
+                                        {"attribute", b.attr_id},
+                                        {"modifier", b.attr_mod},
+                                        {"source", source}});
+}
+
+void publish_mkey_incident(EventFeed& feed, const MkeyIncident& i, bool lease_wait)
+{
+    feed.publish("mkey-incident", Json{{"port_guid", i.port.str()},
+                                       {"switch", i.is_switch},
+                                       {"where", i.where},
+                                       {"what", i.what},
+                                       {"lease_wait", lease_wait}});
+}
+
 void publish_outcome(EventFeed& feed, const SweepOutcome& o)
 {
     Json changes{{"links_down", o.changes.links_down},   {"links_up", o.changes.links_up},

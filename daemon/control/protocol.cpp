@@ -11,7 +11,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::string_view, 6> command_names{"status", "ports", "port", "resweep", "log-level", "events"};
+constexpr std::array<std::string_view, 7> command_names{"status",    "ports",  "port", "resweep",
+                                                        "log-level", "events", "mkey"};
 
 // Which keys each command takes besides "id" and "cmd".
 std::vector<std::string_view> keys_of(Command c)
@@ -23,6 +24,7 @@ std::vector<std::string_view> keys_of(Command c)
     case Command::resweep: return {"heavy"};
     case Command::log_level: return {"level"};
     case Command::events: return {"follow"};
+    case Command::mkey: return {"action", "port_guid"};
     }
     return {};
 }
@@ -149,6 +151,20 @@ Request parse_object(const Json& j)
         r.follow = boolean(need(j, "follow", cmd), "follow");
         if (!r.follow) throw Fail{"'events' without follow: true has nothing to answer (the last events are in status)"};
         break;
+    case Command::mkey: {
+        const std::string action = text(need(j, "action", cmd), "action");
+        if (action == "rotate")
+            r.mkey_action = MkeyAction::rotate;
+        else if (action == "show")
+            r.mkey_action = MkeyAction::show;
+        else
+            throw Fail{"'action': expected rotate or show, got '" + action.substr(0, 40) + "'"};
+        if (r.mkey_action == MkeyAction::show)
+            r.port_guid = guid(need(j, "port_guid", cmd), "port_guid");
+        else if (j.contains("port_guid"))
+            throw Fail{"'port_guid': 'mkey' rotate re-keys every port and takes no port"};
+        break;
+    }
     }
     return r;
 }
@@ -157,6 +173,7 @@ Request parse_object(const Json& j)
 
 std::string_view command_name(Command c) { return command_names.at(static_cast<std::size_t>(c)); }
 std::string_view action_name(PortAction a) { return a == PortAction::isolate ? "isolate" : "clear"; }
+std::string_view action_name(MkeyAction a) { return a == MkeyAction::rotate ? "rotate" : "show"; }
 
 Parsed parse_request(std::string_view line)
 {
@@ -191,6 +208,10 @@ Json request_json(const Request& r)
     case Command::resweep: j["heavy"] = r.heavy; break;
     case Command::log_level: j["level"] = std::string(config::to_string(r.level)); break;
     case Command::events: j["follow"] = r.follow; break;
+    case Command::mkey:
+        j["action"] = std::string(action_name(r.mkey_action));
+        if (r.mkey_action == MkeyAction::show) j["port_guid"] = r.port_guid.str();
+        break;
     }
     return j;
 }

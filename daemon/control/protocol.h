@@ -35,11 +35,13 @@ namespace ibsm::daemon::control {
 inline constexpr std::size_t max_line = 64 * 1024; // bytes of one request line
 inline constexpr std::size_t max_limit = 1'000'000; // ports: the largest `limit`
 
-enum class Command { status, ports, port, resweep, log_level, events };
+enum class Command { status, ports, port, resweep, log_level, events, mkey };
 enum class PortAction { isolate, clear };
+enum class MkeyAction { rotate, show };
 
 std::string_view command_name(Command c); // "log-level"
 std::string_view action_name(PortAction a);
+std::string_view action_name(MkeyAction a);
 
 struct Request {
     nlohmann::json id; // null when the request had none
@@ -51,6 +53,8 @@ struct Request {
     bool heavy = false;                      // resweep
     config::LogLevel level = config::LogLevel::info; // log-level
     bool follow = false;                     // events
+    MkeyAction mkey_action = MkeyAction::show; // mkey
+    Guid port_guid;                            // mkey show
 };
 
 struct RequestError {

@@ -50,17 +50,36 @@ const char* attr_text(std::uint16_t a)
 
 void MkeyBook::set_settings(MkeySettings s)
 {
-    if (s.ring != settings_.ring && settings_.enabled && !previous_) previous_ = settings_.ring;
+    // A rotation over a rotation keeps the oldest ring: ports the first one
+    // did not reach still hold its keys (the held key covers the rest).
+    if (s != settings_ && settings_.enabled) {
+        if (!previous_) previous_ = settings_.ring;
+        ++counters_.rotations_started;
+    }
     settings_ = std::move(s);
+}
+
+std::size_t MkeyBook::stale() const
+{
+    std::size_t n = 0;
+    for (const auto& [g, k] : held_)
+        if (present_.count(Guid{g}) && k != desired(Guid{g})) ++n;
+    return n;
 }
 
 std::size_t MkeyBook::settle()
 {
-    std::size_t stale = 0;
-    for (const auto& [g, k] : held_)
-        if (k != desired(Guid{g})) ++stale;
-    if (stale == 0) previous_.reset();
-    return stale;
+    const std::size_t n = stale();
+    if (n == 0 && previous_) {
+        previous_.reset();
+        ++counters_.rotations_completed;
+    }
+    return n;
+}
+
+MkeyView MkeyBook::view(Guid port_guid) const
+{
+    return MkeyView{held(port_guid), desired(port_guid), present_.count(port_guid) > 0};
 }
 
 std::uint64_t MkeyBook::desired(Guid port_guid) const
@@ -78,17 +97,20 @@ std::optional<std::uint64_t> MkeyBook::held(Guid port_guid) const
 void MkeyBook::learn(const DiscoveryResult& found)
 {
     const auto& f = found.fabric;
+    present_.clear();
     for (std::size_t i = 0; i < found.paths.size() && i < f.node_count(); ++i) {
         const topology::NodeId id{static_cast<std::uint32_t>(i)};
         const auto& node = f.node(id);
         if (node.is_switch()) {
             targets_[path_key(found.path_to(id))] = Target{node.guid, true, 0};
+            present_.insert(node.guid);
             continue;
         }
         for (const auto& port : node.ports) {
             const topology::PortRef ref{id, port.num};
             if (port.guid.is_zero() || found.port_info.count(ref) == 0) continue;
             targets_[path_key(path_to_port(found, ref))] = Target{port.guid, false, port.num.value()};
+            present_.insert(port.guid);
         }
     }
 }
@@ -169,14 +191,19 @@ void MkeyBook::completed(const mad::SmpRequest& sent, const mad::SmpResponse& re
         const bool checking_port = t->is_switch ? port == 0 : (port == 0 || port == t->port);
         if (auto pi = mad::decode_port_info(r.data()); pi && checking_port) {
             if (pi->lid.valid_unicast()) by_lid_[pi->lid.value()] = *t;
-            // 0 shows either no key or (level 1) a Get without the right
-            // one; only a Set proves 0 (below).
+            // An answered Set passed the check and wrote the M_Key it
+            // carried: the port holds that one, whatever its answer shows
+            // (ibsim answers 0, storing no M_Key).
+            if (is_set) {
+                if (auto written = mad::decode_port_info(smp.data())) {
+                    hold(t->guid, written->mkey);
+                    return;
+                }
+            }
+            // A Get showing 0 shows either no key or (level 1) a Get without
+            // the right one: it proves nothing.
             if (pi->mkey != 0) {
                 hold(t->guid, pi->mkey);
-                return;
-            }
-            if (is_set) {
-                hold(t->guid, 0);
                 return;
             }
         }

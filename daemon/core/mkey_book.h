@@ -16,7 +16,9 @@
 // each port was last seen to hold: the M_Key of a PortInfo answer (a port
 // shows it to a requester with the right key, and to anyone at level 0),
 // or the key of an answered Set (a Set is always checked). `previous_`:
-// the key ring before a rotation, until every port holds the new one.
+// the key ring before a rotation, until every port of the last sweep's
+// fabric (`present_`) holds the new one: a port that left holds nothing
+// open, and gets the old key tried again if it comes back mid-rotation.
 //
 // Algorithm: key_for() tries, per attempt, the distinct candidates in turn:
 // the held key, the desired key (current ring), the previous ring's key.
@@ -38,6 +40,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -65,6 +68,15 @@ struct MkeyCounters {
     std::uint64_t unanswered = 0; // incidents
     std::uint64_t keys_learned = 0;
     std::uint64_t retried_with_other_key = 0; // attempts beyond the first candidate
+    std::uint64_t rotations_started = 0;
+    std::uint64_t rotations_completed = 0;
+};
+
+// What the SM knows of one port's key (`ibsm mkey show`): never the secret.
+struct MkeyView {
+    std::optional<std::uint64_t> held; // unset: not read or Set yet
+    std::uint64_t desired = 0;         // 0: M_Key off
+    bool present = false;              // in the last sweep's fabric
 };
 
 class MkeyBook final : public mad::MkeySource {
@@ -79,15 +91,19 @@ public:
     // holding its new key.
     void set_settings(MkeySettings s);
     bool rotating() const { return previous_.has_value(); }
-    // Ends a rotation once every port with a known key holds its desired
-    // one; returns how many still do not.
+    // Ends a rotation once every port of the last sweep's fabric with a
+    // known key holds its desired one; returns how many still do not.
     std::size_t settle();
+    // Ports of the last sweep's fabric whose known key is not the desired one.
+    std::size_t stale() const;
+    MkeyView view(Guid port_guid) const;
 
     // The key the SM wants the port with this GUID to hold (0: M_Key off).
     std::uint64_t desired(Guid port_guid) const;
     std::optional<std::uint64_t> held(Guid port_guid) const;
     // Every port a sweep found, so SMPs over recomputed DR paths carry the
-    // right key without a NodeInfo read first.
+    // right key without a NodeInfo read first; they are the fabric a
+    // rotation waits for.
     void learn(const DiscoveryResult& found);
 
     void set_incident_handler(IncidentHandler h) { incident_ = std::move(h); }
@@ -112,6 +128,7 @@ private:
     std::unordered_map<std::string, Target> targets_;
     std::unordered_map<std::uint16_t, Target> by_lid_;
     std::unordered_map<std::uint64_t, std::uint64_t> held_;
+    std::set<Guid> present_;
     IncidentHandler incident_;
     MkeyCounters counters_;
 };

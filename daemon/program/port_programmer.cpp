@@ -5,6 +5,8 @@
 #include "daemon/core/work_pool.h"
 #include "daemon/program/port_vl_tables.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace ibsm::daemon {
@@ -37,7 +39,7 @@ std::uint8_t operational_vls_code(unsigned vls)
 
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls, const MkeyBook* mkeys)
+                                const routing::SlTable* sls, const MkeySettings* mkeys)
 {
     const auto& f = found.fabric;
     mad::PortInfo d = without_commands(current);
@@ -53,16 +55,15 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
         if (sls && !sls->empty()) d.master_sm_sl = sls->at(port, sm_lid);
         d.gid_prefix = settings.subnet_prefix;
         d.subnet_timeout = settings.subnet_timeout;
-        const auto& node = f.node(port.node);
-        const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
         // With M_Key off the SM leaves the fields as the port has them (a
         // port that does not keep them, ibsim's, would otherwise be set again
-        // every sweep), except on a port it keyed itself: that key is cleared.
-        if (mkeys && (mkeys->settings().enabled || mkeys->held(checking).value_or(0) != 0)) {
-            d.mkey = mkeys->desired(checking);
-            const auto& ms = mkeys->settings();
-            d.mkey_protect_bits = d.mkey != 0 ? ms.protect_bits : 0;
-            d.mkey_lease_period = d.mkey != 0 ? ms.lease_period_s : 0;
+        // every sweep); prepare() clears a key the SM set itself.
+        if (mkeys && mkeys->enabled) {
+            const auto& node = f.node(port.node);
+            const Guid checking = sw ? node.guid : node.ports.at(port.port.value()).guid;
+            d.mkey = mkeys->ring.key_of(checking);
+            d.mkey_protect_bits = d.mkey != 0 ? mkeys->protect_bits : 0;
+            d.mkey_lease_period = d.mkey != 0 ? mkeys->lease_period_s : 0;
         }
     }
     if (auto r = f.remote(port)) {
@@ -83,11 +84,27 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
     return d;
 }
 
+void PortProgrammer::learn_keys(const DiscoveryResult& found)
+{
+    clear_keys_.clear();
+    if (!mkeys_) return;
+    mkeys_->learn(found);
+    mkey_settings_ = mkeys_->settings();
+    if (mkey_settings_->enabled) return;
+    for (const auto& node : found.fabric.nodes()) {
+        if (node.is_switch()) {
+            if (mkeys_->held(node.guid).value_or(0) != 0) clear_keys_.insert(node.guid);
+            continue;
+        }
+        for (const auto& port : node.ports)
+            if (port.guid != Guid() && mkeys_->held(port.guid).value_or(0) != 0) clear_keys_.insert(port.guid);
+    }
+}
+
 void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                              const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::Policy* policy)
 {
     plan_.clear();
-    if (mkeys_) mkeys_->learn(found);
     const auto& f = found.fabric;
     // Port-major order (port 1 of every node, then port 2, ...): consecutive
     // Sets go to different switches, so no switch's SMA queue grows. The
@@ -118,7 +135,13 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         // no answer would ever match the desired PortInfo.
         e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
-        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls, mkeys_);
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls,
+                                      mkey_settings_ ? &*mkey_settings_ : nullptr);
+        if (!clear_keys_.empty() && clear_keys_.count(node.is_switch() ? node.guid : f.port(ref).guid)) {
+            e.desired.mkey = 0;
+            e.desired.mkey_protect_bits = 0;
+            e.desired.mkey_lease_period = 0;
+        }
         if (sl_vl && sl_vl->from_policy && !port0)
             e.desired.vl_high_limit =
                 port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
@@ -234,8 +257,13 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
         if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
     });
     if (mkeys_ && mkeys_->rotating()) {
+        // Unfinished: the sweep is not confirmed, so the retry timer sweeps
+        // again and the old keys are still tried until then.
         if (const auto stale = mkeys_->settle())
             note_failure(report, "M_Key rotation: " + std::to_string(stale) + " port(s) still hold an old key");
+        else
+            spdlog::info("M_Key rotation complete: every port holds its new key (secret fingerprint {})",
+                         mkeys_->settings().ring.fingerprint());
     }
     co_return report;
 }

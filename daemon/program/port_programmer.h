@@ -35,9 +35,11 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 namespace ibsm::daemon {
@@ -84,11 +86,12 @@ bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::P
 // several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
 // so its traps and SA queries travel on a deadlock-free layer. `mkeys`:
 // M_Key, M_KeyProtectBits and M_KeyLeasePeriod of CA ports and switch
-// port 0 (where IBA keeps them) as the book wants them; the same Set that
-// carries the LID carries them, so M_Key costs no SMP of its own.
+// port 0 (where IBA keeps them) as the key book's settings want them; the
+// same Set that carries the LID carries them, so M_Key costs no SMP of its
+// own.
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
-                                const routing::SlTable* sls = nullptr, const MkeyBook* mkeys = nullptr);
+                                const routing::SlTable* sls = nullptr, const MkeySettings* mkeys = nullptr);
 
 struct PortReport {
     std::uint64_t sets = 0;
@@ -117,9 +120,16 @@ public:
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     // The ports' M_Keys come from this book (null: left as the ports hold
-    // them); prepare() teaches it the sweep's DR paths, activate() ends a
-    // rotation that every port has taken.
+    // them); learn_keys() teaches it the sweep's DR paths, activate() ends
+    // a rotation that every port has taken.
     void set_mkeys(MkeyBook* book) { mkeys_ = book; }
+    // On the loop, before prepare(): the key book learns the sweep's ports
+    // and prepare() takes a copy of its settings. The book is the
+    // transport's and `ibsm mkey rotate` changes it on the loop, so
+    // prepare()'s worker thread never touches it.
+    // With M_Key off it also notes the ports still holding a key the SM set,
+    // so prepare() clears them.
+    void learn_keys(const DiscoveryResult& found);
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
@@ -133,6 +143,8 @@ private:
     std::vector<PortPlanEntry> plan_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
     MkeyBook* mkeys_ = nullptr;
+    std::optional<MkeySettings> mkey_settings_; // learn_keys()'s copy, for prepare()
+    std::unordered_set<Guid> clear_keys_;       // M_Key off: checking ports whose key the SM clears
 };
 
 } // namespace ibsm::daemon

@@ -1,5 +1,6 @@
 #include "daemon/publish/status.h"
 
+#include "daemon/publish/status_mkey.h"
 #include "daemon/publish/status_ports.h"
 #include "health/port_health_json.h"
 
@@ -184,6 +185,7 @@ std::string to_state_json(const DaemonStatus& s)
     for (const auto& e : s.events) events.push_back(Json{{"time", e.time}, {"text", e.text}});
     j["events"] = std::move(events);
     j["perf"] = perf_to_json(s.perf);
+    j["mkey"] = mkey_to_json(s.mkey);
     j["ports"] = health::to_json(s.ports);
     // Reasons and events carry node descriptions: bytes that are not UTF-8
     // become U+FFFD.
@@ -277,6 +279,11 @@ DaemonStatus status_from_json(std::string_view text)
     } catch (const health::HealthJsonError& e) {
         throw StatusFormatError(e.what());
     }
+    try {
+        if (j.contains("mkey")) s.mkey = mkey_from_json(j["mkey"]);
+    } catch (const nlohmann::json::exception& e) {
+        throw StatusFormatError(std::string("field 'mkey': ") + e.what());
+    }
     return s;
 }
 
@@ -341,7 +348,7 @@ std::string to_prometheus(const DaemonStatus& s)
     x.family("ibsmd_last_sweep_smps", "gauge", "SMPs of the last sweep or re-route.").sample(double(s.last_sweep.smps));
     x.family("ibsmd_last_sweep_time_seconds", "gauge", "End of the last sweep since the Unix epoch.")
         .sample(s.last_sweep.finished);
-    return x.take() + port_metrics(s.perf, s.ports);
+    return x.take() + mkey_metrics(s.mkey) + port_metrics(s.perf, s.ports);
 }
 
 std::string status_activity_text(const DaemonStatus& s)
@@ -362,6 +369,7 @@ std::string status_activity_text(const DaemonStatus& s)
         if (t.repeats) o += " (" + std::to_string(t.repeats) + " repeats)";
     }
     o += "\n";
+    o += mkey_status_text(s.mkey);
     if (!s.phase_totals.empty()) {
         o += "phase totals:";
         for (const auto& p : s.phase_totals) {

@@ -73,6 +73,22 @@ struct StatusPerf {
     std::uint64_t ports_monitored = 0, ports_read = 0;
 };
 
+// M_Key protection (security.mkey) since the start: never a key or secret.
+struct StatusMkey {
+    std::string mode = "off"; // "off", "per-port", "fixed"
+    unsigned protect_bits = 0;
+    unsigned lease_period_s = 0;
+    std::string fingerprint; // of the secret in use (mkey/keys.h), empty when off
+    std::uint64_t violations = 0;          // Bad M_Key traps (256) received
+    std::uint64_t incidents = 0;           // ports that refused every key the SM tried
+    std::uint64_t rotations = 0;           // started (`ibsm mkey rotate`, a reload)
+    std::uint64_t rotations_completed = 0; // every port confirmed its new key
+    bool rotating = false;
+    std::uint64_t ports_stale = 0;      // still holding an old key, during a rotation
+    std::uint64_t ports_lease_wait = 0; // keyed by someone else, waited out for their lease
+    bool operator==(const StatusMkey&) const = default;
+};
+
 struct DaemonStatus {
     // Identity of the process that wrote it.
     long pid = 0;
@@ -117,6 +133,7 @@ struct DaemonStatus {
     std::vector<StatusPhaseTotal> phase_totals; // in first-seen order
     std::vector<StatusEvent> events;            // newest last
     StatusPerf perf;
+    StatusMkey mkey;
     // The monitored ports worst first (health::sort_worst_first): its
     // counters, far end and health state. In state.json and the status
     // text, the notable ones only (status_reporter.h: notable_ports); in

@@ -69,6 +69,10 @@ public:
         perf_ = std::move(perf);
     }
 
+    // Where the M_Key counters come from (main: the key book, the trap
+    // receiver and the recovery).
+    void set_mkey_source(std::function<StatusMkey()> mkey) { mkey_ = std::move(mkey); }
+
     // Loop thread: a counter sweep finished; publishes the ports at once.
     void on_port_counters()
     {
@@ -116,6 +120,7 @@ private:
     bool running_ = false;
     PortSource ports_;
     PerfSource perf_;
+    std::function<StatusMkey()> mkey_;
     mutable std::shared_ptr<const std::vector<health::PortHealth>> port_rows_; // worst first
     mutable bool ports_dirty_ = true;
     std::uint64_t ports_published_ = 0; // version of port_rows_ last written

@@ -19,7 +19,10 @@
 // running one -> unchanged; else apply: log.level at once, routing.* at the
 // next sweep's start (Bringup::reconfigure), sweep.* timers, dump.* files,
 // sm.priority and sm.polling_*, perf.* (the counter poller), health.* (the
-// policy's next evaluation). Whatever the decision, the heavy sweep the
+// policy's next evaluation), security.mkey (service/mkey_rotation.h: the
+// secret file is read again on every reload, so a new secret under the same
+// YAML is a change too; a file that cannot be read or is refused makes the
+// whole reload unreadable and the keys in use stay). Whatever the decision, the heavy sweep the
 // SIGHUP queues follows (the caller pushes it).
 #pragma once
 
@@ -44,6 +47,7 @@ struct Reread {
     std::optional<config::Config> config; // unset: `error` says why
     std::string error;
     BringupSettings bringup; // from `config`, routing.root_guid_file read once
+    MkeySettings mkeys;      // from `config`, security.mkey.secret_file read once
 };
 
 // The file and the command line again (settings.h: effective_config,
@@ -62,7 +66,10 @@ struct ReloadDecision {
     std::vector<std::string> reasons;
 };
 
-ReloadDecision decide_reload(const config::Config& running, const Reread& next);
+// `running_mkeys`: the key book's settings, when there is one; a reread
+// whose settings differ is applied even with an equal configuration.
+ReloadDecision decide_reload(const config::Config& running, const Reread& next,
+                             const MkeySettings* running_mkeys = nullptr);
 
 class Reloader {
 public:
@@ -74,6 +81,7 @@ public:
         SmElection& election;
         HealthMonitor& health;
         PerfPoller* perf = nullptr; // perf.*: interval, window, on/off
+        MkeyBook* mkeys = nullptr;  // security.mkey: a changed key ring is a rotation
     };
 
     Reloader(Options opts, config::Config running, Wings wings)
@@ -86,7 +94,7 @@ public:
     const config::Config& running() const { return running_; }
 
 private:
-    void apply(const config::Config& next, const BringupSettings& bringup);
+    void apply(const config::Config& next, const BringupSettings& bringup, const MkeySettings& mkeys);
 
     Options opts_;
     config::Config running_;

@@ -309,6 +309,7 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
     // wire; nothing on the loop touches ports_ or reads the VL settings
     // meanwhile. Switch tables and the PortInfo of ports that are not being
     // activated (switch port 0, ports already ACTIVE) are independent.
+    ports_.learn_keys(found);
     using namespace boost::asio::experimental::awaitable_operators;
     auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
                                                ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl, &sl_vl,

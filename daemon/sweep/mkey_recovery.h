@@ -30,6 +30,7 @@ public:
     void on_incident(const MkeyIncident& incident);
     std::uint64_t incidents() const { return incidents_; }
     std::size_t waiting() const { return waiting_.size(); }
+    bool waiting_for(Guid port) const { return waiting_.count(port) > 0; }
 
 private:
     EventQueue& events_;

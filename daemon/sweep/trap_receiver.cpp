@@ -47,6 +47,16 @@ bool acted_on(std::uint16_t n)
 
 } // namespace
 
+std::string violation_source(const mad::BadMkeyDetails& b)
+{
+    if (!b.directed_route) return "LID " + std::to_string(b.lid.value());
+    std::string from = "a directed-route SMP (DrSLID " + std::to_string(b.dr_slid.value()) + ", " +
+                       std::to_string(b.hop_count) + " hop(s), return path";
+    for (std::size_t i = 0; i < b.hop_count && i < b.return_path.size(); ++i)
+        from += (i ? "," : " ") + std::to_string(b.return_path[i]);
+    return from + (b.truncated ? ",...)" : ")");
+}
+
 void TrapReceiver::on_trap(const mad::RawReceive& r)
 {
     ++total_;
@@ -68,17 +78,11 @@ void TrapReceiver::on_trap(const mad::RawReceive& r)
     if (const auto* b = std::get_if<mad::BadMkeyDetails>(&notice->details); b && notice->is_generic) {
         // Every one is logged: each is an SMP someone sent with the wrong
         // key (the port's lease timer is running), not a repeat of news.
-        std::string from = b->directed_route ? "a directed-route SMP (DrSLID " + std::to_string(b->dr_slid.value()) +
-                                                   ", " + std::to_string(b->hop_count) + " hop(s), return path"
-                                             : "LID " + std::to_string(b->lid.value());
-        if (b->directed_route) {
-            for (std::size_t i = 0; i < b->hop_count && i < b->return_path.size(); ++i)
-                from += (i ? "," : " ") + std::to_string(b->return_path[i]);
-            from += b->truncated ? ",...)" : ")";
-        }
+        const std::string from = violation_source(*b);
         spdlog::warn("M_Key violation (trap 256) at LID {}: method 0x{:02x} attribute 0x{:04x} modifier 0x{:x} "
                      "with a wrong M_Key, from {}",
                      notice->issuer_lid.value(), b->method, b->attr_id, b->attr_mod, from);
+        if (on_violation_) on_violation_(MkeyViolation{notice->issuer_lid, *b, from});
         return;
     }
     if (!notice->is_generic || !acted_on(number)) {

@@ -30,6 +30,18 @@ struct TrapCounts {
     std::uint64_t malformed = 0;
 };
 
+// A Bad M_Key trap (256): someone sent an SMP to the port at `issuer`
+// with a wrong key. `source`: who, as far as the notice says ("LID 7", or
+// a directed route's DrSLID and return path).
+struct MkeyViolation {
+    Lid issuer;
+    mad::BadMkeyDetails details;
+    std::string source;
+};
+
+// Pure: the offending source of a Bad M_Key notice, for logs and events.
+std::string violation_source(const mad::BadMkeyDetails& b);
+
 class TrapReceiver {
 public:
     TrapReceiver(mad::Transport& transport, EventQueue& events) : transport_(transport), events_(events) {}
@@ -42,6 +54,13 @@ public:
 
     const std::map<std::uint16_t, TrapCounts>& counts() const { return counts_; }
     std::uint64_t total() const { return total_; }
+    std::uint64_t mkey_violations() const
+    {
+        auto it = counts_.find(mad::trap::bad_mkey);
+        return it == counts_.end() ? 0 : it->second.received;
+    }
+    // Every Bad M_Key trap, after its log line (the events feed).
+    void on_mkey_violation(std::function<void(const MkeyViolation&)> f) { on_violation_ = std::move(f); }
 
 private:
     mad::Transport& transport_;
@@ -49,6 +68,7 @@ private:
     std::map<std::uint16_t, TrapCounts> counts_;
     std::set<std::string> pending_;
     std::uint64_t total_ = 0;
+    std::function<void(const MkeyViolation&)> on_violation_;
 };
 
 } // namespace ibsm::daemon

@@ -142,3 +142,58 @@ TEST_CASE("the events feed stamps each event and hands it to every follower, who
     CHECK(seen[2]["changes"]["links_down"] == 1);
     CHECK(seen[3]["to"] == "MASTER");
 }
+
+TEST_CASE("mkey: rotate answers the decision, show a port's keys and never more", "[control][mkey]")
+{
+    ControlHandlers h;
+    bool refuse = true;
+    h.mkey_rotate = [&] {
+        return refuse ? PortActionResult{false, "M_Key rotation refused: /etc/s holds the secret in use"}
+                      : PortActionResult{true, "M_Key rotation started"};
+    };
+    h.mkey_show = [](Guid g) {
+        MkeyPortView v;
+        if (g == Guid(0x10)) v = MkeyPortView{true, 0x1122334455667788ull, 0x99aabbccddeeff00ull, true};
+        if (g == Guid(0x20)) v = MkeyPortView{true, std::nullopt, 0x5ull, true};
+        return v;
+    };
+    auto refused = dispatch(req(R"({"id": 1, "cmd": "mkey", "action": "rotate"})"), h).response;
+    CHECK(refused == nlohmann::json{{"id", 1}, {"ok", false},
+                                    {"error", "M_Key rotation refused: /etc/s holds the secret in use"}});
+    refuse = false;
+    CHECK(dispatch(req(R"({"cmd": "mkey", "action": "rotate"})"), h).response["result"] == "M_Key rotation started");
+
+    auto shown = dispatch(req(R"({"cmd": "mkey", "action": "show", "port_guid": "0x10"})"), h).response;
+    CHECK(shown["ok"] == true);
+    CHECK(shown["port_guid"] == "0x0000000000000010");
+    CHECK(shown["held"] == "0x1122334455667788");
+    CHECK(shown["desired"] == "0x99aabbccddeeff00");
+    CHECK(shown["present"] == true);
+    CHECK(dispatch(req(R"({"cmd": "mkey", "action": "show", "port_guid": "0x20"})"), h).response["held"].is_null());
+    auto unknown = dispatch(req(R"({"cmd": "mkey", "action": "show", "port_guid": "0x30"})"), h).response;
+    CHECK(unknown["error"] == "no port with GUID 0x0000000000000030 in the fabric");
+
+    ControlHandlers none;
+    CHECK(dispatch(req(R"({"cmd": "mkey", "action": "rotate"})"), none).response["error"] ==
+          "'mkey' is not available: this ibsmd keeps no M_Keys");
+}
+
+TEST_CASE("M_Key violations and incidents reach the events feed, with the port and the source", "[control][mkey]")
+{
+    daemon::EventFeed feed([] { return 7.0; });
+    std::vector<nlohmann::json> seen;
+    feed.follow([&](const nlohmann::json& e) { seen.push_back(e); });
+    mad::BadMkeyDetails b;
+    b.method = 0x02;
+    b.attr_id = 0x0015;
+    b.attr_mod = 3;
+    b.mkey = 0xdead; // never published
+    publish_mkey_violation(feed, Lid(9), b, "LID 4");
+    publish_mkey_incident(feed, daemon::MkeyIncident{Guid(0x77), true, "DR path 0,1", "PortInfo Set"}, true);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0] == nlohmann::json{{"time", 7.0}, {"event", "mkey-violation"}, {"lid", 9}, {"method", 2},
+                                    {"attribute", 0x15}, {"modifier", 3}, {"source", "LID 4"}});
+    CHECK(seen[1] == nlohmann::json{{"time", 7.0},        {"event", "mkey-incident"}, {"port_guid", "0x0000000000000077"},
+                                    {"switch", true},     {"where", "DR path 0,1"},    {"what", "PortInfo Set"},
+                                    {"lease_wait", true}});
+}

@@ -45,7 +45,8 @@ TEST_CASE("valid requests parse with their arguments and round-trip through requ
     for (const auto* line : {R"({"id": 1, "cmd": "status"})", R"({"cmd": "ports", "limit": 5})",
                              R"({"id": "a", "cmd": "port", "action": "isolate", "node_guid": "0x0000000000000001", "port": 254})",
                              R"({"cmd": "resweep", "heavy": false})", R"({"cmd": "log-level", "level": "off"})",
-                             R"({"cmd": "events", "follow": true})"}) {
+                             R"({"cmd": "events", "follow": true})", R"({"cmd": "mkey", "action": "rotate"})",
+                             R"({"cmd": "mkey", "action": "show", "port_guid": "0x0000000000000abc"})"}) {
         auto r = ok(line);
         CHECK(request_json(r) == nlohmann::json::parse(line));
     }
@@ -58,7 +59,7 @@ TEST_CASE("bad requests get an error naming what is wrong, with the id when it c
     CHECK(bad(R"({"id": 3})").error == "'a request' needs 'cmd'");
     auto u = bad(R"({"id": 4, "cmd": "reboot"})");
     CHECK(u.id == 4);
-    CHECK(u.error == "unknown cmd 'reboot' (known: status, ports, port, resweep, log-level, events)");
+    CHECK(u.error == "unknown cmd 'reboot' (known: status, ports, port, resweep, log-level, events, mkey)");
     CHECK(bad(R"({"cmd": 5})").error == "'cmd': expected a string, got an integer");
     CHECK(bad(R"({"cmd": "status", "verbose": true})").error == "'status' takes no key 'verbose' (it takes no arguments)");
     CHECK(bad(R"({"cmd": "ports", "limit": "3"})").error == "'limit': expected an integer 1..1000000, got a string");
@@ -129,4 +130,21 @@ TEST_CASE("the socket path and the peer rule", "[control]")
     CHECK(refuse_peer(1000u) == "permission denied: the control socket serves root only");
     CHECK(refuse_peer(65534u) == "permission denied: the control socket serves root only");
     CHECK(refuse_peer(std::nullopt)->starts_with("permission denied"));
+}
+
+TEST_CASE("mkey: rotate takes no port, show needs one", "[control][mkey]")
+{
+    CHECK(ok(R"({"cmd": "mkey", "action": "rotate"})").mkey_action == MkeyAction::rotate);
+    const auto show = ok(R"({"cmd": "mkey", "action": "show", "port_guid": "0x2c9"})");
+    CHECK(show.mkey_action == MkeyAction::show);
+    CHECK(show.port_guid == Guid(0x2c9));
+    CHECK(bad(R"({"cmd": "mkey"})").error == "'mkey' needs 'action'");
+    CHECK(bad(R"({"cmd": "mkey", "action": "reset"})").error == "'action': expected rotate or show, got 'reset'");
+    CHECK(bad(R"({"cmd": "mkey", "action": "show"})").error == "'mkey' needs 'port_guid'");
+    CHECK(bad(R"({"cmd": "mkey", "action": "show", "port_guid": "2c9"})").error ==
+          "'port_guid': expected '0x' and 1 to 16 hex digits, got '2c9'");
+    CHECK(bad(R"({"cmd": "mkey", "action": "rotate", "port_guid": "0x1"})").error ==
+          "'port_guid': 'mkey' rotate re-keys every port and takes no port");
+    CHECK(bad(R"({"cmd": "mkey", "action": "rotate", "secret": "x"})").error ==
+          "'mkey' takes no key 'secret' (it takes: action, port_guid)");
 }

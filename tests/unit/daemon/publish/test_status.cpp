@@ -355,3 +355,37 @@ TEST_CASE("state.json's ports are the one JSON form of a port row; a bad row nam
         CHECK(std::string(e.what()) == "ports[1].port: expected an unsigned integer");
     }
 }
+
+TEST_CASE("M_Key: state.json keeps the counters, metrics.prom has ibsmd_mkey_*, ibsm status one line", "[mkey]")
+{
+    DaemonStatus s = sample();
+    CHECK(status_from_json(to_state_json(s)).mkey == StatusMkey{}); // off unless set
+    s.mkey = StatusMkey{"per-port", 2, 60, "0123456789abcdef", 4, 3, 2, 1, true, 5, 1};
+    const auto back = status_from_json(to_state_json(s));
+    CHECK(back.mkey == s.mkey);
+
+    std::map<std::string, std::string> types;
+    const auto samples = parse_exposition(to_prometheus(s), types);
+    CHECK(types["ibsmd_mkey_violations_total"] == "counter");
+    CHECK(types["ibsmd_mkey_ports_lease_wait"] == "gauge");
+    CHECK(value_of(samples, "ibsmd_mkey_enabled") == 1);
+    CHECK(value_of(samples, "ibsmd_mkey_violations_total") == 4);
+    CHECK(value_of(samples, "ibsmd_mkey_incidents_total") == 3);
+    CHECK(value_of(samples, "ibsmd_mkey_rotations_total") == 2);
+    CHECK(value_of(samples, "ibsmd_mkey_rotations_completed_total") == 1);
+    CHECK(value_of(samples, "ibsmd_mkey_rotating") == 1);
+    CHECK(value_of(samples, "ibsmd_mkey_ports_stale") == 5);
+    CHECK(value_of(samples, "ibsmd_mkey_ports_lease_wait") == 1);
+
+    const std::string t = to_status_text(s, s.updated + 3, true);
+    CHECK(t.find("M_Key:        per-port, protect bits 2, lease 60 s, secret fingerprint 0123456789abcdef; 4 "
+                 "violations, 3 incidents, 2 rotations (rotating: 5 ports hold an old key), 1 ports waiting out "
+                 "their lease\n") != std::string::npos);
+    s.mkey = StatusMkey{};
+    CHECK(to_status_text(s, s.updated + 3, true).find("M_Key:        off; 0 violations, 0 incidents, 0 rotations\n") !=
+          std::string::npos);
+
+    auto j = nlohmann::json::parse(to_state_json(s));
+    j["mkey"]["violations"] = "many";
+    CHECK_THROWS_WITH(status_from_json(j.dump()), Catch::Contains("field 'mkey'"));
+}

@@ -572,7 +572,7 @@ std::optional<FakeFabric::Fault> FakeFabric::take_fault(NodeId node, const mad::
     const bool set = smp.method() == static_cast<std::uint8_t>(mad::Method::set);
     for (auto it = faults.begin(); it != faults.end(); ++it) {
         if (it->attr && *it->attr != attr) continue;
-        if (it->lose_answer && !set) continue;
+        if ((it->lose_answer || it->sets_only) && !set) continue;
         Fault f = *it;
         if (--it->count == 0) faults.erase(it);
         return f;
@@ -1111,6 +1111,13 @@ void FakeFabric::repress(const mad::Smp& smp)
 void FakeFabric::drop_next(Guid node, unsigned count, std::optional<std::uint16_t> attr)
 {
     reject_next(node, count, 0, attr);
+}
+
+void FakeFabric::drop_sets_next(Guid node, unsigned count, std::uint16_t attr)
+{
+    const auto id = fabric_.find_node(node);
+    if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
+    if (count) nodes_.at(id->value).faults.push_back(Fault{attr, count, 0, false, true});
 }
 
 void FakeFabric::reject_next(Guid node, unsigned count, std::uint16_t status, std::optional<std::uint16_t> attr)

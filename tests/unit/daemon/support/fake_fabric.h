@@ -249,6 +249,8 @@ public:
     // The next `count` requests that reach `node` (for `attr` only, when
     // given) are dropped: no answer, the transport times out.
     void drop_next(Guid node, unsigned count, std::optional<std::uint16_t> attr = std::nullopt);
+    // ... Sets of `attr` only (the Gets that read the port pass).
+    void drop_sets_next(Guid node, unsigned count, std::uint16_t attr);
     // ... or answered with `status` and nothing applied.
     void reject_next(Guid node, unsigned count, std::uint16_t status, std::optional<std::uint16_t> attr = std::nullopt);
 
@@ -331,6 +333,7 @@ private:
         unsigned count = 0;
         std::uint16_t status = 0; // 0: drop
         bool lose_answer = false; // Sets only: apply, then lose the answer
+        bool sets_only = false;   // a drop of Sets only
     };
     struct SimNode {
         std::vector<SimPort> ports; // index = port number
