@@ -121,42 +121,14 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         if (sl_vl && sl_vl->from_policy && !port0)
             e.desired.vl_high_limit =
                 port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
-        // A port known not to hold the limit asked is asked for what it
-        // keeps: the Set would change nothing.
-        if (auto k = kept_high_limit_.find({node.guid, ref.port.value()}); k != kept_high_limit_.end()) {
-            if (k->second.asked == e.desired.vl_high_limit && pi.vl_high_limit == k->second.held)
-                e.desired.vl_high_limit = k->second.held;
-            else if (k->second.asked != e.desired.vl_high_limit)
-                kept_high_limit_.erase(k);
-        }
+        // A port known not to hold a field is asked for what it keeps.
+        kept_.apply(node.guid, ref.port.value(), pi, e.desired);
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
         e.carries_lid = !node.is_switch() || port0;
         plan_.push_back(std::move(e));
     }
-}
-
-void PortProgrammer::note_kept_fields(PortPlanEntry& e, const mad::PortInfo& got)
-{
-    if (got.vl_high_limit == e.desired.vl_high_limit) return;
-    mad::PortInfo rest = without_commands(got);
-    rest.vl_high_limit = e.desired.vl_high_limit;
-    if (rest != e.desired) return; // other fields differ too: not this case
-    const auto key = std::pair(e.node_guid, e.port.port.value());
-    const auto [it, added] = kept_high_limit_.insert_or_assign(key, KeptLimit{e.desired.vl_high_limit, got.vl_high_limit});
-    (void)it;
-    if (added)
-        spdlog::warn("port {} keeps VLHighLimit {}, the policy's {} is not applied", e.name, got.vl_high_limit,
-                     e.desired.vl_high_limit);
-    e.desired.vl_high_limit = got.vl_high_limit;
-}
-
-std::map<std::pair<Guid, std::uint8_t>, std::uint8_t> PortProgrammer::vl_high_limit_kept() const
-{
-    std::map<std::pair<Guid, std::uint8_t>, std::uint8_t> out;
-    for (const auto& [key, k] : kept_high_limit_) out.emplace(key, k.held);
-    return out;
 }
 
 bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port)
@@ -185,7 +157,8 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     mad::encode(pi, std::span<std::uint8_t, 64>(data));
     auto done = [&](const mad::PortInfo& got) {
         e.current = got;
-        note_kept_fields(e, got);
+        for (const auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired))
+            spdlog::warn("port {} {}", e.name, m);
         e.config_differs = without_commands(got) != e.desired;
         if (reregister) {
             e.reregister = false;

@@ -22,17 +22,16 @@
 // ClientReregister on a CA port's first contact). Each Set's response is
 // checked for the state asked for.
 //
-// Fields a port does not hold: some SMAs (ibsim's among them) answer a Set
-// without VLHighLimit. Sending it again changes nothing, so when a Set's
-// answer matches everything but VLHighLimit, `kept_high_limit_` records what
-// the port keeps for the limit asked (desired vs confirmed, per port); the
-// next plans ask the port for what it holds, so no sweep re-sends the Set,
-// and the confirmed fabric never claims the policy's limit there. A new
-// limit (a reloaded policy) is tried once again.
+// Fields a port does not hold (kept_port_fields.h): after a Set whose
+// answer matches everything but VLHighLimit, SubnetTimeout, MasterSMSL or
+// M_KeyLeasePeriod, the port is asked for what it keeps from then on (a
+// warning once per port and field), so no heavy sweep re-sends the Set and
+// the confirmed fabric never claims what the port did not take.
 #pragma once
 
 #include "daemon/core/fabric_state.h"
 #include "daemon/core/mkey_book.h"
+#include "daemon/program/kept_port_fields.h"
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
@@ -43,7 +42,6 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -132,9 +130,8 @@ public:
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
-    // Ports that did not take the VLHighLimit asked of them: (node GUID,
-    // port) -> the limit they keep.
-    std::map<std::pair<Guid, std::uint8_t>, std::uint8_t> vl_high_limit_kept() const;
+    // What ports keep of the fields they do not store (kept_port_fields.h).
+    const KeptPortFields& kept_fields() const { return kept_; }
 
 private:
     // true when the port holds the state and settings (see the header).
@@ -143,16 +140,8 @@ private:
 
     PortSettings settings_;
     std::vector<PortPlanEntry> plan_;
-    // A Set's answer showed every field but VLHighLimit: record it (and
-    // warn once per port and limit asked).
-    void note_kept_fields(PortPlanEntry& e, const mad::PortInfo& got);
-
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
-    struct KeptLimit {
-        std::uint8_t asked = 0; // the limit the plan wanted
-        std::uint8_t held = 0;  // what the port answered instead
-    };
-    std::map<std::pair<Guid, std::uint8_t>, KeptLimit> kept_high_limit_;
+    KeptPortFields kept_;
     MkeyBook* mkeys_ = nullptr;
 };
 
