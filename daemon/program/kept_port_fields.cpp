@@ -12,12 +12,13 @@ struct FieldInfo {
     Field field;
     const char* name;
     const char* whose; // whose value was not applied
+    bool warn;
 };
 constexpr std::array<FieldInfo, 4> fields{{
-    {Field::vl_high_limit, "VLHighLimit", "the policy's"},
-    {Field::subnet_timeout, "SubnetTimeout", "the SM's"},
-    {Field::master_sm_sl, "MasterSMSL", "the SM's"},
-    {Field::mkey_lease_period, "M_KeyLeasePeriod", "the SM's"},
+    {Field::vl_high_limit, "VLHighLimit", "the policy's", true},
+    {Field::subnet_timeout, "SubnetTimeout", "the SM's", false},
+    {Field::master_sm_sl, "MasterSMSL", "the SM's", false},
+    {Field::mkey_lease_period, "M_KeyLeasePeriod", "the SM's", false},
 }};
 
 unsigned get(const mad::PortInfo& p, Field f)
@@ -65,10 +66,10 @@ void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& cu
     }
 }
 
-std::vector<std::string> KeptPortFields::note(Guid node, std::uint8_t port, const mad::PortInfo& got,
+std::vector<KeptPortFields::Message> KeptPortFields::note(Guid node, std::uint8_t port, const mad::PortInfo& got,
                                               mad::PortInfo& desired)
 {
-    std::vector<std::string> out;
+    std::vector<Message> out;
     mad::PortInfo rest = settings_of(got);
     for (const auto& fi : fields) set(rest, fi.field, get(desired, fi.field));
     if (rest != desired) return out; // something else differs: not a kept field
@@ -78,8 +79,9 @@ std::vector<std::string> KeptPortFields::note(Guid node, std::uint8_t port, cons
         const auto [it, added] = kept_.insert_or_assign({node, port, fi.field}, Kept{asked, held});
         (void)it;
         if (added)
-            out.push_back(std::string("keeps ") + fi.name + " " + std::to_string(held) + ", " + fi.whose + " " +
-                          std::to_string(asked) + " is not applied");
+            out.push_back({std::string("keeps ") + fi.name + " " + std::to_string(held) + ", " + fi.whose + " " +
+                               std::to_string(asked) + " is not applied",
+                           fi.warn});
         set(desired, fi.field, held);
     }
     return out;

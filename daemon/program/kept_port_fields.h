@@ -41,11 +41,17 @@ public:
     // the port (`current`) still holds for the same asked value.
     void apply(Guid node, std::uint8_t port, const mad::PortInfo& current, mad::PortInfo& desired);
 
+    struct Message {
+        std::string text; // "keeps VLHighLimit 0, the policy's 4 is not applied"
+        // The policy's value (VLHighLimit) is lost: worth a warning. The
+        // SM's own defaults (ibsim keeps none of them) are information.
+        bool warn = false;
+    };
     // After a Set answered with `got`: records the fields the port did not
     // take (only when all else matched `desired`), sets them in `desired`
     // to what the port holds, and returns one message per newly recorded
-    // field, e.g. "keeps VLHighLimit 0, the policy's 4 is not applied".
-    std::vector<std::string> note(Guid node, std::uint8_t port, const mad::PortInfo& got, mad::PortInfo& desired);
+    // field.
+    std::vector<Message> note(Guid node, std::uint8_t port, const mad::PortInfo& got, mad::PortInfo& desired);
 
     // The value a port keeps for `field`, if recorded.
     std::optional<unsigned> kept(Guid node, std::uint8_t port, Field field) const;

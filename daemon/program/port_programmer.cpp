@@ -158,7 +158,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     auto done = [&](const mad::PortInfo& got) {
         e.current = got;
         for (const auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired))
-            spdlog::warn("port {} {}", e.name, m);
+            spdlog::log(m.warn ? spdlog::level::warn : spdlog::level::info, "port {} {}", e.name, m.text);
         e.config_differs = without_commands(got) != e.desired;
         if (reregister) {
             e.reregister = false;

@@ -34,8 +34,10 @@ TEST_CASE("kept fields: a port that drops VLHighLimit and SubnetTimeout is recor
     got.subnet_timeout = 31;
     const auto msgs = k.note(Guid(0x10), 1, got, desired);
     REQUIRE(msgs.size() == 2);
-    CHECK(msgs[0] == "keeps VLHighLimit 0, the policy's 4 is not applied");
-    CHECK(msgs[1] == "keeps SubnetTimeout 31, the SM's 18 is not applied");
+    CHECK(msgs[0].text == "keeps VLHighLimit 0, the policy's 4 is not applied");
+    CHECK(msgs[0].warn);
+    CHECK(msgs[1].text == "keeps SubnetTimeout 31, the SM's 18 is not applied");
+    CHECK_FALSE(msgs[1].warn);
     CHECK(desired.vl_high_limit == 0);
     CHECK(desired.subnet_timeout == 31);
     CHECK(desired.master_sm_sl == 1);
@@ -61,7 +63,7 @@ TEST_CASE("kept fields: a port that drops VLHighLimit and SubnetTimeout is recor
     CHECK_FALSE(k.kept(Guid(0x10), 1, KeptPortFields::Field::vl_high_limit));
     const auto msgs2 = k.note(Guid(0x10), 1, got, reloaded);
     REQUIRE(msgs2.size() == 1);
-    CHECK(msgs2[0] == "keeps VLHighLimit 0, the policy's 6 is not applied");
+    CHECK(msgs2[0].text == "keeps VLHighLimit 0, the policy's 6 is not applied");
 }
 
 TEST_CASE("kept fields: an answer that differs elsewhere too records nothing", "[port]")
