@@ -67,7 +67,7 @@ void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& cu
 }
 
 std::vector<KeptPortFields::Message> KeptPortFields::note(Guid node, std::uint8_t port, const mad::PortInfo& got,
-                                              mad::PortInfo& desired)
+                                                          mad::PortInfo& desired)
 {
     std::vector<Message> out;
     mad::PortInfo rest = settings_of(got);

@@ -24,9 +24,10 @@
 //
 // Fields a port does not hold (kept_port_fields.h): after a Set whose
 // answer matches everything but VLHighLimit, SubnetTimeout, MasterSMSL or
-// M_KeyLeasePeriod, the port is asked for what it keeps from then on (a
-// warning once per port and field), so no heavy sweep re-sends the Set and
-// the confirmed fabric never claims what the port did not take.
+// M_KeyLeasePeriod, the port is asked for what it keeps from then on (one
+// log line per port and field: a warning for the policy's VLHighLimit), so
+// no heavy sweep re-sends the Set and the confirmed fabric never claims
+// what the port did not take.
 #pragma once
 
 #include "daemon/core/fabric_state.h"
@@ -130,8 +131,6 @@ public:
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
-    // What ports keep of the fields they do not store (kept_port_fields.h).
-    const KeptPortFields& kept_fields() const { return kept_; }
 
 private:
     // true when the port holds the state and settings (see the header).
