@@ -145,6 +145,8 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         if (sl_vl && sl_vl->from_policy && !port0)
             e.desired.vl_high_limit =
                 port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
+        // A port known not to hold a field is asked for what it keeps.
+        kept_.apply(node.guid, ref.port.value(), pi, e.desired);
         e.config_differs = without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
@@ -179,6 +181,8 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     mad::encode(pi, std::span<std::uint8_t, 64>(data));
     auto done = [&](const mad::PortInfo& got) {
         e.current = got;
+        for (const auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired))
+            spdlog::log(m.warn ? spdlog::level::warn : spdlog::level::info, "port {} {}", e.name, m.text);
         e.config_differs = without_commands(got) != e.desired;
         if (reregister) {
             e.reregister = false;

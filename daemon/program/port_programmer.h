@@ -21,10 +21,18 @@
 // arrive together), then every armed port gets PortState ACTIVE (with
 // ClientReregister on a CA port's first contact). Each Set's response is
 // checked for the state asked for.
+//
+// Fields a port does not hold (kept_port_fields.h): after a Set whose
+// answer matches everything but VLHighLimit, SubnetTimeout, MasterSMSL or
+// M_KeyLeasePeriod, the port is asked for what it keeps from then on (one
+// log line per port and field: a warning for the policy's VLHighLimit), so
+// no heavy sweep re-sends the Set and the confirmed fabric never claims
+// what the port did not take.
 #pragma once
 
 #include "daemon/core/fabric_state.h"
 #include "daemon/core/mkey_book.h"
+#include "daemon/program/kept_port_fields.h"
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
@@ -142,6 +150,7 @@ private:
     PortSettings settings_;
     std::vector<PortPlanEntry> plan_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
+    KeptPortFields kept_;
     MkeyBook* mkeys_ = nullptr;
     std::optional<MkeySettings> mkey_settings_; // learn_keys()'s copy, for prepare()
     std::unordered_set<Guid> clear_keys_;       // M_Key off: checking ports whose key the SM clears

@@ -131,7 +131,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     rep.links = fabric.link_count();
     rep.lids = lid_report(net, tables);
     const ShortestPaths sp(net, options.threads);
-    const SlLookup sls(net, tables);
+    const SlLookup sls(net, tables, options.vl_mask_of_sl ? &*options.vl_mask_of_sl : nullptr);
     prepare->tick();
     prepare.reset();
     lap("prepare");

@@ -17,6 +17,9 @@
 #include "routing/tables.h"
 #include "topology/fabric.h"
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,11 @@ struct Options {
     std::vector<std::string> order_lines;
     // Include switch-originated traffic (switch -> * pairs, second CDG).
     bool switch_traffic = true;
+    // Per routing SL, the VLs its pairs travel on between switches (a QoS
+    // SL2VL spreads one routing SL over a VL per band: qos::SlVlPlan::
+    // vl_mask_of_routing_sl), so the credit-loop check sees the VLs the
+    // programmed tables give; unset: SL s on VL s.
+    std::optional<std::array<std::uint16_t, 16>> vl_mask_of_sl;
     unsigned threads = 0; // 0 = hardware concurrency
     std::size_t max_examples = 5;
     // Fill Report::link_loads (every channel's load and up to link_examples

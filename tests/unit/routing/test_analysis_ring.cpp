@@ -191,6 +191,24 @@ TEST_CASE("SLs put routes on separate VLs and break the loop")
     CHECK_FALSE(rep.credit_all.has_loop());
     CHECK_FALSE(rep.credit_ca_only.has_loop());
 
+    // QoS masks (Options::vl_mask_of_sl): two bands, layer l on VLs l and
+    // 2 + l, as qos::SlVlPlan gives them. Each band repeats the layers'
+    // dependencies, so four VLs carry traffic and none has a loop.
+    Options banded = quick();
+    banded.vl_mask_of_sl = std::array<std::uint16_t, 16>{0b0101, 0b1010};
+    Report rep_q = analyze(r.fabric, r.tables, banded);
+    REQUIRE(rep_q.credit_all.vls.size() == 4);
+    CHECK_FALSE(rep_q.credit_all.has_loop());
+    CHECK(rep_q.credit_all.vls[2].dependencies == rep.credit_all.vls[0].dependencies);
+    CHECK(rep_q.credit_all.vls[3].dependencies == rep.credit_all.vls[1].dependencies);
+    // A table that puts layer 1 onto band 0's VL too merges the layers on
+    // VL 0 and closes the loop there, as the tables on the wire would.
+    Options merged = quick();
+    merged.vl_mask_of_sl = std::array<std::uint16_t, 16>{0b0101, 0b0011};
+    Report rep_m = analyze(r.fabric, r.tables, merged);
+    REQUIRE(rep_m.credit_all.has_loop());
+    CHECK_FALSE(rep_m.credit_all.vls[0].cycle.empty());
+
     // The same SLs with everything on SL 0 but one pair still loop.
     r.tables.sl = routing::SlTable(sources, 9);
     set_sl({r.h[0], PortNum(1)}, 8, 1); // hA -> hD on VL 1

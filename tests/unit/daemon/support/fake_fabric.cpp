@@ -667,6 +667,7 @@ FakeFabric::Answer FakeFabric::port_info(const mad::Smp& req, PortRef at)
         if (d->operational_vls > next.vl_cap) return reply(target, fake_status::invalid_value);
         next.operational_vls = d->operational_vls;
     }
+    if (!nodes_.at(at.node.value).drops_vl_high_limit) next.vl_high_limit = d->vl_high_limit;
     if (d->neighbor_mtu != 0) {
         if (d->neighbor_mtu > next.mtu_cap) return reply(target, fake_status::invalid_value);
         next.neighbor_mtu = d->neighbor_mtu;

@@ -32,7 +32,8 @@
 //  - Attributes, each through its codec in mad/: NodeInfo, NodeDescription,
 //    PortInfo (Set: LID, LMC, MasterSMLID/SL, GID prefix, SubnetTimeout on
 //    CA ports and switch port 0; OperationalVLs <= VLCap and NeighborMTU <=
-//    MTUCap on every port, 0 meaning no change; PortState 0 no change, 1
+//    MTUCap on every port, 0 meaning no change; VLHighLimit on every port
+//    unless set_drops_vl_high_limit; PortState 0 no change, 1
 //    DOWN (the link retrains to INIT at both ends, ibsim's model), 3 ARMED
 //    only from INIT with the neighbour up, 4 ACTIVE only from ARMED with the
 //    neighbour ARMED or ACTIVE; anything else rejects the whole Set with
@@ -279,6 +280,11 @@ public:
     // AttributeModifier is part of the port number to it, so it answers
     // such a Get or Set with a bad status (invalid attribute modifier).
     void set_plain_port_info(topology::NodeId node) { nodes_.at(node.value).plain_port_info = true; }
+    // An SMA that answers a PortInfo Set without storing VLHighLimit, as
+    // ibsim's does (others store it: IBA 14.2.5.6).
+    void set_drops_vl_high_limit(topology::NodeId node) { nodes_.at(node.value).drops_vl_high_limit = true; }
+    // PortInfo VLCap of one port (1 = VL0 only .. 5 = VL0-14; default 4).
+    void set_vl_cap(topology::PortRef p, std::uint8_t code) { sim(p).info.vl_cap = code; }
 
     // --- M_Key: another SM (or a lost secret) keyed this port; `p` is a
     // CA port or a switch (any port: its port 0 is keyed). ---
@@ -344,6 +350,7 @@ private:
         std::vector<Fault> faults;
         FakeSpeed speed = FakeSpeed::qdr;
         bool plain_port_info = false; // set_plain_port_info
+        bool drops_vl_high_limit = false; // set_drops_vl_high_limit
     };
     struct Delivery {
         topology::PortRef at; // the port the request entered the destination by

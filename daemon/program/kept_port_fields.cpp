@@ -1,0 +1,97 @@
+#include "daemon/program/kept_port_fields.h"
+
+#include <array>
+
+namespace ibsm::daemon {
+
+namespace {
+
+using Field = KeptPortFields::Field;
+
+struct FieldInfo {
+    Field field;
+    const char* name;
+    const char* whose; // whose value was not applied
+    bool warn;
+};
+constexpr std::array<FieldInfo, 4> fields{{
+    {Field::vl_high_limit, "VLHighLimit", "the policy's", true},
+    {Field::subnet_timeout, "SubnetTimeout", "the SM's", false},
+    {Field::master_sm_sl, "MasterSMSL", "the SM's", false},
+    {Field::mkey_lease_period, "M_KeyLeasePeriod", "the SM's", false},
+}};
+
+unsigned get(const mad::PortInfo& p, Field f)
+{
+    switch (f) {
+    case Field::vl_high_limit: return p.vl_high_limit;
+    case Field::subnet_timeout: return p.subnet_timeout;
+    case Field::master_sm_sl: return p.master_sm_sl;
+    case Field::mkey_lease_period: return p.mkey_lease_period;
+    }
+    return 0;
+}
+
+void set(mad::PortInfo& p, Field f, unsigned v)
+{
+    switch (f) {
+    case Field::vl_high_limit: p.vl_high_limit = static_cast<std::uint8_t>(v); break;
+    case Field::subnet_timeout: p.subnet_timeout = static_cast<std::uint8_t>(v); break;
+    case Field::master_sm_sl: p.master_sm_sl = static_cast<std::uint8_t>(v); break;
+    case Field::mkey_lease_period: p.mkey_lease_period = static_cast<std::uint16_t>(v); break;
+    }
+}
+
+// The commands a Set carries, cleared as the desired PortInfo has them.
+mad::PortInfo settings_of(mad::PortInfo p)
+{
+    p.port_state = mad::PortState::no_change;
+    p.port_phys_state = 0;
+    p.link_down_default_state = 0;
+    p.client_reregister = false;
+    return p;
+}
+
+} // namespace
+
+void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& current, mad::PortInfo& desired)
+{
+    for (const auto& fi : fields) {
+        auto it = kept_.find({node, port, fi.field});
+        if (it == kept_.end()) continue;
+        if (it->second.asked != get(desired, fi.field))
+            kept_.erase(it); // a new value: try it once more
+        else if (get(current, fi.field) == it->second.held)
+            set(desired, fi.field, it->second.held);
+    }
+}
+
+std::vector<KeptPortFields::Message> KeptPortFields::note(Guid node, std::uint8_t port, const mad::PortInfo& got,
+                                                          mad::PortInfo& desired)
+{
+    std::vector<Message> out;
+    mad::PortInfo rest = settings_of(got);
+    for (const auto& fi : fields) set(rest, fi.field, get(desired, fi.field));
+    if (rest != desired) return out; // something else differs: not a kept field
+    for (const auto& fi : fields) {
+        const unsigned asked = get(desired, fi.field), held = get(got, fi.field);
+        if (asked == held) continue;
+        const auto [it, added] = kept_.insert_or_assign({node, port, fi.field}, Kept{asked, held});
+        (void)it;
+        if (added)
+            out.push_back({std::string("keeps ") + fi.name + " " + std::to_string(held) + ", " + fi.whose + " " +
+                               std::to_string(asked) + " is not applied",
+                           fi.warn});
+        set(desired, fi.field, held);
+    }
+    return out;
+}
+
+std::optional<unsigned> KeptPortFields::kept(Guid node, std::uint8_t port, Field field) const
+{
+    auto it = kept_.find({node, port, field});
+    if (it == kept_.end()) return std::nullopt;
+    return it->second.held;
+}
+
+} // namespace ibsm::daemon
