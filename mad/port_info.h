@@ -72,6 +72,19 @@ struct PortInfo {
     bool operator==(const PortInfo&) const = default;
 };
 
+// `pi` with the fields a Set carries as commands (PortState, PortPhysicalState,
+// LinkDownDefaultState, ClientReregister) set to "no change": the settings
+// alone, so writing back what was read never changes state by accident, and
+// a read-back compares with what the SM wants as settings.
+inline PortInfo without_commands(PortInfo pi)
+{
+    pi.port_state = PortState::no_change;
+    pi.port_phys_state = 0;
+    pi.link_down_default_state = 0;
+    pi.client_reregister = false;
+    return pi;
+}
+
 // nullopt when too short or PortState is > 4.
 std::optional<PortInfo> decode_port_info(std::span<const std::uint8_t> data);
 void encode(const PortInfo& v, std::span<std::uint8_t, 64> out);

@@ -42,15 +42,6 @@ void set(mad::PortInfo& p, Field f, unsigned v)
     }
 }
 
-// The commands a Set carries, cleared as the desired PortInfo has them.
-mad::PortInfo settings_of(mad::PortInfo p)
-{
-    p.port_state = mad::PortState::no_change;
-    p.port_phys_state = 0;
-    p.link_down_default_state = 0;
-    p.client_reregister = false;
-    return p;
-}
 
 } // namespace
 
@@ -70,7 +61,7 @@ std::vector<KeptPortFields::Message> KeptPortFields::note(Guid node, std::uint8_
                                                           mad::PortInfo& desired)
 {
     std::vector<Message> out;
-    mad::PortInfo rest = settings_of(got);
+    mad::PortInfo rest = mad::without_commands(got);
     for (const auto& fi : fields) set(rest, fi.field, get(desired, fi.field));
     if (rest != desired) return out; // something else differs: not a kept field
     for (const auto& fi : fields) {

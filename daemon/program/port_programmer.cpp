@@ -11,22 +11,7 @@
 
 namespace ibsm::daemon {
 
-namespace {
-
 using topology::PortRef;
-
-// The fields a Set must carry as "no change", cleared so that writing back
-// what was read never changes state by accident.
-mad::PortInfo without_commands(mad::PortInfo pi)
-{
-    pi.port_state = mad::PortState::no_change;
-    pi.port_phys_state = 0;
-    pi.link_down_default_state = 0;
-    pi.client_reregister = false;
-    return pi;
-}
-
-} // namespace
 
 std::uint8_t operational_vls_code(unsigned vls)
 {
@@ -42,7 +27,7 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
                                 const routing::SlTable* sls, const MkeySettings* mkeys)
 {
     const auto& f = found.fabric;
-    mad::PortInfo d = without_commands(current);
+    mad::PortInfo d = mad::without_commands(current);
     const bool sw = f.node(port.node).is_switch();
     // LID, LMC and the subnet fields live on CA ports and switch port 0;
     // IBA leaves them unused on a switch's external ports.
@@ -147,7 +132,7 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
                 port_vl_tables(*sl_vl, policy, node.is_switch(), ref.port, f.port(ref).guid).high_limit;
         // A port known not to hold a field is asked for what it keeps.
         kept_.apply(node.guid, ref.port.value(), pi, e.desired);
-        e.config_differs = without_commands(pi) != e.desired;
+        e.config_differs = mad::without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
         e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
         e.carries_lid = !node.is_switch() || port0;
@@ -183,7 +168,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
         e.current = got;
         for (const auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired))
             spdlog::log(m.warn ? spdlog::level::warn : spdlog::level::info, "port {} {}", e.name, m.text);
-        e.config_differs = without_commands(got) != e.desired;
+        e.config_differs = mad::without_commands(got) != e.desired;
         if (reregister) {
             e.reregister = false;
             contacted_.insert({e.node_guid, e.port.port.value()});
