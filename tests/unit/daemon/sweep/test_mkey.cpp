@@ -40,6 +40,19 @@ daemon::MkeySettings keyed(std::uint8_t seed, std::uint8_t bits = 1, std::uint16
     return daemon::MkeySettings{true, mkey::KeyRing::per_port(secret(seed)), bits, lease};
 }
 
+// The book wired as daemon/main.cpp wires it: the transport asks it for
+// every SMP's key, the bring-up keys the ports from it.
+struct KeyedBringup {
+    daemon::MkeyBook book;
+    daemon::Bringup bringup;
+    KeyedBringup(test::FabricLoop& loop, const std::filesystem::path& dir, daemon::MkeySettings settings)
+        : book(std::move(settings)), bringup(loop.transport, bringup_settings(dir))
+    {
+        loop.transport.set_mkey_source(&book);
+        bringup.set_mkeys(&book);
+    }
+};
+
 // The key a port holds on the fake (a switch: port 0's) and the GUID it is derived from.
 std::pair<std::uint64_t, Guid> fake_key(const test::FakeFabric& fake, PortRef p)
 {
@@ -124,10 +137,9 @@ TEST_CASE("bring-up with M_Key keys every port and costs no SMP more than withou
     }
     TempDir dir;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(1, 2));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(1, 2));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     const auto o = loop.run([&] { return b.sweep(); });
     INFO(o.reason);
     REQUIRE(o.up);
@@ -200,10 +212,9 @@ TEST_CASE("rotation re-keys every port with the old key on each Set, every port 
     TempDir dir;
     test::Tree t;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(1, 2));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(1, 2));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
 
     book.set_settings(keyed(77, 2));
@@ -231,12 +242,11 @@ TEST_CASE("a port keyed by another SM is recovered after its lease", "[fake][mke
     test::TwoSwitches t;
     test::FabricLoop loop(t.f);
     loop.fabric.set_port_mkey({t.h3, PortNum(1)}, 0x5eed, 1, 60);
-    daemon::MkeyBook book(keyed(3, 1, 60));
+    KeyedBringup keyed_sm(loop, dir.path, keyed(3, 1, 60));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     std::vector<daemon::MkeyIncident> incidents;
     book.set_incident_handler([&](const daemon::MkeyIncident& i) { incidents.push_back(i); });
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
     const auto first = loop.run([&] { return b.sweep(); });
     CHECK_FALSE(first.up);
     const Guid h3 = loop.fabric.fabric().port({t.h3, PortNum(1)}).guid;
@@ -264,10 +274,9 @@ TEST_CASE("rotation through the scheduler: no SMP refused, every port re-keyed, 
     TempDir dir;
     test::Tree t;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(1, 2));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(1, 2));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     std::uint64_t before = 0;
     const auto r = run_rotation(loop, b, book, [&] {
         before = fake_key(loop.fabric, {t.hosts[4], PortNum(1)}).first;
@@ -299,10 +308,9 @@ TEST_CASE("a rotation interrupted by a lost Set finishes on the next sweep", "[f
     test::Tree t;
     // Retries cycle through the keys the book knows (held, new, old).
     test::FabricLoop loop(t.f, {}, test::fast_transport(2));
-    daemon::MkeyBook book(keyed(1, 2));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(1, 2));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     const Guid h4 = loop.fabric.fabric().port({t.hosts[4], PortNum(1)}).guid;
     std::uint64_t old_key = 0;
     const auto r = run_rotation(loop, b, book, [&] {
@@ -336,10 +344,9 @@ TEST_CASE("a port that left the fabric does not hold a rotation open", "[fake][m
     TempDir dir;
     test::Tree t;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(1, 1));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(1, 1));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
     const Guid h7 = loop.fabric.fabric().port({t.hosts[7], PortNum(1)}).guid;
     const auto old_key = book.desired(h7);
@@ -373,10 +380,8 @@ TEST_CASE("a Bad M_Key trap reaches the trap receiver's observer with the offend
     TempDir dir;
     test::TwoSwitches t;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(2, 1));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(2, 1));
+    auto& b = keyed_sm.bringup;
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
 
     daemon::EventQueue events(loop.io.get_executor());
@@ -417,10 +422,9 @@ TEST_CASE("turning M_Key off clears the keys the SM set, and then leaves the fie
     TempDir dir;
     test::Tree t;
     test::FabricLoop loop(t.f);
-    daemon::MkeyBook book(keyed(3, 1));
-    loop.transport.set_mkey_source(&book);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
-    b.set_mkeys(&book);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(3, 1));
+    auto& book = keyed_sm.book;
+    auto& b = keyed_sm.bringup;
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
     check_all_keyed(loop.fabric, book, 1);
 
