@@ -7,6 +7,7 @@
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 #include "../support/log_capture.h"
+#include "../support/qos_policies.h"
 
 #include "daemon/sa/sa_paths.h"
 #include "daemon/sa/sa_services.h"
@@ -21,21 +22,6 @@ namespace sa = ibsm::mad::sa;
 using topology::PortRef;
 
 namespace {
-
-// Two bands: bulk's SL 1 on VL 1 everywhere, for every pair.
-config::QosConfig two_band_policy()
-{
-    config::QosConfig q;
-    q.enabled = true;
-    q.levels = {config::QosLevel{"bulk", 1, std::nullopt, std::nullopt, std::nullopt}};
-    config::QosRule all;
-    all.level = "bulk";
-    q.rules = {all};
-    const config::QosSl2Vl two_bands{0, 1};
-    q.sl2vl_ca = q.sl2vl_switch = q.sl2vl_switch_port0 = two_bands;
-    q.vlarb_ca = config::QosVlArb{{{1, 32}}, {{0, 64}}, 4};
-    return q;
-}
 
 std::uint8_t path_sl(const daemon::SubnetSnapshot& s, Lid from, Lid to)
 {
@@ -66,7 +52,7 @@ TEST_CASE("a CA whose VLCap is below the policy's bands: policy not applied, SA 
     test::FabricLoop loop{t.f};
     loop.fabric.set_vl_cap(PortRef{t.h3, PortNum(1)}, 1); // VL0 only
     auto settings = test::bringup_settings(dir.path, {"minhop"});
-    settings.qos = two_band_policy();
+    settings.qos = test::two_band_policy();
     daemon::Bringup b(loop.transport, settings);
     const auto out = loop.run([&] { return b.sweep(); });
     INFO(out.reason);

@@ -6,6 +6,7 @@
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
 #include "../support/log_capture.h"
+#include "../support/qos_policies.h"
 
 #include "daemon/sweep/bringup.h"
 
@@ -16,17 +17,10 @@ using topology::PortRef;
 
 namespace {
 
+// Two bands with VLHighLimit 4 on CA ports and 2 on switch ports.
 config::QosConfig high_limit_policy()
 {
-    config::QosConfig q;
-    q.enabled = true;
-    q.levels = {config::QosLevel{"bulk", 1, std::nullopt, std::nullopt, std::nullopt}};
-    config::QosRule all;
-    all.level = "bulk";
-    q.rules = {all};
-    const config::QosSl2Vl two_bands{0, 1};
-    q.sl2vl_ca = q.sl2vl_switch = q.sl2vl_switch_port0 = two_bands;
-    q.vlarb_ca = config::QosVlArb{{{1, 32}}, {{0, 64}}, 4};
+    config::QosConfig q = test::two_band_policy();
     q.vlarb_switch = config::QosVlArb{{{1, 16}}, {{0, 64}}, 2};
     return q;
 }
