@@ -5,6 +5,7 @@
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
+#include "routing/nue.h"
 #include "routing/paths/path_stage.h"
 #include "routing/updn.h"
 #include "routing/sssp.h"
@@ -49,6 +50,7 @@ Registry default_registry()
     r.add("updn", [] { return std::make_unique<UpdnEngine>(); });
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
+    r.add("nue", [] { return std::make_unique<NueEngine>(); });
     // Per-pair path routing + the LID-assignment stage (seed 002).
     // Two threads: the machines this runs on and the daemon's compute pool.
     auto names = paths::path_engine_names();

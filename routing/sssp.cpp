@@ -7,12 +7,10 @@
 
 namespace ibsm::routing {
 
-namespace {
-
 // OpenSM's dfsssp order: CA ports grouped by their switch (more CAs first,
 // then switch index, then port), then the switches' own LIDs in the same
 // switch order. Unconnected ports are left out.
-std::vector<std::uint32_t> routing_order(const SwitchGraph& g)
+std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& g)
 {
     const auto& dests = g.destinations;
     std::vector<std::uint32_t> order;
@@ -27,6 +25,8 @@ std::vector<std::uint32_t> routing_order(const SwitchGraph& g)
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
     return order;
 }
+
+namespace {
 
 class Router {
 public:
@@ -91,7 +91,7 @@ SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap&
     r.graph = build_switch_graph(fabric, lids);
     r.out_port.assign(static_cast<std::size_t>(r.graph.lid_limit) * r.graph.size(), no_route);
     Router router(r);
-    for (std::uint32_t i : routing_order(r.graph)) {
+    for (std::uint32_t i : sssp_routing_order(r.graph)) {
         const auto& d = r.graph.destinations[i];
         for (std::uint32_t k = 0; k < d.count; ++k)
             router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);

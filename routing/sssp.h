@@ -46,6 +46,11 @@ struct SsspRoutes {
     std::uint8_t port(std::uint32_t lid, std::size_t s) const { return out_port[lid * graph.size() + s]; }
 };
 
+// The order sssp routes destinations in (indices into graph.destinations,
+// connected ones only): CA ports grouped by their switch, switches with more
+// CAs first, then the switches' own LIDs. nue routes each layer in it too.
+std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& graph);
+
 SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids);
 
 // The per-switch tables of `routes` (engine name, LinearFDBTop = top LID).

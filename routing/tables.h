@@ -64,6 +64,9 @@ struct RoutingTables {
     // What that LID assignment reports for the log: ports whose block moved
     // (and why), and the LID count ("LIDs: 412 (CA 396, ...)").
     std::vector<std::string> lid_notes;
+    // What the engine wants said about how it routed (logged at info, shown
+    // by `ibsm route`): dfsssp's escape layer, nue's escape-path fallbacks.
+    std::vector<std::string> notes;
 };
 
 } // namespace ibsm::routing

@@ -242,6 +242,7 @@ int route_main(const Args& args)
     // A path engine in the colour-first order assigned the LIDs itself.
     const lidassign::LidMap& lids = outcome.tables->lids ? *outcome.tables->lids : assigned.lids;
     for (const auto& note : outcome.tables->lid_notes) report << "lid-assignment: " << note << '\n';
+    for (const auto& note : outcome.tables->notes) report << "note: " << outcome.engine() << ": " << note << '\n';
     lidassign::apply_lids(lids, fabric);
 
     auto t3 = Clock::now();

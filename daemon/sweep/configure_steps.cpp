@@ -259,6 +259,7 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     // A path engine in the colour-first order assigned the LIDs itself (per-port
     // LMC): those are programmed, published and remembered instead.
     for (const auto& n : chain.tables->lid_notes) spdlog::info("LID note: {}: {}", chain.tables->engine, n);
+    for (const auto& n : chain.tables->notes) spdlog::info("routing note: {}: {}", chain.tables->engine, n);
     step.lids = chain.tables->lids ? adopt_engine_lids(found, std::move(lids), *chain.tables->lids) : std::move(lids);
     step.tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
     const auto& t = *step.tables;

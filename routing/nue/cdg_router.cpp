@@ -1,0 +1,166 @@
+// The modified Dijkstra on the complete CDG (see header).
+#include "routing/nue/cdg_router.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <tuple>
+
+namespace ibsm::routing::nue {
+
+namespace {
+constexpr auto infinite = std::numeric_limits<std::uint64_t>::max();
+}
+
+CdgRouter::CdgRouter(const ChannelTurns& turns, std::vector<std::uint8_t>& out_port,
+                     std::vector<std::uint64_t>& weight, std::vector<std::uint32_t> source_weight)
+    : t_(turns), out_port_(out_port), weight_(weight), source_weight_(std::move(source_weight)),
+      dist_(turns.g.size(), infinite), via_(turns.g.size(), no_channel), fresh_(turns.g.size(), 0),
+      into_(turns.g.size(), no_channel), settled_(turns.g.size(), 0), load_(turns.g.size(), 0)
+{
+}
+
+void CdgRouter::relax(std::uint32_t x, std::size_t t, DependencyLayer& layer)
+{
+    const std::uint32_t cx = via_[x];
+    t_.for_each_incoming(x, [&](std::uint32_t cw) {
+        const std::uint32_t w = t_.tail[cw];
+        if (settled_[w] == stamp_) return;
+        const std::uint64_t offer = dist_[x] + weight_[cw];
+        if (offer > dist_[w]) return;
+        const bool turns = x != t;
+        if (offer == dist_[w]) {
+            // Equal: only worth it to replace a turn added for this LID by one in use.
+            if (!turns || !fresh_[w] || layer.state(t_.turn(cw, cx)) != DependencyLayer::State::used) return;
+        }
+        bool added = false;
+        if (turns) {
+            const auto state = layer.state(t_.turn(cw, cx));
+            if (state == DependencyLayer::State::blocked) return;
+            if (state == DependencyLayer::State::unused) {
+                // w's own tentative turn must not count against its replacement.
+                if (fresh_[w]) layer.release(via_[w], into_[w]);
+                if (!layer.try_use(cw, cx)) {
+                    if (fresh_[w]) layer.try_use(via_[w], into_[w]); // held before: cannot fail
+                    return;
+                }
+                added = true;
+                fresh_[w] = 0;
+            }
+        }
+        if (fresh_[w]) layer.release(via_[w], into_[w]);
+        via_[w] = cw;
+        dist_[w] = offer;
+        fresh_[w] = added;
+        into_[w] = cx;
+        heap_.push_back({offer, w, cw});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    });
+}
+
+std::size_t CdgRouter::route(std::uint32_t lid, std::size_t t, std::uint8_t final_port, DependencyLayer& layer,
+                             const EscapePaths& escape)
+{
+    const auto& g = t_.g;
+    const std::size_t S = g.size();
+    ++stamp_;
+    std::fill(dist_.begin(), dist_.end(), infinite);
+    std::fill(via_.begin(), via_.end(), no_channel);
+    std::fill(fresh_.begin(), fresh_.end(), 0);
+    order_.clear();
+    heap_.clear();
+
+    dist_[t] = 0;
+    settled_[t] = stamp_;
+    order_.push_back(static_cast<std::uint32_t>(t));
+    relax(static_cast<std::uint32_t>(t), t, layer);
+    while (!heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+        const Offer o = heap_.back();
+        heap_.pop_back();
+        if (settled_[o.node] == stamp_ || via_[o.node] != o.channel || dist_[o.node] != o.dist) continue;
+        settled_[o.node] = stamp_;
+        order_.push_back(o.node);
+        relax(o.node, t, layer);
+    }
+    const std::size_t moved = order_.size() < g.reaching(t) ? escape_impasse(t, layer, escape) : 0;
+
+    std::uint8_t* column = &out_port_[static_cast<std::size_t>(lid) * S];
+    column[t] = final_port;
+    for (std::size_t i = 1; i < order_.size(); ++i) column[order_[i]] = g.out_port[via_[order_[i]]];
+    add_load();
+    return moved;
+}
+
+std::size_t CdgRouter::escape_impasse(std::size_t t, DependencyLayer& layer, const EscapePaths& escape)
+{
+    const auto& g = t_.g;
+    const std::size_t S = g.size();
+    escape.routes_to(t, escape_via_, escape_order_);
+    moved_.assign(S, 0);
+    checked_.assign(S, 0);
+    queue_.clear();
+    for (auto s : escape_order_)
+        if (s != t && settled_[s] != stamp_) queue_.push_back(s);
+    std::size_t moved = 0;
+    while (!queue_.empty()) {
+        // Close the moved set along the escape paths (their turns are reserved).
+        while (!queue_.empty()) {
+            const std::uint32_t s = queue_.back();
+            queue_.pop_back();
+            if (moved_[s]) continue;
+            moved_[s] = 1;
+            ++moved;
+            if (fresh_[s]) layer.release(via_[s], into_[s]);
+            fresh_[s] = 0;
+            via_[s] = escape_via_[s];
+            const std::uint32_t next = g.head[via_[s]];
+            if (next != t && !moved_[next]) queue_.push_back(next);
+        }
+        // A switch that stays, whose parent moved: the turn into the
+        // parent's escape channel must fit, or it moves as well.
+        for (std::uint32_t s = 0; s < S; ++s) {
+            if (moved_[s] || s == t || settled_[s] != stamp_ || checked_[s]) continue;
+            const std::uint32_t p = g.head[via_[s]];
+            if (!moved_[p]) continue;
+            checked_[s] = 1;
+            if (fresh_[s]) layer.release(via_[s], into_[s]);
+            fresh_[s] = 0;
+            const bool was_used = layer.state(t_.turn(via_[s], via_[p])) == DependencyLayer::State::used;
+            if (layer.try_use(via_[s], via_[p])) {
+                fresh_[s] = !was_used;
+                into_[s] = via_[p];
+            } else {
+                queue_.push_back(s);
+            }
+        }
+    }
+    tree_order(t);
+    return moved;
+}
+
+void CdgRouter::tree_order(std::size_t t)
+{
+    // Every switch after the one its channel leads to (breadth-first from t).
+    std::vector<std::uint32_t>& next = escape_order_; // reused as scratch
+    next.assign(1, static_cast<std::uint32_t>(t));
+    for (std::size_t i = 0; i < next.size(); ++i)
+        t_.for_each_incoming(next[i], [&](std::uint32_t c) {
+            const std::uint32_t w = t_.tail[c];
+            if (w != t && via_[w] == c) next.push_back(w);
+        });
+    order_.swap(next);
+}
+
+void CdgRouter::add_load()
+{
+    // order_ has every switch after its parent: sources flow down from the far end.
+    for (auto s : order_) load_[s] = source_weight_[s];
+    for (std::size_t i = order_.size(); i-- > 1;) {
+        const auto s = order_[i];
+        weight_[via_[s]] += load_[s];
+        load_[t_.g.head[via_[s]]] += load_[s];
+    }
+}
+
+} // namespace ibsm::routing::nue

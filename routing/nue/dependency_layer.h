@@ -1,0 +1,63 @@
+// One virtual layer's share of the complete CDG: which dependencies (turns)
+// its routes use, kept acyclic as they are added one at a time — the
+// invariant Nue routes under (HPDC 2016, §3: routes whose dependencies form
+// an acyclic subgraph of the cCDG are deadlock-free on one VL).
+//
+// Why: Nue asks "may this route take turn c1 -> c2?" for every edge its
+// Dijkstra relaxes, millions of times on a large fabric. The paper and
+// OpenSM answer with a search of the used subgraph (colouring disjoint
+// acyclic subgraphs to skip some searches); here the used subgraph keeps a
+// topological order instead (Pearce and Kelly's dynamic topological sort,
+// JEA 2006), so most questions are one comparison: c1 before c2 in the
+// order cannot close a cycle. Only when the order disagrees is the region
+// between them searched, and reordered if no cycle is found.
+//
+// Data structures: per turn a state (unused, used, blocked); per channel
+// its place in the order (ord). Blocked turns were
+// found to close a cycle and are not tried again in this layer (the paper's
+// blocked state): the used subgraph only loses edges when a destination's
+// tentative choice is replaced, so a blocked turn could at most become
+// usable again in rare cases, and re-searching it every time would cost
+// more than it gains.
+//
+// Algorithm (add c1 -> c2 with ord[c2] < ord[c1]): depth-first forward from
+// c2 over used turns, visiting only channels ordered before c1; reaching c1
+// is a cycle (the turn becomes blocked). Otherwise backward from c1 over
+// used turns, visiting only channels ordered after c2; the two visited sets
+// then take their joint places in the order, backward set first.
+#pragma once
+
+#include "routing/nue/channel_turns.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing::nue {
+
+class DependencyLayer {
+public:
+    enum class State : std::uint8_t { unused, used, blocked };
+
+    explicit DependencyLayer(const ChannelTurns& turns);
+
+    State state(std::size_t turn) const { return state_[turn]; }
+    // Uses turn c1 -> c2 unless that closes a cycle: true when the turn is
+    // (now) used, false when it is or became blocked.
+    bool try_use(std::uint32_t c1, std::uint32_t c2);
+    // A used turn no route takes any more (the order stays valid).
+    void release(std::uint32_t c1, std::uint32_t c2);
+    std::uint64_t used_count() const { return used_; }
+
+private:
+    bool reorder(std::uint32_t c1, std::uint32_t c2);
+
+    const ChannelTurns& t_;
+    std::vector<State> state_;
+    std::vector<std::uint32_t> ord_;
+    std::vector<std::uint32_t> mark_;
+    std::uint32_t stamp_ = 0;
+    std::vector<std::uint32_t> forward_, backward_, stack_, places_;
+    std::uint64_t used_ = 0;
+};
+
+} // namespace ibsm::routing::nue

@@ -1,0 +1,57 @@
+// Nue's escape paths (HPDC 2016, §4): a spanning tree per layer whose
+// routes' dependencies are put into the layer before anything else, so that
+// whatever the layer's other routes block, a destination can always be
+// routed along the tree — the guarantee that Nue never fails.
+//
+// Why: routing inside an acyclic subgraph of the cCDG can run into an
+// impasse (the paper's term): every way towards some switch would close a
+// cycle. Routes along a tree cannot form a cycle (a closed walk without
+// U-turns does not exist in a tree), so reserving the turns the tree routes
+// need keeps them available for the whole layer.
+//
+// Data structures: per switch its tree channel towards its parent (up) and
+// its children (CSR); the tree is a forest, one tree per component, each
+// grown from its root (layer_split.h) by Dijkstra over the current channel
+// weights, as the paper does, so each layer's tree follows the load its
+// predecessors left and the layers' trees differ.
+//
+// Algorithm: reserve() marks, at every switch y, each turn from one tree
+// channel into y onto another tree channel leaving y whose far side holds a
+// destination of the layer (subtree counts decide which side that is): the
+// turns of all tree routes towards the layer's destinations, no more.
+// routes_to(t) is a breadth-first walk over the tree from t.
+#pragma once
+
+#include "routing/nue/channel_turns.h"
+#include "routing/nue/dependency_layer.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing::nue {
+
+class EscapePaths {
+public:
+    EscapePaths(const ChannelTurns& turns, const std::vector<std::uint32_t>& roots,
+                const std::vector<std::uint64_t>& weight);
+
+    // Marks the tree routes' turns towards the switches flagged in
+    // `is_destination` as used in `layer` (they cannot close a cycle).
+    void reserve(DependencyLayer& layer, const std::vector<char>& is_destination) const;
+
+    // via[s]: the channel switch s takes towards t along the tree
+    // (no_channel for t and for switches of other components); order: the
+    // switches reached, t first, each after the switch its channel leads to.
+    void routes_to(std::size_t t, std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& order) const;
+
+    std::uint32_t up(std::size_t s) const { return up_[s]; }
+
+private:
+    const ChannelTurns& t_;
+    std::vector<std::uint32_t> up_;          // channel s -> parent, no_channel at a root
+    std::vector<std::uint32_t> grown_;       // switches in the order the trees grew
+    std::vector<std::uint32_t> child_first_; // CSR into children_
+    std::vector<std::uint32_t> children_;
+};
+
+} // namespace ibsm::routing::nue
