@@ -1,6 +1,7 @@
 // DFSSSP routing (see header).
 #include "routing/dfsssp.h"
 
+#include "routing/dfsssp_escape.h"
 #include "routing/layer_sls.h"
 #include "routing/sssp.h"
 #include "routing/virtual_layers.h"
@@ -34,15 +35,21 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
                              const Options& options) const
 {
     const unsigned available = std::clamp<unsigned>(options.max_vls, 1, layer_limit);
-    const SsspRoutes routes = compute_sssp(fabric, lids);
-    const VirtualLayers layers = assign_virtual_layers(routes, layer_limit);
-    const std::string vls = std::to_string(available) + (available == 1 ? " VL" : " VLs") + " available";
-    if (!layers.complete)
-        return Refusal{name(), "needs more than " + std::to_string(layer_limit) + " virtual layers, " + vls};
-    if (layers.needed > available && options.budget_refusal)
-        return Refusal{name(), options.budget_refusal(name(), layers.needed)};
-    if (layers.needed > available)
-        return Refusal{name(), "needs " + std::to_string(layers.needed) + " virtual layers, " + vls};
+    SsspRoutes routes = compute_sssp(fabric, lids);
+    VirtualLayers layers = assign_virtual_layers(routes, layer_limit);
+    std::string note;
+    if (!layers.complete || layers.needed > available) {
+        const std::string need = layers.complete ? std::to_string(layers.needed) + " virtual layers"
+                                                 : "more than " + std::to_string(layer_limit) + " virtual layers";
+        const std::string why = options.budget_refusal ? options.budget_refusal(name(), layers.needed)
+                                                       : "needs " + need + ", " + std::to_string(available) +
+                                                             (available == 1 ? " VL" : " VLs") + " available";
+        const auto e = use_escape_layer(routes, layers, available - 1);
+        note = why + ": routes of " + std::to_string(e.overflowing) + " destination LIDs went onto escape layer " +
+               std::to_string(available - 1) + " (Nue's escape paths reserved first); " + std::to_string(e.kept) +
+               " kept their shortest paths, " + std::to_string(e.rerouted) +
+               " re-routed by Nue on the complete CDG (" + std::to_string(e.impasses) + " hit an impasse)";
+    }
 
     RoutingTables tables = sssp_tables(routes, name(), lids.top());
     // The layers were made acyclic with switch-originated routes included
@@ -53,6 +60,7 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
     tables.layers_needed = static_cast<std::uint8_t>(layers.needed);
     tables.vls_used = static_cast<std::uint8_t>(std::max(available, layers.needed));
     if (tables.vls_used > 1) tables.sl = layer_service_levels(routes.graph, layers.layer, split);
+    if (!note.empty()) tables.notes.push_back(note);
     return tables;
 }
 
