@@ -64,7 +64,7 @@ TEST_CASE("Registry maps names to engines")
 {
     Registry r = test_registry();
     CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "empty", "fake_ftree", "fake_updn", "ftree", "minhop",
-                                                "pathsel", "sftree", "shortest-widest", "sssp", "updn",
+                                                "nue", "pathsel", "sftree", "shortest-widest", "sssp", "updn",
                                                 "updn-paths"});
     CHECK(r.contains("minhop"));
     CHECK_FALSE(r.contains("lash"));
@@ -149,7 +149,7 @@ TEST_CASE("Chain rejects bad specs up front")
     auto reg = test_registry();
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "sftre"}, false}),
                       "unknown routing engine 'sftre' (known: broken, dfsssp, empty, fake_ftree, fake_updn, ftree, minhop, "
-                      "pathsel, sftree, shortest-widest, sssp, updn, updn-paths)");
+                      "nue, pathsel, sftree, shortest-widest, sssp, updn, updn-paths)");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "fake_ftree"}, false}),
                       "routing engine 'fake_ftree' appears twice in the chain");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{}, false}), "routing chain is empty");

@@ -60,6 +60,17 @@ routing::analysis::Report analyze(const Routed& r)
     return routing::analysis::analyze(r.fabric, r.tables, o);
 }
 
+// Every pair of all four classes delivered.
+void require_complete(const routing::analysis::Report& rep)
+{
+    for (const auto& c : rep.classes) {
+        INFO("class " << static_cast<int>(c.cls));
+        CHECK(c.pairs > 0);
+        CHECK(c.unreachable == 0);
+        CHECK(c.loops == 0);
+    }
+}
+
 // Every pair of all four classes delivered, along shortest paths.
 void require_complete_and_minimal(const routing::analysis::Report& rep)
 {
@@ -141,7 +152,7 @@ TEST_CASE("sssp with LMC 2 gives each LID of a destination its own tree over the
     }
 }
 
-TEST_CASE("dfsssp splits a ring of 5 into 2 acyclic layers; with 1 VL it refuses with the count")
+TEST_CASE("dfsssp splits a ring of 5 into 2 acyclic layers; with 1 VL its escape layer takes the overflow")
 {
     // On a ring of 5 every minimal route is unique and the clockwise 2-hop
     // routes alone close a cycle, so one layer cannot do and two do.
@@ -169,13 +180,27 @@ TEST_CASE("dfsssp splits a ring of 5 into 2 acyclic layers; with 1 VL it refuses
     CHECK_FALSE(analyze(two).credit_all.has_loop());
 
     lidassign::LidMap lids = lidassign::assign_base_lids(ring5, {}, {}).lids;
-    auto refused = run(routing::DfssspEngine(), ring5, lids, 1);
-    REQUIRE(std::holds_alternative<routing::Refusal>(refused));
-    CHECK(std::get<routing::Refusal>(refused).engine == "dfsssp");
-    CHECK(std::get<routing::Refusal>(refused).reason == "needs 2 virtual layers, 1 VL available");
+    // One VL: no refusal. Every LID has units on layer 0 (the escape layer):
+    // those whose shortest-path trees fit beside the escape paths keep them,
+    // the others are re-routed by Nue; the note says how many of each.
+    auto one = route(routing::DfssspEngine(), ring5, 0, 1);
+    CHECK(one.tables.vls_used == 1);
+    CHECK(one.tables.sl.empty());
+    REQUIRE(one.tables.notes.size() == 1);
+    const auto& note = one.tables.notes[0];
+    CHECK_THAT(note, Catch::StartsWith("needs 2 virtual layers, 1 VL available: routes of 10 destination LIDs went "
+                                       "onto escape layer 0 (Nue's escape paths reserved first); "));
+    const auto kept = std::stoul(note.substr(note.find("first); ") + 8));
+    const auto again = std::stoul(note.substr(note.find("paths, ") + 7));
+    CHECK(kept + again == 10);
+    CHECK(again > 0); // the clockwise 2-hop routes cannot all stay
+    auto one_rep = analyze(one);
+    REQUIRE(one_rep.credit_all.computed);
+    CHECK_FALSE(one_rep.credit_all.has_loop());
+    require_complete(one_rep);
 }
 
-TEST_CASE("dfsssp next to QoS: the budget's refusal, the gate on the combined VLs, updn on one layer")
+TEST_CASE("dfsssp next to QoS: the budget in its escape note, the gate on the combined VLs")
 {
     auto ring5 = ring(5, 1);
     const lidassign::LidMap lids = lidassign::assign_base_lids(ring5, {}, {}).lids;
@@ -186,11 +211,12 @@ TEST_CASE("dfsssp next to QoS: the budget's refusal, the gate on the combined VL
         return engine + " needs " + std::to_string(needed) + " layers, the budget gives 1";
     };
     auto out = routing::run_chain(routing::default_registry(), spec, ring5, lids, o);
-    REQUIRE(out.refusals.size() == 1);
-    CHECK(out.refusals[0].engine == "dfsssp");
-    CHECK(out.refusals[0].reason == "dfsssp needs 2 layers, the budget gives 1");
-    CHECK(out.engine() == "updn");
+    CHECK(out.refusals.empty());
+    REQUIRE(out.engine() == "dfsssp");
     CHECK_FALSE(out.degraded);
+    REQUIRE(out.tables->notes.size() == 1);
+    CHECK_THAT(out.tables->notes[0], Catch::StartsWith("dfsssp needs 2 layers, the budget gives 1: routes of 10 "
+                                                       "destination LIDs went onto escape layer 0"));
 
     // Two layers fit, but a QoS SL2VL that folds both onto VL 0 closes the
     // ring's loop: the gate refuses dfsssp and updn (one layer) wins.
@@ -222,16 +248,23 @@ TEST_CASE("dfsssp next to QoS: the budget's refusal, the gate on the combined VL
     CHECK(apart.refusals.empty());
 }
 
-TEST_CASE("dfsssp refuses an 8x8 torus with 8 VLs, naming the layers it needs")
+TEST_CASE("dfsssp routes an 8x8 torus in 8 VLs through its escape layer, naming the layers it needed")
 {
     auto f = topology::generate_torus({8, 8, 4, true});
-    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
-    auto r = run(routing::DfssspEngine(), f, lids, 8);
-    REQUIRE(std::holds_alternative<routing::Refusal>(r));
-    const auto& reason = std::get<routing::Refusal>(r).reason;
-    REQUIRE(reason.starts_with("needs "));
-    CHECK(reason.ends_with(" virtual layers, 8 VLs available"));
-    CHECK(std::stoi(reason.substr(6)) > 8);
+    auto r = route(routing::DfssspEngine(), f, 0, 8);
+    CHECK(r.tables.vls_used == 8);
+    CHECK(r.tables.layers_needed == 8);
+    CHECK(r.tables.sl.max_sl() == 7);
+    REQUIRE(r.tables.notes.size() == 1);
+    const auto& note = r.tables.notes[0];
+    REQUIRE(note.starts_with("needs "));
+    CHECK(std::stoi(note.substr(6)) > 8);
+    CHECK(note.find(" virtual layers, 8 VLs available: routes of ") != std::string::npos);
+    CHECK(note.find("escape layer 7") != std::string::npos);
+    auto rep = analyze(r);
+    REQUIRE(rep.credit_all.computed);
+    CHECK_FALSE(rep.credit_all.has_loop());
+    require_complete(rep);
 }
 
 TEST_CASE("sssp and dfsssp on generated fabrics: complete, minimal, deterministic, dfsssp acyclic per VL")
