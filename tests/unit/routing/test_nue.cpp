@@ -1,0 +1,258 @@
+// nue and its parts: the dependency layer's cycle check, hand-checked small
+// fabrics (a ring that needs a detour on one VL, a ring where the layer
+// split makes every route minimal), then properties over every generator
+// at 1, 2, 4 and 8 VLs, judged by the route-quality analyzer (an
+// independent tracer of the tables and of the per-VL channel dependency
+// graphs with switch traffic).
+#include "routing/chain.h"
+#include "routing/dfsssp.h"
+#include "routing/nue.h"
+#include "routing/nue/dependency_layer.h"
+#include "routing/nue/layer_split.h"
+#include "routing/sssp.h"
+
+#include "lidassign/base_lids.h"
+#include "routing/analysis/analyze.h"
+#include "test_minhop_fabrics.h"
+#include "topology/gen_chain.h"
+#include "topology/gen_degrade.h"
+#include "topology/gen_irregular.h"
+#include "topology/gen_pgft.h"
+#include "topology/gen_random.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace ibsm;
+using namespace ibsm::test;
+using routing::RoutingTables;
+
+namespace {
+
+struct Routed {
+    Fabric fabric;
+    lidassign::LidMap lids;
+    RoutingTables tables;
+};
+
+Routed route(const routing::Engine& engine, Fabric f, std::uint8_t max_vls)
+{
+    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
+    lidassign::apply_lids(lids, f);
+    routing::Options o;
+    o.max_vls = max_vls;
+    auto r = engine.compute(f, lids, o);
+    if (auto* refusal = std::get_if<routing::Refusal>(&r)) FAIL(refusal->engine << ": " << refusal->reason);
+    return {std::move(f), std::move(lids), std::get<RoutingTables>(std::move(r))};
+}
+
+routing::analysis::Report analyze(const Routed& r)
+{
+    routing::analysis::Options o;
+    o.run_ebb = false;
+    o.run_shifts = false;
+    o.threads = 1;
+    return routing::analysis::analyze(r.fabric, r.tables, o);
+}
+
+void require_complete_acyclic(const routing::analysis::Report& rep)
+{
+    for (const auto& c : rep.classes) {
+        INFO("class " << static_cast<int>(c.cls));
+        CHECK(c.pairs > 0);
+        CHECK(c.unreachable == 0);
+        CHECK(c.loops == 0);
+    }
+    REQUIRE(rep.credit_all.computed);
+    CHECK_FALSE(rep.credit_ca_only.has_loop());
+    CHECK_FALSE(rep.credit_all.has_loop());
+}
+
+std::uint64_t nonminimal(const routing::analysis::Report& rep)
+{
+    std::uint64_t n = 0;
+    for (const auto& c : rep.classes) n += c.nonminimal;
+    return n;
+}
+
+bool same_lfts(const RoutingTables& a, const RoutingTables& b)
+{
+    if (a.lfts.size() != b.lfts.size()) return false;
+    for (const auto& [sw, lft] : a.lfts) {
+        auto it = b.lfts.find(sw);
+        if (it == b.lfts.end() || it->second.port != lft.port) return false;
+    }
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("the dependency layer blocks exactly the turn that closes a cycle, and frees it once a turn is released")
+{
+    // Ring of 4 switches: the clockwise channels c0..c3 (sw i -> sw i+1)
+    // and their turns c0->c1->c2->c3->c0 form the only clockwise cycle.
+    auto f = ring(4, 1);
+    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
+    const auto g = routing::build_switch_graph(f, lids);
+    const routing::nue::ChannelTurns turns(g);
+    // The channel from switch i to switch (i+1) mod 4.
+    auto clockwise = [&](std::uint32_t i) {
+        for (std::uint32_t c = g.first[i]; c < g.first[i + 1]; ++c)
+            if (g.head[c] == (i + 1) % 4) return c;
+        FAIL("no clockwise channel");
+        return routing::no_channel;
+    };
+    routing::nue::DependencyLayer layer(turns);
+    using State = routing::nue::DependencyLayer::State;
+    // Added out of order, so the topological order must be repaired on the way.
+    CHECK(layer.try_use(clockwise(2), clockwise(3)));
+    CHECK(layer.try_use(clockwise(0), clockwise(1)));
+    CHECK(layer.try_use(clockwise(1), clockwise(2)));
+    CHECK(layer.used_count() == 3);
+    CHECK_FALSE(layer.try_use(clockwise(3), clockwise(0)));
+    CHECK(layer.state(turns.turn(clockwise(3), clockwise(0))) == State::blocked);
+    // The counter-clockwise direction is independent.
+    CHECK(layer.try_use(turns.reverse[clockwise(1)], turns.reverse[clockwise(0)]));
+    // A blocked turn stays blocked for the layer; a fresh layer takes it
+    // once the cycle is not complete.
+    layer.release(clockwise(1), clockwise(2));
+    CHECK_FALSE(layer.try_use(clockwise(3), clockwise(0)));
+    routing::nue::DependencyLayer other(turns);
+    CHECK(other.try_use(clockwise(3), clockwise(0)));
+    CHECK(other.try_use(clockwise(0), clockwise(1)));
+    CHECK(other.try_use(clockwise(1), clockwise(2)));
+    CHECK_FALSE(other.try_use(clockwise(2), clockwise(3)));
+}
+
+TEST_CASE("nue on a ring of 5 with one VL: deadlock-free only with a detour, and it takes one")
+{
+    // Minimal routes on a ring of 5 are unique, and the clockwise 2-hop
+    // routes alone close a credit loop (dfsssp needs 2 layers for them). On
+    // one layer some route must go the long way round.
+    auto sssp = route(routing::SsspEngine(), ring(5, 1), 1);
+    REQUIRE(analyze(sssp).credit_all.has_loop());
+    auto r = route(routing::NueEngine(), ring(5, 1), 1);
+    CHECK(r.tables.engine == "nue");
+    CHECK(r.tables.vls_used == 1);
+    CHECK(r.tables.sl.empty());
+    CHECK(r.tables.switch_to_switch);
+    auto rep = analyze(r);
+    require_complete_acyclic(rep);
+    CHECK(nonminimal(rep) > 0);
+    REQUIRE(r.tables.notes.size() == 1);
+    CHECK_THAT(r.tables.notes[0], Catch::StartsWith("10 destination LIDs in 1 layer of 1 allowed; "));
+}
+
+TEST_CASE("nue on a ring of 6 with two VLs: the split into two bands of three switches makes every route minimal")
+{
+    // Destinations on 3 consecutive switches of a ring of 6: minimal routes
+    // towards them never make the turns at the two switches opposite, so
+    // each band alone is acyclic with minimal routes; on one layer (all six)
+    // they are not.
+    auto one = route(routing::NueEngine(), ring(6, 1), 1);
+    auto one_rep = analyze(one);
+    require_complete_acyclic(one_rep);
+    CHECK(nonminimal(one_rep) > 0);
+
+    auto two = route(routing::NueEngine(), ring(6, 1), 2);
+    CHECK(two.tables.vls_used == 2);
+    auto rep = analyze(two);
+    require_complete_acyclic(rep);
+    CHECK(nonminimal(rep) == 0);
+    // The SL of a pair is its destination's layer: 3 consecutive switches each.
+    const auto g = routing::build_switch_graph(two.fabric, two.lids);
+    std::set<std::size_t> layer1;
+    const auto& row_source = two.tables.sl.sources().front();
+    for (const auto& d : g.destinations)
+        if (two.tables.sl.at(row_source, Lid(static_cast<std::uint16_t>(d.base))) == 1)
+            layer1.insert(static_cast<std::size_t>(d.target));
+    REQUIRE(layer1.size() == 3);
+    const auto first = *layer1.begin();
+    CHECK((layer1 == std::set<std::size_t>{first, (first + 1) % 6, (first + 2) % 6} ||
+           layer1 == std::set<std::size_t>{0, 1, 5} || layer1 == std::set<std::size_t>{0, 4, 5}));
+}
+
+TEST_CASE("the layer split keeps a switch's LIDs together and never exceeds the budget")
+{
+    auto f = topology::generate_torus({4, 4, 2, true});
+    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
+    const auto g = routing::build_switch_graph(f, lids);
+    const auto order = routing::sssp_routing_order(g);
+    for (unsigned k : {1u, 2u, 3u, 4u, 8u, 15u, 16u}) {
+        INFO(k << " layers");
+        const auto split = routing::nue::split_destinations(g, order, k);
+        CHECK(split.lids.size() == std::min<std::size_t>(k, 16));
+        std::map<std::int32_t, std::size_t> layer_of_switch;
+        std::size_t total = 0, smallest = ~std::size_t{0}, largest = 0;
+        for (std::size_t l = 0; l < split.lids.size(); ++l) {
+            total += split.lids[l].size();
+            smallest = std::min(smallest, split.lids[l].size());
+            largest = std::max(largest, split.lids[l].size());
+            for (auto lid : split.lids[l]) {
+                auto [it, fresh] = layer_of_switch.emplace(g.lid_target[lid], l);
+                CHECK(it->second == l);
+            }
+        }
+        CHECK(total == 48); // 32 CAs + 16 switches
+        // Balanced to within one switch's LIDs (3 here).
+        CHECK(largest - smallest <= 3);
+    }
+}
+
+TEST_CASE("nue and dfsssp over every generator at 1, 2, 4 and 8 VLs: every class reachable, no credit loop per VL "
+          "with switch traffic, within the budget, deterministic")
+{
+    struct Case {
+        const char* name;
+        Fabric fabric;
+    };
+    topology::DegradeSpec degrade;
+    degrade.links = 6;
+    degrade.seed = 3;
+    topology::PgftParams tree;
+    tree.m = {4, 4, 4};
+    tree.w = {1, 4, 2};
+    tree.p = {1, 1, 1};
+    topology::ChainParams chain;
+    chain.trees = 3;
+    chain.spines = 2;
+    chain.leaves = 4;
+    chain.ports = 8;
+    chain.hosts_per_leaf = 2;
+    chain.cables = 3;
+    topology::RandomParams rnd;
+    rnd.switches = 16;
+    rnd.ports_per_switch = 8;
+    rnd.hosts_per_switch = 2;
+    rnd.seed = 7;
+    std::vector<Case> cases;
+    cases.push_back({"pgft", topology::generate_pgft(tree)});
+    cases.push_back({"pgft minus 6 links", topology::degrade(topology::generate_pgft(tree), degrade).fabric});
+    cases.push_back({"ring 7", topology::generate_ring({7, 2})});
+    cases.push_back({"torus 5x4", topology::generate_torus({5, 4, 2, true})});
+    cases.push_back({"mesh 3x4", topology::generate_torus({3, 4, 1, false})});
+    cases.push_back({"torus 3x3x3", topology::generate_torus3d({3, 3, 3, 1})});
+    cases.push_back({"hypercube 4", topology::generate_hypercube({4, 2})});
+    cases.push_back({"random 16", topology::generate_random(rnd)});
+    cases.push_back({"chain of 3 trees", topology::generate_chain(chain)});
+
+    for (auto& c : cases)
+        for (std::uint8_t vls : {1, 2, 4, 8}) {
+            DYNAMIC_SECTION(c.name << ", " << int(vls) << " VLs")
+            {
+                auto r = route(routing::NueEngine(), c.fabric, vls);
+                CHECK(r.tables.vls_used <= vls);
+                CHECK(r.tables.vls_used >= 1);
+                CHECK(r.tables.sl.max_sl() < r.tables.vls_used);
+                require_complete_acyclic(analyze(r));
+                auto again = route(routing::NueEngine(), c.fabric, vls);
+                CHECK(same_lfts(again.tables, r.tables));
+                CHECK(again.tables.sl == r.tables.sl);
+
+                auto df = route(routing::DfssspEngine(), c.fabric, vls);
+                CHECK(df.tables.vls_used == vls);
+                require_complete_acyclic(analyze(df));
+            }
+        }
+}
