@@ -49,7 +49,7 @@ struct RoutingConfig {
     // dfsssp takes every other fabric on globally balanced minimal paths,
     // deadlock-free within the VLs available; updn takes what dfsssp cannot
     // fit into those VLs (large tori, hypercubes) on one VL.
-    std::vector<std::string> engines{"ftree", "dfsssp", "updn"};
+    std::vector<std::string> engines{"ftree", "nue", "dfsssp"};
     // When false, MinHop is appended to the chain unless already in it.
     bool no_fallback = false;
     unsigned lmc = 0;

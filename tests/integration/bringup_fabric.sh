@@ -12,12 +12,12 @@
 #    operational VL with weight 64 and no high priority;
 #  - ibtracert between sampled CA pairs leaves every switch by the port
 #    lfts.dump names;
-#  - with several VLs (the state dir has sl.txt: dfsssp): the SM port's and
+#  - with several VLs (the state dir has sl.txt: nue, dfsssp): the SM port's and
 #    every switch's SL2VL tables (every input port towards one linked output
 #    port per switch, by LID) map SL s to VL s mod n, n = the VLs of sl.txt;
 #  - ibsm analyze on those two dumps of the live fabric (with sl.txt, per VL):
 #    0 unreachable or looping CA-to-CA pairs and no credit loop in CA
-#    traffic; for engines that promise switch pairs (sftree, dfsssp, updn:
+#    traffic; for engines that promise switch pairs (sftree, nue, dfsssp, updn:
 #    RoutingTables::switch_to_switch) 0 unreachable or looping pairs in all
 #    four classes and no credit loop with switch traffic either;
 #  - a second `ibsmd --once` keeps every LID and sends no LFT block and no
@@ -94,7 +94,7 @@ all_on_vl0() {
         END { exit !(n >= min && !bad) }' "$1"
 }
 if [ -s "$STATE/sl.txt" ]; then
-    # A multi-VL engine (dfsssp): SL s on VL s mod n, n = the VLs in sl.txt.
+    # A multi-VL engine (nue, dfsssp): SL s on VL s mod n, n = the VLs in sl.txt.
     vls=$(sed -n 's/^vls \([0-9]*\).*/\1/p' "$STATE/sl.txt" | head -n1)
     echo "engine uses $vls VLs (sl.txt)"
     awk -F'|' -v n="$vls" '/^ports:/ { for (i = 2; i < NF; i++) if ($i + 0 != (i - 2) % n) bad = 1; rows++ }
@@ -154,7 +154,7 @@ if [ "${BRINGUP_SWITCH_SL2VL:-0}" = 1 ]; then
 fi
 
 echo "--- ibsm analyze on the live fabric"
-# With the SLs the SM used (dfsssp), credit loops are judged per VL.
+# With the SLs the SM used (nue, dfsssp), credit loops are judged per VL.
 SLARGS=()
 [ -s "$STATE/sl.txt" ] && SLARGS=(--sl "$STATE/sl.txt")
 "$IBSM" analyze --topology "$WORK/ibnetdiscover.net" --lfts "$WORK/dump_fts.txt" "${SLARGS[@]}" > "$WORK/analyze.txt" 2>&1 || {
@@ -167,12 +167,12 @@ grep -q "^  CA traffic: none" "$WORK/analyze.txt" || fail "credit loop in CA tra
 # switch->CA pairs; the engines that set RoutingTables::switch_to_switch
 # also owe switch pairs and a CDG with switch traffic without a cycle.
 classes="ca_to_switch switch_to_ca"
-case $engine in sftree | dfsssp | updn) classes="$classes switch_to_switch" ;; esac
+case $engine in sftree | nue | dfsssp | updn) classes="$classes switch_to_switch" ;; esac
 for c in $classes; do
     grep -qE "^  $c: [0-9]+ pairs, 0 unreachable, 0 looping" "$WORK/analyze.txt" || fail "unreachable or looping $c pairs"
 done
 case $engine in
-    sftree | dfsssp | updn)
+    sftree | nue | dfsssp | updn)
         grep -q "^  CA + switch traffic: none" "$WORK/analyze.txt" || fail "credit loop with switch traffic in the tables read back ($engine)" ;;
 esac
 

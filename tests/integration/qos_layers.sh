@@ -17,8 +17,9 @@
 #    M_KeyLeasePeriod), so the first sweep warns once per CA port that it
 #    keeps 0, and `ibsm resweep --heavy` sends no PortInfo Set (it sent one
 #    to every CA port and switch port 0 before the SM learned this);
-#  - a policy in 5 bands leaves 1 layer: dfsssp is refused with the numbers,
-#    updn routes on one layer, SUBNET UP.
+#  - a policy in 5 bands leaves 1 layer: dfsssp says so with the numbers
+#    and puts what does not fit onto its escape layer (the only one), SUBNET
+#    UP, and the tables read back have no credit loop on the 5 VLs.
 #
 # usage: qos_layers.sh IBSMD IBSM
 set -euo pipefail
@@ -172,14 +173,29 @@ rc=0; wait "$SM_PID" || rc=$?
 SM_PID=""
 [ "$rc" -eq 0 ] || fail "exit $rc after SIGTERM"
 
-echo "--- 5 bands: dfsssp refused with the numbers, updn on one layer"
+echo "--- 5 bands: dfsssp on one layer, its escape layer taking what does not fit"
 policy 4 > "$WORK/ibsmd5.yaml"
-rc=0; sim "$IBSMD" --once --config "$WORK/ibsmd5.yaml" --log-level info 2> "$WORK/five.log" || rc=$?
-grep -E "qos|refused|SUBNET" "$WORK/five.log"
+rc=0; sim "$IBSMD" --once --config "$WORK/ibsmd5.yaml" --state-dir "$WORK/state5" --log-level info 2> "$WORK/five.log" || rc=$?
+grep -E "qos|refused|routing note|SUBNET" "$WORK/five.log"
 [ "$rc" -eq 0 ] || fail "ibsmd --once exited $rc"
-grep -qF "routing engine dfsssp refused: dfsssp needs 2 layers, qos has 2 levels in 3 SL classes and 5 VL bands, ports carry 8 VLs: 2 × 5 = 10 > 8" \
-    "$WORK/five.log" || fail "no budget refusal from dfsssp"
-grep -qF "qos: SL/VL plan for engine updn: 1 routing layer(s) in each of 5 VL band(s), 5 VL(s)" "$WORK/five.log" ||
-    fail "updn did not route on one layer"
+grep -qF "routing note: dfsssp: dfsssp needs 2 layers, qos has 2 levels in 3 SL classes and 5 VL bands, ports carry 8 VLs: 2 × 5 = 10 > 8: routes of" \
+    "$WORK/five.log" || fail "no budget note from dfsssp"
+grep -qE "went onto escape layer 0 \(Nue's escape paths reserved first\); [0-9]+ kept their shortest paths, [0-9]+ re-routed by Nue" \
+    "$WORK/five.log" || fail "dfsssp did not say what its escape layer took"
+grep -q "routing engine dfsssp refused" "$WORK/five.log" && fail "dfsssp refused"
+grep -qF "qos: SL/VL plan for engine dfsssp: 1 routing layer(s) in each of 5 VL band(s), 5 VL(s)" "$WORK/five.log" ||
+    fail "dfsssp did not route on one layer"
 grep -q "SUBNET UP" "$WORK/five.log" || fail "no SUBNET UP"
+sim ibnetdiscover > "$WORK/five.net" 2> /dev/null || fail "ibnetdiscover failed"
+sim dump_fts > "$WORK/five.fts" 2> /dev/null || fail "dump_fts failed"
+"$IBSM" analyze --topology "$WORK/five.net" --lfts "$WORK/five.fts" --qos "$WORK/ibsmd5.yaml" --json > "$WORK/five.json" 2> /dev/null ||
+    fail "ibsm analyze failed on the 5-band tables"
+python3 - "$WORK/five.json" << 'PY' || fail "the 5-band tables read back are not deadlock-free and complete"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = {c: p["unreachable"] + p["loops"] for c, p in d["pairs"].items() if p["unreachable"] + p["loops"]}
+loop = d["credit_loops"]["all_traffic"]["has_loop"]
+print("5 bands read back: unreachable/looping", bad or "none", "credit loop with switch traffic:", loop)
+sys.exit(1 if bad or loop else 0)
+PY
 echo "PASS"

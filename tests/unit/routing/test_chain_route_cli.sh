@@ -9,7 +9,7 @@
 #  5. tables that fail the verification gate: on a ring MinHop has a credit
 #     loop, so the result is DEGRADED, written anyway, exit 2; the 2-switch
 #     fabric's tables are verified (exit 0);
-#  6. without --engine, ibsmd's default chain routes (dfsssp on the ring).
+#  6. without --engine, ibsmd's default chain routes (nue on the ring).
 # usage: test_chain_route_cli.sh IBSM DATA_DIR WORK_DIR
 set -euo pipefail
 ibsm=$1 data=$2 work=$3
@@ -69,5 +69,5 @@ grep -q "^DEGRADED: .*minhop: credit loop" "$work/ring.out" || fail "no DEGRADED
 "$ibsm" route --topology "$work/ring5.net" --out "$work/ring-default" > "$work/ring-default.out" 2>/dev/null ||
     fail "default chain on the ring exited $?"
 grep -q "^refused: ftree: " "$work/ring-default.out" || fail "default chain did not start with ftree"
-grep -qx "engine: dfsssp" "$work/ring-default.out" || fail "default chain did not route the ring with dfsssp"
+grep -qx "engine: nue" "$work/ring-default.out" || fail "default chain did not route the ring with nue"
 echo ok
