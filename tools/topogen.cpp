@@ -7,6 +7,7 @@
 #include "topology/fabric.h"
 #include "topology/gen_chain.h"
 #include "topology/gen_degrade.h"
+#include "topology/gen_dragonfly.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
 #include "topology/gen_random.h"
@@ -97,6 +98,14 @@ std::vector<CommandSpec> kinds()
               opt("z", "Z", "switches along z"), hosts}),
         kind("hypercube", "2^D switches, switch i cabled to i xor 2^b for every bit b", "",
              {opt("dimension", "D", "dimension, 1..16"), hosts}),
+        kind("dragonfly", "Dragonfly+: groups of two-level trees, spines joined across groups",
+             "G groups of L leaves and P spines; every leaf cabled to every spine of its group, H hosts per leaf.\n"
+             "Spine s of each group is cabled to spine s of K other groups (default K = G-1: every group pair on\n"
+             "every spine; fewer are spread round robin over the spines). Leaf ports: hosts, then spines; spine\n"
+             "ports: leaves, then global links.\n  e.g. --groups 4 --leaves 2 --spines 2 --hosts-per-leaf 2\n",
+             {opt("groups", "G", "groups, at least 2"), opt("leaves", "L", "leaf switches per group"),
+              opt("spines", "P", "spine switches per group"), opt("hosts-per-leaf", "H", "hosts on every leaf"),
+              opt("global-per-spine", "K", "global links per spine, 1..G-1 (default G-1)")}),
         kind("random", "random cabling between switches (connected; seeded)",
              "N switches of P ports, K hosts each, the other ports cabled at random between switches\n"
              "(connected; seeded, default seed 1).\n  e.g. --switches 64 --hosts-per-switch 12 --ports 24\n",
@@ -210,6 +219,18 @@ std::pair<Fabric, std::string> generate(const std::string& kind, const Args& arg
         h.hosts_per_switch = static_cast<unsigned>(args.required_number("hosts-per-switch", 0, 253));
         return {topology::generate_hypercube(h), std::to_string(h.dimension) + "-dimensional hypercube x " +
                                                      std::to_string(h.hosts_per_switch) + " hosts"};
+    }
+    if (kind == "dragonfly") {
+        topology::DragonflyParams d;
+        d.groups = static_cast<unsigned>(args.required_number("groups", 2, 65536));
+        d.leaves = static_cast<unsigned>(args.required_number("leaves", 1, 65536));
+        d.spines = static_cast<unsigned>(args.required_number("spines", 1, 254));
+        d.hosts_per_leaf = static_cast<unsigned>(args.required_number("hosts-per-leaf", 0, 253));
+        d.global_per_spine = static_cast<unsigned>(args.number("global-per-spine", d.groups - 1, 1, 65535));
+        return {topology::generate_dragonfly(d),
+                "Dragonfly+ of " + std::to_string(d.groups) + " groups x (" + std::to_string(d.leaves) + " leaves, " +
+                    std::to_string(d.spines) + " spines, " + std::to_string(d.hosts_per_leaf) + " hosts per leaf), " +
+                    std::to_string(d.global_per_spine) + " global links per spine"};
     }
     if (kind == "scattered") {
         topology::ScatteredParams sp;
@@ -340,7 +361,7 @@ int topogen_main(const Args& args)
 const CommandSpec& topogen_command()
 {
     static const CommandSpec spec{
-        "topogen", "generate a fabric (PGFT, k-ary n-tree, ring, torus, ...) as an ibnetdiscover/ibsim net file",
+        "topogen", "generate a fabric (PGFT, k-ary n-tree, ring, torus, Dragonfly+, ...) as an ibnetdiscover/ibsim net file",
         description, {}, {}, {}, kinds(), topogen_main,
     };
     return spec;

@@ -32,6 +32,8 @@ inline constexpr unsigned family_random = 0xe0;
 inline constexpr unsigned family_hypercube = 0xe1;
 inline constexpr unsigned family_torus3d = 0xe2;
 inline constexpr unsigned family_scattered = 0xe3; // gen_scattered.h
+inline constexpr unsigned family_dragonfly_leaf = 0xe4;  // gen_dragonfly.h
+inline constexpr unsigned family_dragonfly_spine = 0xe5;
 
 Guid switch_guid(unsigned family, std::uint64_t index);
 Guid host_guid(std::uint64_t index);
