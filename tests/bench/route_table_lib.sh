@@ -41,7 +41,7 @@ PY
 route_cells() { local IFS=$'\t'; echo "$*"; }
 
 ours_cells() {
-    local ibsm=$1 best_of=$2 bisections=$3 out=$4 t best="" rc vls engine note
+    local ibsm=$1 best_of=$2 bisections=$3 out=$4 t best="" rc vls engine note why
     shift 4
     for _ in $(seq 1 "$best_of"); do
         rc=0
@@ -53,7 +53,9 @@ ours_cells() {
         best=$(printf "%s\n%s\n" "$t" "$best" | sed '/^$/d' | sort -g | head -n1)
     done
     if [ -z "$best" ]; then
-        route_cells n/a - - - - - - - - "refused: $( (sed -n 's/^refused: //p' "$out.route"; sed -n 's/^ibsm route: //p' "$out.err") | tr '\n' ';' | cut -c1-160)"
+        why=$(sed -n 's/^refused: //p' "$out.route" | tr '\n' ';')
+        [ -n "$why" ] || why=$(tail -n1 "$out.err")  # an error before any engine ran
+        route_cells n/a - - - - - - - - "refused: $(echo "$why" | cut -c1-160)"
         return
     fi
     "$ibsm" analyze "$out" --json --bisections "$bisections" > "$out.json" 2> "$out.analyze.err"
