@@ -41,9 +41,14 @@
 # - ibsim's ports report VLCap 4 (VL0-7: 8 data VLs) and start with
 #   OperVLs = VLCap; a PortInfo Set may lower OperVLs, not raise it past
 #   VLCap. So 8 is the most; 15 is not possible on ibsim.
-# - `max_op_vls` (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7) caps OperVLs; the LID
-#   manager sets it on every port before the routing runs, so the engines see
-#   it (osm_physp_calc_link_op_vls: min of both ends' VLCap and max_op_vls).
+# - `max_op_vls` (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7) caps OperVLs
+#   (osm_physp_calc_link_op_vls: min of both ends' VLCap and max_op_vls), but
+#   a switch's external ports get it from the link manager, after the
+#   routing: a single `opensm -o` routes seeing ibsim's 8 VLs ("Virtual Lanes
+#   available: 8" with max_op_vls 1). So each OpenSM run here follows an
+#   `opensm -o -R minhop` with the same options on the same ibsim
+#   (OPENSM_PRERUN), which leaves OperVLs = N on every port; checked:
+#   dfsssp then logs "Virtual Lanes available: N".
 # - dfsssp has no VL option of its own: it uses the smallest OperVLs of the
 #   switch ports (get_avail_vl_in_subn), so max_op_vls is its budget; with
 #   fewer VLs than "Virtual Lanes needed" it fails and OpenSM falls back
@@ -69,8 +74,9 @@
 #
 # Columns: VLs given | compute s | EBB | max stretch of CA->CA routes |
 # unreachable (or looping) pairs CA->CA, CA->sw, sw->CA, sw->sw | credit loop
-# in CA traffic / with switch traffic | VLs needed/used (ours; OpenSM:
-# dfsssp's "needed") | who routed, refusal or DEGRADED.
+# in CA traffic / with switch traffic | VLs needed/used (ours; OpenSM
+# dfsssp: its "needed", ">N" when more than N; OpenSM nue: -/the VLs its
+# PathRecords use) | who routed, refusal or DEGRADED.
 # Time line: our nue vs OpenSM's nue compute time on TIME_FABRIC at TIME_VLS
 # VLs (OpenSM with -o, no SA queries) and the ratio (target: at most 0.2).
 set -euo pipefail
@@ -151,7 +157,7 @@ opensm_conf() {
         if [ "$1" = nue ]; then
             echo "nue_max_num_vls $2"
             echo "nue_include_switches TRUE"
-            [ "$2" -gt 1 ] && echo "qos TRUE"
+            if [ "$2" -gt 1 ]; then echo "qos TRUE"; fi
         fi
     } > "$3"
 }
@@ -161,8 +167,8 @@ theirs() {
     local fab=$1 vls=$2 engine=$3 net=$4 dir=$WORK/$1-$2-osm-$3 route_s by known=0 hook="" cells needed
     mkdir -p "$dir"
     opensm_conf "$engine" "$vls" "$dir/opensm.conf"
-    [ "$engine" = nue ] && [ "$vls" -gt 1 ] && hook="opensm_sl_by_dlid $vls"
-    read -r route_s _ by <<< "$(OPENSM_READBACK=1 OPENSM_SA_HOOK=$hook \
+    if [ "$engine" = nue ] && [ "$vls" -gt 1 ]; then hook="opensm_sl_by_dlid $vls"; fi
+    read -r route_s _ by <<< "$(OPENSM_READBACK=1 OPENSM_PRERUN=minhop OPENSM_SA_HOOK=$hook \
         opensm_measure "$engine" "$net" "$dir" "$OSM_TIMEOUT" -F "$dir/opensm.conf")"
     needed=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p' "$dir/osm.log" 2> /dev/null | tail -n1 || true)
     case $by in
@@ -171,6 +177,15 @@ theirs() {
     *) known=1 ;;  # a fallback engine (minhop) uses SL 0 only
     esac
     IFS=$'\t' read -r -a cells < <(theirs_cells "$IBSM" "$BISECTIONS" "$dir" "$route_s" "$by" "$known")
+    # nue: the VLs its PathRecords use
+    if [ "$by" = nue ]; then
+        if [ -s "$dir/sl.txt" ]; then
+            cells[8]="-/$(awk '$1 ~ /^0x/ { for (i = 1; i <= length($3); i++) { v = index("0123456789abcdef", substr($3, i, 1)); if (v > m) m = v } }
+                              END { print m + 0 }' "$dir/sl.txt")"
+        elif [ "$vls" = 1 ]; then
+            cells[8]="-/1"
+        fi
+    fi
     grep -q "WRN NUE4[78]" "$dir/osm.log" 2> /dev/null && cells[9]="${cells[9]}; $(grep -m1 -o 'WRN NUE4[78].*' "$dir/osm.log")"
     row "$fab" "$vls" "OpenSM $engine" "${cells[@]}"
 }

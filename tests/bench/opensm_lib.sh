@@ -8,6 +8,10 @@
 #   simulated switches as an operator would score a live fabric:
 #   `ibnetdiscover` > DIR/topology.net and `dump_fts` > DIR/lfts.dump, for
 #   `ibsm analyze --topology DIR/topology.net --lfts DIR/lfts.dump`.
+#   OPENSM_PRERUN=ENGINE: first run `opensm -o -R ENGINE` (same OPENSM_ARGs)
+#   on the same ibsim, so the measured run finds the port settings a first
+#   sweep leaves (OperVLs from max_op_vls: OpenSM sets a switch's external
+#   ports only after routing, so its first routing sees ibsim's 8 VLs).
 #   OPENSM_SA_HOOK="FUNCTION [ARG...]": run OpenSM as a daemon instead of
 #   with -o (log flushed per line, -d2, so SUBNET UP can be seen), and once
 #   it is up (and the tables are read back) call
@@ -87,7 +91,7 @@ opensm_serve() {
         sleep 0.2
     done
     if [ "$up" = 1 ]; then
-        [ "${OPENSM_READBACK:-0}" = 1 ] && opensm_readback "$net" "$dir" "$sock"
+        if [ "${OPENSM_READBACK:-0}" = 1 ]; then opensm_readback "$net" "$dir" "$sock"; fi
         read -r -a hook <<< "$OPENSM_SA_HOOK"
         "${hook[@]}" "$dir" env IBSIM_SOCKNAME="$sock" LD_PRELOAD="$opensm_umad2sim" ||
             echo "$OPENSM_SA_HOOK failed on $net (see $dir)" >&2
@@ -159,13 +163,18 @@ opensm_measure() {
         sleep 0.2
     done
     if grep -q "Network simulator ready" "$dir/ibsim.log"; then
+        if [ -n "${OPENSM_PRERUN:-}" ]; then
+            (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
+                timeout -s KILL "$timeout_s" opensm -o -R "$OPENSM_PRERUN" -f "$dir/osm-prerun.log" "$@" > "$dir/osm-prerun.out" 2>&1) ||
+                echo "opensm $OPENSM_PRERUN (the run before) failed or timed out on $net (see $dir)" >&2
+        fi
         if [ -n "${OPENSM_SA_HOOK:-}" ]; then
             opensm_serve "$engine" "$net" "$dir" "$sock" "$timeout_s" "$@"
         else
             (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
                 timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) ||
                 echo "opensm $engine failed or timed out on $net (see $dir)" >&2
-            [ "${OPENSM_READBACK:-0}" = 1 ] && opensm_readback "$net" "$dir" "$sock"
+            if [ "${OPENSM_READBACK:-0}" = 1 ]; then opensm_readback "$net" "$dir" "$sock"; fi
         fi
     else
         echo "ibsim did not start on $net (see $dir/ibsim.log)" >&2

@@ -15,7 +15,7 @@
 # Theirs: DIR/topology.net + DIR/lfts.dump (opensm_lib.sh's read-back), with
 # DIR/sl.txt when there is one; SL_KNOWN=0 when OpenSM's SLs are not known
 # (dfsssp hands them out only in PathRecords): loop "-". VLs: "Virtual Lanes
-# needed" from its log, "-" when absent.
+# needed" from its log (">N" when more than the N available), "-" when absent.
 # unreachable counts unreachable and looping pairs; loop is "yes/no" for CA
 # traffic / with switch traffic, per VL.
 
@@ -68,7 +68,7 @@ ours_cells() {
 }
 
 theirs_cells() {
-    local ibsm=$1 bisections=$2 dir=$3 route_s=$4 by=$5 sl_known=$6 needed sl=()
+    local ibsm=$1 bisections=$2 dir=$3 route_s=$4 by=$5 sl_known=$6 needed avail sl=()
     if ! grep -q "SUBNET UP" "$dir/osm.log" 2> /dev/null || [ ! -s "$dir/lfts.dump" ]; then
         route_cells n/a - - - - - - - - "no SUBNET UP or no tables read back (see $dir)"
         return
@@ -77,6 +77,9 @@ theirs_cells() {
     "$ibsm" analyze --topology "$dir/topology.net" --lfts "$dir/lfts.dump" "${sl[@]}" --json \
         --bisections "$bisections" > "$dir/report.json" 2> "$dir/analyze.err"
     needed=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p' "$dir/osm.log" | tail -n1)
+    avail=$(sed -n 's/.*Virtual Lanes available: \([0-9]*\).*/\1/p' "$dir/osm.log" | tail -n1)
+    # dfsssp stops counting one past what it has: "needed 9" of 8 is "more than 8"
+    if [ -n "$needed" ] && [ -n "$avail" ] && [ "$needed" -gt "$avail" ]; then needed=">$avail"; fi
     # shellcheck disable=SC2046
     route_cells "$route_s" $(route_score "$dir/report.json" "$sl_known") "${needed:--}" "routed by $by"
 }
