@@ -23,6 +23,11 @@ pgft_args() {
 #   hypercube-6    64 switches, 4 hosts per switch
 #   tree-3456, tree-3456-m40   the 3-level tree complete and minus 40 switch links
 #   (and tree-648, tree-11664)
+# and those of the Nue comparison (nue_vs_opensm.sh):
+#   torus3d-4x4x4  3-D torus, 2 hosts per switch
+#   dragonfly-8x4x4  Dragonfly+: 8 groups of two-level trees (4 leaves, 4
+#                  spines, 4 hosts per leaf), spines cabled across groups
+#   tree-648-m20   the 2-level tree minus 20 switch links
 fabric_args() {
     case $1 in
     chain-744) echo "chain" ;;
@@ -31,7 +36,24 @@ fabric_args() {
     hypercube-6) echo "hypercube --dimension 6 --hosts-per-switch 4" ;;
     tree-648 | tree-3456 | tree-11664) echo "pgft $(pgft_args "${1#tree-}")" ;;
     tree-3456-m40) echo "pgft $(pgft_args 3456) --remove-links 40" ;;
-    *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664)" >&2
+    tree-648-m20) echo "pgft $(pgft_args 648) --remove-links 20" ;;
+    torus3d-4x4x4) echo "torus3d --x 4 --y 4 --z 4 --hosts-per-switch 2" ;;
+    dragonfly-8x4x4) echo "dragonfly --groups 8 --leaves 4 --spines 4 --hosts-per-leaf 4" ;;
+    *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664 tree-648-m20 torus3d-4x4x4 dragonfly-8x4x4)" >&2
        return 1 ;;
     esac
+}
+
+# fabric_make IBSM NAME NETFILE: `ibsm topogen` of fabric_args NAME. Returns 3,
+# saying so, when this ibsm's topogen does not know the fabric's kind (a
+# newer fabric on an older build), so a table can skip the fabric.
+fabric_make() {
+    local ibsm=$1 name=$2 out=$3 args
+    args=$(fabric_args "$name") || return 1
+    if ! "$ibsm" topogen --help 2> /dev/null | grep -qE "^ +${args%% *}( |$)"; then
+        echo "skipping $name: this ibsm's topogen has no '${args%% *}' kind" >&2
+        return 3
+    fi
+    # shellcheck disable=SC2086
+    "$ibsm" topogen $args --out "$out" > /dev/null
 }

@@ -8,6 +8,16 @@
 #   simulated switches as an operator would score a live fabric:
 #   `ibnetdiscover` > DIR/topology.net and `dump_fts` > DIR/lfts.dump, for
 #   `ibsm analyze --topology DIR/topology.net --lfts DIR/lfts.dump`.
+#   OPENSM_PRERUN=ENGINE: first run `opensm -o -R ENGINE` (same OPENSM_ARGs)
+#   on the same ibsim, so the measured run finds the port settings a first
+#   sweep leaves (OperVLs from max_op_vls: OpenSM sets a switch's external
+#   ports only after routing, so its first routing sees ibsim's 8 VLs).
+#   OPENSM_SA_HOOK="FUNCTION [ARG...]": run OpenSM as a daemon instead of
+#   with -o (log flushed per line, -d2, so SUBNET UP can be seen), and once
+#   it is up (and the tables are read back) call
+#   `FUNCTION ARG... DIR RUN...` while its SA still answers; RUN... runs a
+#   program against the simulator. Then OpenSM is stopped. For what only the
+#   SA tells, e.g. opensm_sl_by_dlid below.
 #
 # route_s: "building routing with 'ENGINE'" -> "ENGINE tables configured"
 #          (OpenSM's routing computation plus queueing its LFT Sets; the
@@ -55,6 +65,84 @@ opensm_dump_fts_top() {
          { print }' "$fixes" "$dump" > "$dump.fixed" && mv "$dump.fixed" "$dump"
 }
 
+# opensm_readback NET DIR SOCK: ibnetdiscover and dump_fts against the simulator.
+opensm_readback() {
+    local net=$1 dir=$2 sock=$3
+    rm -f "$dir/topology.net" "$dir/lfts.dump"
+    (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim ibnetdiscover > "$dir/topology.net" 2> "$dir/readback.err" &&
+        IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim dump_fts > "$dir/lfts.dump" 2>> "$dir/readback.err" &&
+        opensm_dump_fts_top "$dir/lfts.dump" env IBSIM_SOCKNAME="$sock" LD_PRELOAD="$opensm_umad2sim") ||
+        echo "reading OpenSM's tables back failed on $net (see $dir/readback.err)" >&2
+}
+
+# opensm_serve ENGINE NET DIR SOCK TIMEOUT_S [OPENSM_ARG...]: OpenSM as a
+# daemon until SUBNET UP (or TIMEOUT_S), then the read-back and
+# OPENSM_SA_HOOK while the SA answers, then SIGTERM (its log is flushed per
+# line: -d2).
+opensm_serve() {
+    local engine=$1 net=$2 dir=$3 sock=$4 timeout_s=$5 osm_pid up=0 hook
+    shift 5
+    (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
+        exec opensm -R "$engine" -D 0x07 -d2 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) &
+    osm_pid=$!
+    for _ in $(seq 1 $((timeout_s * 5))); do
+        grep -q "SUBNET UP" "$dir/osm.log" 2> /dev/null && { up=1; break; }
+        kill -0 "$osm_pid" 2> /dev/null || break
+        sleep 0.2
+    done
+    if [ "$up" = 1 ]; then
+        if [ "${OPENSM_READBACK:-0}" = 1 ]; then opensm_readback "$net" "$dir" "$sock"; fi
+        read -r -a hook <<< "$OPENSM_SA_HOOK"
+        "${hook[@]}" "$dir" env IBSIM_SOCKNAME="$sock" LD_PRELOAD="$opensm_umad2sim" ||
+            echo "$OPENSM_SA_HOOK failed on $net (see $dir)" >&2
+    else
+        echo "opensm $engine did not bring the subnet up on $net within ${timeout_s} s (see $dir)" >&2
+    fi
+    kill "$osm_pid" 2> /dev/null || true
+    wait "$osm_pid" 2> /dev/null || true
+}
+
+# opensm_sl_by_dlid VLS DIR RUN...: DIR/sl.txt (routing/sl_file.h's format,
+# for `ibsm analyze --sl`) from OpenSM's SA, for engines whose path SL
+# depends on the destination LID only (nue: nue_get_vl_for_path returns
+# dlid_to_vl_mapping[dlid]): one PathRecord from the first CA port to every
+# LID of DIR/topology.net (ibsim's SA answers no multi-MAD tables, so one
+# saquery per LID), the same SL string for every source port. Fails when a
+# record is missing or an SL is not below VLS.
+opensm_sl_by_dlid() {
+    local vls=$1 dir=$2 src lid sl
+    shift 2
+    opensm_topology_ports "$dir/topology.net" > "$dir/ports.txt" || return 1
+    src=$(awk '$2 != 0 { print $3; exit }' "$dir/ports.txt")
+    [ -n "$src" ] || return 1
+    : > "$dir/dlid_sl.txt"
+    while read -r _ _ lid; do
+        sl=$("$@" saquery PR --src-to-dst "$src:$lid" 2> /dev/null | sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-fA-F]*\)$/\1/p' | head -n1)
+        [ -n "$sl" ] || { echo "no PathRecord $src -> $lid from OpenSM's SA" >&2; return 1; }
+        echo "$lid $((sl))" >> "$dir/dlid_sl.txt"
+    done < "$dir/ports.txt"
+    awk -v vls="$vls" '
+        NR == FNR { sl[$1] = $2; if ($1 > top) top = $1; if ($2 >= vls) bad = $2; next }
+        FNR == 1 { if (bad != "") { print "SL " bad " is not below " vls > "/dev/stderr"; exit 1 }
+                   printf "# OpenSM PathRecord SLs by destination LID\nvls %d\nlids %d\n", vls, top + 1
+                   for (l = 0; l <= top; l++) s = s sprintf("%x", (l in sl) ? sl[l] : 0)
+                   sub(/0+$/, "", s) }
+        { print $1, $2, s }' "$dir/dlid_sl.txt" "$dir/ports.txt" > "$dir/sl.txt"
+}
+
+# opensm_topology_ports NETFILE -> "NODE_GUID PORT LID" per CA port and
+# switch port 0 of an ibnetdiscover file.
+opensm_topology_ports() {
+    awk '/^switchguid=/ { g = $0; sub(/^switchguid=/, "", g); sub(/\(.*/, "", g) }
+         /^caguid=/     { g = $0; sub(/^caguid=/, "", g) }
+         /^Switch/ && match($0, /base port 0 lid [0-9]+/) { print g, 0, substr($0, RSTART + 16, RLENGTH - 16) }
+         /^Ca/          { ca = 1; next }
+         /^$/           { ca = 0 }
+         ca && /^\[[0-9]+\]/ && match($0, /# lid [0-9]+/) {
+             p = $1; sub(/^\[/, "", p); sub(/\].*/, "", p)
+             print g, p, substr($0, RSTART + 6, RLENGTH - 6) }' "$1"
+}
+
 opensm_measure() {
     local engine=$1 net=$2 dir=$3 timeout_s=${4:-900}
     shift $(( $# < 4 ? $# : 4 ))
@@ -75,15 +163,18 @@ opensm_measure() {
         sleep 0.2
     done
     if grep -q "Network simulator ready" "$dir/ibsim.log"; then
-        (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
-            timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) ||
-            echo "opensm $engine failed or timed out on $net (see $dir)" >&2
-        if [ "${OPENSM_READBACK:-0}" = 1 ]; then
-            rm -f "$dir/topology.net" "$dir/lfts.dump"
-            (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim ibnetdiscover > "$dir/topology.net" 2> "$dir/readback.err" &&
-                IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim dump_fts > "$dir/lfts.dump" 2>> "$dir/readback.err" &&
-                opensm_dump_fts_top "$dir/lfts.dump" env IBSIM_SOCKNAME="$sock" LD_PRELOAD="$opensm_umad2sim") ||
-                echo "reading OpenSM's tables back failed on $net (see $dir/readback.err)" >&2
+        if [ -n "${OPENSM_PRERUN:-}" ]; then
+            (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
+                timeout -s KILL "$timeout_s" opensm -o -R "$OPENSM_PRERUN" -f "$dir/osm-prerun.log" "$@" > "$dir/osm-prerun.out" 2>&1) ||
+                echo "opensm $OPENSM_PRERUN (the run before) failed or timed out on $net (see $dir)" >&2
+        fi
+        if [ -n "${OPENSM_SA_HOOK:-}" ]; then
+            opensm_serve "$engine" "$net" "$dir" "$sock" "$timeout_s" "$@"
+        else
+            (cd "$dir" && IBSIM_SOCKNAME=$sock LD_PRELOAD=$opensm_umad2sim OSM_CACHE_DIR=$dir/cache \
+                timeout -s KILL "$timeout_s" opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" "$@" > "$dir/osm.out" 2>&1) ||
+                echo "opensm $engine failed or timed out on $net (see $dir)" >&2
+            if [ "${OPENSM_READBACK:-0}" = 1 ]; then opensm_readback "$net" "$dir" "$sock"; fi
         fi
     else
         echo "ibsim did not start on $net (see $dir/ibsim.log)" >&2

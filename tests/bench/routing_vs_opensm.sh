@@ -40,79 +40,40 @@ BISECTIONS=${BISECTIONS:-1000}
 BEST_OF=${BEST_OF:-3}
 OSM_TIMEOUT=${OSM_TIMEOUT:-900}
 read -r -a osm_engines <<< "${OSM_ENGINES:-sssp dfsssp updn}"
-command -v python3 > /dev/null || { echo "routing_vs_opensm: python3 is needed to read the JSON reports" >&2; exit 1; }
 . "$here/tests/bench/fabrics.sh"
 . "$here/tests/bench/opensm_lib.sh"
+. "$here/tests/bench/route_table_lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/routing-vs-opensm.XXXXXX")
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 echo "work dir: $WORK; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-
-# score JSON SL_KNOWN -> "EBB STRETCH CA->CA CA->sw sw->CA sw->sw LOOP"
-score() {
-    python3 - "$1" "$2" << 'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-ebb = (d.get("ebb") or {}).get("value")
-un = [d["pairs"][c]["unreachable"] + d["pairs"][c]["loops"]
-      for c in ("ca_to_ca", "ca_to_switch", "switch_to_ca", "switch_to_switch")]
-yn = lambda b: "yes" if b else "no"
-cl = d["credit_loops"]
-loop = f'{yn(cl["ca_traffic"]["has_loop"])}/{yn(cl["all_traffic"]["has_loop"])}' if sys.argv[2] == "1" else "-"
-st = d["pairs"]["ca_to_ca"].get("stretch", {}).get("max")
-print(f"{ebb:.4f}" if ebb is not None else "n/a", f"{st:.2f}" if st is not None else "n/a", *un, loop)
-PY
-}
 
 row() { printf "%-14s %-18s %8s %7s %5s %6s %6s %6s %6s %7s %5s  %s\n" "$@"; }
 
 # ours FABRIC LABEL NET ROUTE_ARGS...
 ours() {
-    local fab=$1 label=$2 net=$3 out=$WORK/$1-ours-${2// /_} t best="" rc
+    local fab=$1 label=$2 net=$3 cells
     shift 3
-    for _ in $(seq 1 "$BEST_OF"); do
-        rc=0
-        "$IBSM" route --topology "$net" "$@" --out "$out" > "$out.route" 2> "$out.err" || rc=$?
-        # 2: degraded (no engine passed the gate), tables written anyway
-        [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || break
-        t=$(sed -n 's/.*routed by [a-z_]* (\([0-9.]*\) s).*/\1/p' "$out.err")
-        [ -n "$t" ] || continue
-        best=$(printf "%s\n%s\n" "$t" "$best" | sed '/^$/d' | sort -g | head -n1)
-    done
-    if [ -z "$best" ]; then
-        row "$fab" "ibsm $label" n/a - - - - - - - - "refused: $(sed -n 's/^refused: //p' "$out.route" | tr '\n' ';' | cut -c1-160)"
-        return
-    fi
-    "$IBSM" analyze "$out" --json --bisections "$BISECTIONS" > "$out.json" 2> "$out.analyze.err"
-    local vls engine note
-    vls=$(sed -n 's/^vls: \([0-9]*\) used, \([0-9]*\) needed/\2\/\1/p' "$out.route")
-    engine=$(sed -n 's/^engine: //p' "$out.route")
-    note="routed by $engine"
-    grep -q '^DEGRADED' "$out.route" && note="DEGRADED, $note"
-    # shellcheck disable=SC2046
-    row "$fab" "ibsm $label" "$best" $(score "$out.json" 1) "$vls" "$note"
+    IFS=$'\t' read -r -a cells < <(ours_cells "$IBSM" "$BEST_OF" "$BISECTIONS" "$WORK/$fab-ours-${label// /_}" \
+        --topology "$net" "$@")
+    row "$fab" "ibsm $label" "${cells[@]}"
 }
 
 # theirs FABRIC ENGINE NET
 theirs() {
-    local fab=$1 engine=$2 net=$3 dir=$WORK/$1-osm-$2 route_s by needed sl_known=1
+    local fab=$1 engine=$2 net=$3 dir=$WORK/$1-osm-$2 route_s by cells
     read -r route_s _ by <<< "$(OPENSM_READBACK=1 opensm_measure "$engine" "$net" "$dir" "$OSM_TIMEOUT")"
-    if ! grep -q "SUBNET UP" "$dir/osm.log" 2> /dev/null || [ ! -s "$dir/lfts.dump" ]; then
-        row "$fab" "OpenSM $engine" n/a - - - - - - - - "no SUBNET UP or no tables read back (see $dir)"
-        return
-    fi
-    "$IBSM" analyze --topology "$dir/topology.net" --lfts "$dir/lfts.dump" --json --bisections "$BISECTIONS" \
-        > "$dir/report.json" 2> "$dir/analyze.err"
-    needed=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p' "$dir/osm.log" | tail -n1)
-    [ "$by" = dfsssp ] && sl_known=0
-    # shellcheck disable=SC2046
-    row "$fab" "OpenSM $engine" "$route_s" $(score "$dir/report.json" "$sl_known") "${needed:--}" "routed by $by"
+    IFS=$'\t' read -r -a cells < <(theirs_cells "$IBSM" "$BISECTIONS" "$dir" "$route_s" "$by" \
+        "$([ "$by" = dfsssp ] && echo 0 || echo 1)")
+    row "$fab" "OpenSM $engine" "${cells[@]}"
 }
 
 row fabric engine compute_s EBB str "CA-CA" "CA-sw" "sw-CA" "sw-sw" "loop" VLs note
 for fab in "${fabrics[@]}"; do
     net=$WORK/$fab.net
-    # shellcheck disable=SC2046
-    "$IBSM" topogen $(fabric_args "$fab") --out "$net" > /dev/null
+    rc=0
+    fabric_make "$IBSM" "$fab" "$net" || rc=$?
+    [ "$rc" -eq 3 ] && continue
+    [ "$rc" -eq 0 ] || exit "$rc"
     for engine in sssp dfsssp updn; do
         ours "$fab" "$engine" "$net" --engine "$engine" --no-fallback
     done
