@@ -16,6 +16,7 @@
 #include "test_minhop_fabrics.h"
 #include "topology/gen_chain.h"
 #include "topology/gen_degrade.h"
+#include "topology/gen_dragonfly.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
 #include "topology/gen_random.h"
@@ -236,6 +237,12 @@ TEST_CASE("nue and dfsssp over every generator at 1, 2, 4 and 8 VLs: every class
     cases.push_back({"hypercube 4", topology::generate_hypercube({4, 2})});
     cases.push_back({"random 16", topology::generate_random(rnd)});
     cases.push_back({"chain of 3 trees", topology::generate_chain(chain)});
+    topology::DragonflyParams dfly;
+    dfly.groups = 5;
+    dfly.leaves = 2;
+    dfly.spines = 2;
+    dfly.hosts_per_leaf = 2;
+    cases.push_back({"Dragonfly+ 5 groups", topology::generate_dragonfly(dfly)});
 
     for (auto& c : cases)
         for (std::uint8_t vls : {1, 2, 4, 8}) {
