@@ -27,12 +27,10 @@ void CdgRouter::relax(std::uint32_t x, std::size_t t, DependencyLayer& layer)
         const std::uint32_t w = t_.tail[cw];
         if (settled_[w] == stamp_) return;
         const std::uint64_t offer = dist_[x] + weight_[cw];
-        if (offer > dist_[w]) return;
+        // Ties keep the first offer (the nearer parent in settling order);
+        // preferring offers whose turn is in use already balanced worse.
+        if (offer >= dist_[w]) return;
         const bool turns = x != t;
-        if (offer == dist_[w]) {
-            // Equal: only worth it to replace a turn added for this LID by one in use.
-            if (!turns || !fresh_[w] || layer.state(t_.turn(cw, cx)) != DependencyLayer::State::used) return;
-        }
         bool added = false;
         if (turns) {
             const auto state = layer.state(t_.turn(cw, cx));
@@ -74,15 +72,21 @@ std::size_t CdgRouter::route(std::uint32_t lid, std::size_t t, std::uint8_t fina
     settled_[t] = stamp_;
     order_.push_back(static_cast<std::uint32_t>(t));
     relax(static_cast<std::uint32_t>(t), t, layer);
-    while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-        const Offer o = heap_.back();
-        heap_.pop_back();
-        if (settled_[o.node] == stamp_ || via_[o.node] != o.channel || dist_[o.node] != o.dist) continue;
-        settled_[o.node] = stamp_;
-        order_.push_back(o.node);
-        relax(o.node, t, layer);
+    bool rerooted = false;
+    for (;;) {
+        while (!heap_.empty()) {
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+            const Offer o = heap_.back();
+            heap_.pop_back();
+            if (settled_[o.node] == stamp_ || via_[o.node] != o.channel || dist_[o.node] != o.dist) continue;
+            settled_[o.node] = stamp_;
+            order_.push_back(o.node);
+            relax(o.node, t, layer);
+        }
+        if (order_.size() >= g.reaching(t) || !backtrack(t, layer)) break;
+        rerooted = true;
     }
+    if (rerooted) tree_order(t);
     const std::size_t moved = order_.size() < g.reaching(t) ? escape_impasse(t, layer, escape) : 0;
 
     std::uint8_t* column = &out_port_[static_cast<std::size_t>(lid) * S];
@@ -90,6 +94,72 @@ std::size_t CdgRouter::route(std::uint32_t lid, std::size_t t, std::uint8_t fina
     for (std::size_t i = 1; i < order_.size(); ++i) column[order_[i]] = g.out_port[via_[order_[i]]];
     add_load();
     return moved;
+}
+
+bool CdgRouter::routes_through(std::uint32_t from, std::uint32_t x, std::size_t t) const
+{
+    for (std::uint32_t s = from; s != t; s = t_.g.head[via_[s]])
+        if (s == x) return true;
+    return false;
+}
+
+bool CdgRouter::backtrack(std::size_t t, DependencyLayer& layer)
+{
+    const auto& g = t_.g;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> added;
+    auto use = [&](std::uint32_t c1, std::uint32_t c2) {
+        const bool was = layer.state(t_.turn(c1, c2)) == DependencyLayer::State::used;
+        if (!layer.try_use(c1, c2)) return false;
+        if (!was) added.emplace_back(c1, c2);
+        return true;
+    };
+    for (std::uint32_t w = 0; w < g.size(); ++w) {
+        if (settled_[w] == stamp_ || g.hops(w, t) == unreachable_hops) continue;
+        for (std::uint32_t cw = g.first[w]; cw < g.first[w + 1]; ++cw) {
+            const std::uint32_t x = g.head[cw];
+            if (settled_[x] != stamp_ || x == t) continue;
+            // x takes another settled neighbour y as its parent, if every
+            // turn that needs (w's, x's children's, x's own) fits.
+            for (std::uint32_t cx = g.first[x]; cx < g.first[x + 1]; ++cx) {
+                const std::uint32_t y = g.head[cx];
+                if (cx == via_[x] || settled_[y] != stamp_ || y == w || (y != t && routes_through(y, x, t)))
+                    continue;
+                added.clear();
+                bool fits = (y == t || use(cx, via_[y])) && use(cw, cx);
+                t_.for_each_incoming(x, [&](std::uint32_t cz) {
+                    const std::uint32_t z = t_.tail[cz];
+                    if (fits && settled_[z] == stamp_ && via_[z] == cz) fits = use(cz, cx);
+                });
+                if (!fits) {
+                    for (const auto& [c1, c2] : added) layer.release(c1, c2);
+                    continue;
+                }
+                // Take back the turns that led into x's old channel.
+                if (fresh_[x]) layer.release(via_[x], into_[x]);
+                t_.for_each_incoming(x, [&](std::uint32_t cz) {
+                    const std::uint32_t z = t_.tail[cz];
+                    if (settled_[z] == stamp_ && via_[z] == cz && fresh_[z]) layer.release(cz, into_[z]);
+                    if (settled_[z] == stamp_ && via_[z] == cz) {
+                        fresh_[z] = std::find(added.begin(), added.end(), std::pair{cz, cx}) != added.end();
+                        into_[z] = cx;
+                    }
+                });
+                fresh_[x] = y != t && std::find(added.begin(), added.end(), std::pair{cx, via_[y]}) != added.end();
+                into_[x] = y == t ? no_channel : via_[y];
+                via_[x] = cx;
+                dist_[x] = dist_[y] + weight_[cx];
+                via_[w] = cw;
+                fresh_[w] = std::find(added.begin(), added.end(), std::pair{cw, cx}) != added.end();
+                into_[w] = cx;
+                dist_[w] = dist_[x] + weight_[cw];
+                settled_[w] = stamp_;
+                order_.push_back(w);
+                relax(w, t, layer);
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 std::size_t CdgRouter::escape_impasse(std::size_t t, DependencyLayer& layer, const EscapePaths& escape)
