@@ -14,6 +14,7 @@
 #include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
 #include "test_minhop_fabrics.h"
+#include "test_routed.h"
 #include "topology/gen_chain.h"
 #include "topology/gen_degrade.h"
 #include "topology/gen_dragonfly.h"
@@ -30,32 +31,6 @@ using namespace ibsm::test;
 using routing::RoutingTables;
 
 namespace {
-
-struct Routed {
-    Fabric fabric;
-    lidassign::LidMap lids;
-    RoutingTables tables;
-};
-
-Routed route(const routing::Engine& engine, Fabric f, std::uint8_t max_vls)
-{
-    auto lids = lidassign::assign_base_lids(f, {}, {}).lids;
-    lidassign::apply_lids(lids, f);
-    routing::Options o;
-    o.max_vls = max_vls;
-    auto r = engine.compute(f, lids, o);
-    if (auto* refusal = std::get_if<routing::Refusal>(&r)) FAIL(refusal->engine << ": " << refusal->reason);
-    return {std::move(f), std::move(lids), std::get<RoutingTables>(std::move(r))};
-}
-
-routing::analysis::Report analyze(const Routed& r)
-{
-    routing::analysis::Options o;
-    o.run_ebb = false;
-    o.run_shifts = false;
-    o.threads = 1;
-    return routing::analysis::analyze(r.fabric, r.tables, o);
-}
 
 void require_complete_acyclic(const routing::analysis::Report& rep)
 {
@@ -75,16 +50,6 @@ std::uint64_t nonminimal(const routing::analysis::Report& rep)
     std::uint64_t n = 0;
     for (const auto& c : rep.classes) n += c.nonminimal;
     return n;
-}
-
-bool same_lfts(const RoutingTables& a, const RoutingTables& b)
-{
-    if (a.lfts.size() != b.lfts.size()) return false;
-    for (const auto& [sw, lft] : a.lfts) {
-        auto it = b.lfts.find(sw);
-        if (it == b.lfts.end() || it->second.port != lft.port) return false;
-    }
-    return true;
 }
 
 } // namespace
@@ -131,9 +96,9 @@ TEST_CASE("nue on a ring of 5 with one VL: deadlock-free only with a detour, and
     // Minimal routes on a ring of 5 are unique, and the clockwise 2-hop
     // routes alone close a credit loop (dfsssp needs 2 layers for them). On
     // one layer some route must go the long way round.
-    auto sssp = route(routing::SsspEngine(), ring(5, 1), 1);
+    auto sssp = route(routing::SsspEngine(), ring(5, 1), 0, 1);
     REQUIRE(analyze(sssp).credit_all.has_loop());
-    auto r = route(routing::NueEngine(), ring(5, 1), 1);
+    auto r = route(routing::NueEngine(), ring(5, 1), 0, 1);
     CHECK(r.tables.engine == "nue");
     CHECK(r.tables.vls_used == 1);
     CHECK(r.tables.sl.empty());
@@ -151,12 +116,12 @@ TEST_CASE("nue on a ring of 6 with two VLs: the split into two bands of three sw
     // towards them never make the turns at the two switches opposite, so
     // each band alone is acyclic with minimal routes; on one layer (all six)
     // they are not.
-    auto one = route(routing::NueEngine(), ring(6, 1), 1);
+    auto one = route(routing::NueEngine(), ring(6, 1), 0, 1);
     auto one_rep = analyze(one);
     require_complete_acyclic(one_rep);
     CHECK(nonminimal(one_rep) > 0);
 
-    auto two = route(routing::NueEngine(), ring(6, 1), 2);
+    auto two = route(routing::NueEngine(), ring(6, 1), 0, 2);
     CHECK(two.tables.vls_used == 2);
     auto rep = analyze(two);
     require_complete_acyclic(rep);
@@ -248,16 +213,16 @@ TEST_CASE("nue and dfsssp over every generator at 1, 2, 4 and 8 VLs: every class
         for (std::uint8_t vls : {1, 2, 4, 8}) {
             DYNAMIC_SECTION(c.name << ", " << int(vls) << " VLs")
             {
-                auto r = route(routing::NueEngine(), c.fabric, vls);
+                auto r = route(routing::NueEngine(), c.fabric, 0, vls);
                 CHECK(r.tables.vls_used <= vls);
                 CHECK(r.tables.vls_used >= 1);
                 CHECK(r.tables.sl.max_sl() < r.tables.vls_used);
                 require_complete_acyclic(analyze(r));
-                auto again = route(routing::NueEngine(), c.fabric, vls);
+                auto again = route(routing::NueEngine(), c.fabric, 0, vls);
                 CHECK(same_lfts(again.tables, r.tables));
                 CHECK(again.tables.sl == r.tables.sl);
 
-                auto df = route(routing::DfssspEngine(), c.fabric, vls);
+                auto df = route(routing::DfssspEngine(), c.fabric, 0, vls);
                 CHECK(df.tables.vls_used == vls);
                 require_complete_acyclic(analyze(df));
             }

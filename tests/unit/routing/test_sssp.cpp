@@ -8,6 +8,7 @@
 #include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
 #include "test_minhop_fabrics.h"
+#include "test_routed.h"
 #include "topology/gen_degrade.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
@@ -23,42 +24,6 @@ using namespace ibsm::test;
 using routing::RoutingTables;
 
 namespace {
-
-struct Routed {
-    Fabric fabric;
-    lidassign::LidMap lids;
-    RoutingTables tables;
-};
-
-routing::Result run(const routing::Engine& engine, const Fabric& f, const lidassign::LidMap& lids,
-                    std::uint8_t max_vls = 8)
-{
-    routing::Options o;
-    o.max_vls = max_vls;
-    return engine.compute(f, lids, o);
-}
-
-// LIDs as the SM would assign them, written into the ports so the analyzer
-// sees them.
-Routed route(const routing::Engine& engine, Fabric f, std::uint8_t lmc = 0, std::uint8_t max_vls = 8)
-{
-    lidassign::BaseLidOptions lo;
-    lo.lmc = lmc;
-    auto lids = lidassign::assign_base_lids(f, {}, lo).lids;
-    lidassign::apply_lids(lids, f);
-    auto r = run(engine, f, lids, max_vls);
-    if (auto* refusal = std::get_if<routing::Refusal>(&r)) FAIL(refusal->engine << ": " << refusal->reason);
-    return {std::move(f), std::move(lids), std::get<RoutingTables>(std::move(r))};
-}
-
-routing::analysis::Report analyze(const Routed& r)
-{
-    routing::analysis::Options o;
-    o.run_ebb = false;
-    o.run_shifts = false;
-    o.threads = 1;
-    return routing::analysis::analyze(r.fabric, r.tables, o);
-}
 
 // Every pair of all four classes delivered.
 void require_complete(const routing::analysis::Report& rep)
@@ -93,15 +58,6 @@ Fabric pgft(std::vector<unsigned> m, std::vector<unsigned> w)
     return topology::generate_pgft(p);
 }
 
-bool same_lfts(const RoutingTables& a, const RoutingTables& b)
-{
-    if (a.lfts.size() != b.lfts.size()) return false;
-    for (const auto& [sw, lft] : a.lfts) {
-        auto it = b.lfts.find(sw);
-        if (it == b.lfts.end() || it->second.port != lft.port) return false;
-    }
-    return true;
-}
 
 Lid lid_of(const lidassign::LidMap& lids, PortRef p, unsigned k = 0)
 {
