@@ -139,6 +139,26 @@ TEST_CASE("nue on a ring of 6 with two VLs: the split into two bands of three sw
            layer1 == std::set<std::size_t>{0, 1, 5} || layer1 == std::set<std::size_t>{0, 4, 5}));
 }
 
+TEST_CASE("nue on a 6-cube with 4 VLs: the impasses its search meets are resolved on the escape paths")
+{
+    // Measured: some destinations' searches strand switches whose every turn
+    // into a settled neighbour would close a cycle, beyond what the local
+    // backtracking repairs; those switches (and what depends on them) take
+    // the escape paths, whose turns each layer reserved first.
+    auto r = route(routing::NueEngine(), topology::generate_hypercube({6, 4}), 0, 4);
+    REQUIRE(r.tables.notes.size() == 1);
+    const auto& note = r.tables.notes[0];
+    INFO(note);
+    const auto at = note.find("allowed; ");
+    REQUIRE(at != std::string::npos);
+    const auto impasses = std::stoul(note.substr(at + 9));
+    const auto moved = std::stoul(note.substr(note.find("impasse, ") + 9));
+    CHECK(impasses > 0);
+    CHECK(moved >= impasses);
+    CHECK(r.tables.vls_used == 4);
+    require_complete_acyclic(analyze(r));
+}
+
 TEST_CASE("the layer split keeps a switch's LIDs together and never exceeds the budget")
 {
     auto f = topology::generate_torus({4, 4, 2, true});
