@@ -15,9 +15,10 @@
 // Algorithm:
 // 1. sssp's routes; 2. layers with acyclic CDGs, switch traffic included
 //    (every CA port and every switch's port 0 is a source), up to 15;
-// 3. more layers than Options::max_vls: refuse with the count ("needs 11
-//    virtual layers, 8 VLs available") so the chain moves on; never tables
-//    with a credit loop;
+// 3. more layers than Options::max_vls (an 8x8 torus needs 11 of 8): the
+//    last VL becomes an escape layer for what does not fit
+//    (dfsssp_escape.h), with a note saying how much; never tables with a
+//    credit loop;
 // 4. spare VLs go, one at a time, to the layer with the most pairs per VL
 //    (OpenSM's balancing); a layer owning k VLs spreads its pairs over them
 //    by (source row + LID) mod k, deterministically where OpenSM draws at

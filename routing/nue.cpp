@@ -53,8 +53,9 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
     if (used > 1) tables.sl = layer_service_levels(g, layer_of, std::vector<unsigned>(used, 1));
     tables.notes.push_back(std::to_string(total) + " destination LIDs in " + std::to_string(used) +
                            (used == 1 ? " layer" : " layers") + " of " + std::to_string(budget) + " allowed; " +
-                           std::to_string(impasses) + " hit an impasse, " + std::to_string(moved) +
-                           " switch routes moved onto escape paths for them");
+                           std::to_string(router.repaired()) + " impasses repaired by local backtracking; " +
+                           std::to_string(impasses) + " LIDs took escape paths, for " + std::to_string(moved) +
+                           " switch routes");
     return tables;
 }
 

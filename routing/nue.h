@@ -22,8 +22,9 @@
 // 2. per layer: escape paths, a spanning tree from the layer's central
 //    switch grown over the current weights, their turns reserved;
 // 3. per LID of the layer, in sssp's order, the modified Dijkstra on the
-//    cCDG (nue/cdg_router.h), escape paths on an impasse, then the weights
-//    of the channels it used grow by the sources crossing them;
+//    cCDG (nue/cdg_router.h); on an impasse a local repair, then the escape
+//    paths for what is still stranded; then the weights of the channels it
+//    used grow by the sources crossing them;
 // 4. SL = the LID's layer for every source (destination-based: one tree,
 //    one layer per LID). Switches are destinations and sources like CAs,
 //    so switch-to-switch traffic is routed and deadlock-free too (OpenSM's

@@ -85,6 +85,7 @@ std::size_t CdgRouter::route(std::uint32_t lid, std::size_t t, std::uint8_t fina
         }
         if (order_.size() >= g.reaching(t) || !backtrack(t, layer)) break;
         rerooted = true;
+        ++repaired_;
     }
     if (rerooted) tree_order(t);
     const std::size_t moved = order_.size() < g.reaching(t) ? escape_impasse(t, layer, escape) : 0;

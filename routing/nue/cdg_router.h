@@ -23,18 +23,23 @@
 // no turn). A tie keeps the first offer: the paper tries used turns before
 // unused ones, but on equal distances that measured worse here (EBB 0.7560
 // against 0.7604 on a degraded 648-host tree, with no fewer impasses).
-// Switches that can reach t but were not settled mean an impasse. The paper
-// then routes the whole LID on the escape paths (escape_paths.h), whose
-// turns the layer holds; here only as much of it as needed moves (in the
-// spirit of the local repair Domke's thesis adds, not its algorithm): the
-// unsettled switches take their escape path, so does every switch on those
-// paths, and a settled switch whose parent moved keeps its channel only if
-// the turn into the parent's new channel can be added — otherwise it moves
+// Switches that can reach t but were not settled mean an impasse (the
+// paper's term). First a local repair of our own: an unsettled switch w
+// with a settled neighbour x is attached through x if x can change its
+// channel to another settled neighbour y (one that does not route through
+// x) with every turn involved fitting the layer — w's into x's new channel,
+// x's into y's, and those of x's children into x's new channel; the search
+// then goes on from w. What that cannot attach takes the escape paths
+// (escape_paths.h), whose turns the layer reserved. The paper moves the
+// whole LID onto them; here only as much as needed moves: the stranded
+// switches take their escape path, so does every switch on those paths,
+// and a settled switch whose parent moved keeps its channel only if the
+// turn into the parent's new channel can be added — otherwise it moves
 // too, until nothing changes. Every turn of the result is then a reserved
 // tree turn, one accepted before, or one just accepted, so the layer stays
-// acyclic; with every switch moved it is the paper's fallback. Then every
-// switch's CA sources (source_weight) are added to the weights of the
-// channels their route crosses (the paper's weight update, sssp's
+// acyclic; with every switch moved it is the paper's fallback. Finally
+// every switch's CA sources (source_weight) are added to the weights of
+// the channels their route crosses (the paper's weight update, sssp's
 // counting).
 #pragma once
 
@@ -56,6 +61,9 @@ public:
     std::size_t route(std::uint32_t lid, std::size_t t, std::uint8_t final_port, DependencyLayer& layer,
                const EscapePaths& escape);
 
+    // Impasses repaired by local backtracking so far (all LIDs).
+    std::size_t repaired() const { return repaired_; }
+
 private:
     void relax(std::uint32_t x, std::size_t t, DependencyLayer& layer);
     bool backtrack(std::size_t t, DependencyLayer& layer);
@@ -75,6 +83,7 @@ private:
     std::vector<std::uint32_t> into_; // when fresh: the parent channel its added turn leads into
     std::vector<std::uint32_t> settled_; // == stamp_: settled for this LID
     std::uint32_t stamp_ = 0;
+    std::size_t repaired_ = 0;
     std::vector<std::uint32_t> order_; // settled switches, t first
     std::vector<std::uint64_t> load_;
     std::vector<std::uint32_t> escape_via_, escape_order_, queue_;
