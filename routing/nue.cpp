@@ -33,14 +33,27 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
     std::vector<std::uint8_t> layer_of(static_cast<std::size_t>(g.lid_limit) * S, 0);
     analysis::StageProgress progress(options.progress, "nue", total);
     std::size_t impasses = 0, moved = 0;
+    // Every layer set up first, then the LIDs in sssp's global order, each in
+    // its own layer's dependencies: the weights grow in the order that
+    // balances sssp, whatever the split. Layer after layer (the paper's
+    // order) measured worse: Dragonfly+ of 8 groups (4 leaves, 4 spines)
+    // EBB 0.748 against 0.790 at 4 VLs, 0.783 against 0.796 at 8.
+    std::vector<nue::NueLayer> layers;
+    layers.reserve(split.lids.size());
+    std::vector<std::uint8_t> layer_of_lid(g.lid_limit, 0);
     for (std::size_t l = 0; l < split.lids.size(); ++l) {
-        nue::NueLayer layer(turns, split.lids[l], weight);
-        for (auto lid : split.lids[l]) {
+        layers.emplace_back(turns, split.lids[l], weight);
+        for (auto lid : split.lids[l]) layer_of_lid[lid] = static_cast<std::uint8_t>(l);
+    }
+    for (auto i : sssp_routing_order(g)) {
+        const auto& d = g.destinations[i];
+        for (std::uint32_t lid = d.base; lid < d.base + d.count; ++lid) {
             const auto t = static_cast<std::size_t>(g.lid_target[lid]);
+            auto& layer = layers[layer_of_lid[lid]];
             const std::size_t m = router.route(lid, t, final_port[lid], layer.deps, layer.escape);
             impasses += m > 0;
             moved += m;
-            std::fill_n(&layer_of[static_cast<std::size_t>(lid) * S], S, static_cast<std::uint8_t>(l));
+            std::fill_n(&layer_of[static_cast<std::size_t>(lid) * S], S, layer_of_lid[lid]);
             progress.tick();
         }
     }

@@ -20,8 +20,9 @@
 // 1. destinations split over min(Options::max_vls, 15) layers, fabric
 //    bands of equal LID count (nue/layer_split.h; the paper uses METIS);
 // 2. per layer: escape paths, a spanning tree from the layer's central
-//    switch grown over the current weights, their turns reserved;
-// 3. per LID of the layer, in sssp's order, the modified Dijkstra on the
+//    switch, their turns reserved;
+// 3. per LID, in sssp's order over all layers (each LID in its own
+//    layer's dependencies), the modified Dijkstra on the
 //    cCDG (nue/cdg_router.h); on an impasse a local repair, then the escape
 //    paths for what is still stranded; then the weights of the channels it
 //    used grow by the sources crossing them;

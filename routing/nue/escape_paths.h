@@ -11,9 +11,11 @@
 //
 // Data structures: per switch its tree channel towards its parent (up) and
 // its children (CSR); the tree is a forest, one tree per component, each
-// grown from its root (layer_split.h) by Dijkstra over the current channel
-// weights, as the paper does, so each layer's tree follows the load its
-// predecessors left and the layers' trees differ.
+// grown from its root (layer_split.h) by Dijkstra over the channel weights
+// it is given. The paper grows each layer's tree when the layer's turn
+// comes, over the weights the earlier layers left; nue sets every layer up
+// before routing (its LIDs are routed in one global order, nue.h), so the
+// trees see the start weights and differ by their roots.
 //
 // Algorithm: reserve() marks, at every switch y, each turn from one tree
 // channel into y onto another tree channel leaving y whose far side holds a

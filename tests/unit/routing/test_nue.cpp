@@ -139,13 +139,13 @@ TEST_CASE("nue on a ring of 6 with two VLs: the split into two bands of three sw
            layer1 == std::set<std::size_t>{0, 1, 5} || layer1 == std::set<std::size_t>{0, 4, 5}));
 }
 
-TEST_CASE("nue on a 6-cube with 4 VLs: the impasses its search meets are resolved on the escape paths")
+TEST_CASE("nue on an 8x8 torus with 4 VLs: the impasses its search meets are repaired or resolved on the escape paths")
 {
     // Measured: some destinations' searches strand switches whose every turn
     // into a settled neighbour would close a cycle, beyond what the local
     // backtracking repairs; those switches (and what depends on them) take
     // the escape paths, whose turns each layer reserved first.
-    auto r = route(routing::NueEngine(), topology::generate_hypercube({6, 4}), 0, 4);
+    auto r = route(routing::NueEngine(), topology::generate_torus({8, 8, 4, true}), 0, 4);
     REQUIRE(r.tables.notes.size() == 1);
     const auto& note = r.tables.notes[0];
     INFO(note);
