@@ -46,8 +46,6 @@ public:
     // switches reached, t first, each after the switch its channel leads to.
     void routes_to(std::size_t t, std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& order) const;
 
-    std::uint32_t up(std::size_t s) const { return up_[s]; }
-
 private:
     const ChannelTurns& t_;
     std::vector<std::uint32_t> up_;          // channel s -> parent, no_channel at a root

@@ -15,19 +15,19 @@ std::vector<char> destination_switches(const SwitchGraph& g, const std::vector<s
     return is;
 }
 
-EscapePaths grow(const ChannelTurns& turns, const std::vector<char>& is_destination,
-                 const std::vector<std::uint64_t>& weight)
-{
-    return EscapePaths(turns, escape_roots(turns.g, is_destination), weight);
-}
-
 } // namespace
 
 NueLayer::NueLayer(const ChannelTurns& turns, const std::vector<std::uint32_t>& lids,
                    const std::vector<std::uint64_t>& weight)
-    : deps(turns), escape(grow(turns, destination_switches(turns.g, lids), weight))
+    : NueLayer(turns, destination_switches(turns.g, lids), weight)
 {
-    escape.reserve(deps, destination_switches(turns.g, lids));
+}
+
+NueLayer::NueLayer(const ChannelTurns& turns, const std::vector<char>& is_destination,
+                   const std::vector<std::uint64_t>& weight)
+    : deps(turns), escape(turns, escape_roots(turns.g, is_destination), weight)
+{
+    escape.reserve(deps, is_destination);
 }
 
 std::vector<std::uint8_t> final_ports(const SwitchGraph& g)

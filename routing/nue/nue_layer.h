@@ -18,6 +18,10 @@ struct NueLayer {
     NueLayer(const ChannelTurns& turns, const std::vector<std::uint32_t>& lids,
              const std::vector<std::uint64_t>& weight);
 
+    // `is_destination`: per switch, whether it delivers one of those LIDs.
+    NueLayer(const ChannelTurns& turns, const std::vector<char>& is_destination,
+             const std::vector<std::uint64_t>& weight);
+
     DependencyLayer deps;
     EscapePaths escape;
 };
