@@ -10,7 +10,12 @@ pgft_args() {
     648) echo "--m 18,36 --w 1,18 --p 1,1" ;;                 # 2 levels, 54 switches
     3456) echo "--m 12,12,24 --w 1,12,12 --p 1,1,1" ;;        # 3 levels, 720 switches
     11664) echo "--m 18,18,36 --w 1,18,18 --p 1,1,1" ;;       # 3 levels, 1620 switches
-    *) echo "unknown fabric size '$1' (648, 3456 or 11664)" >&2; return 1 ;;
+    27648) echo "--m 24,24,48 --w 1,24,24 --p 1,1,1" ;;       # 3 levels, 2880 switches (48 ports, full)
+    # Near the end of the unicast LID space (0xBFFF): 48-port switches, 38
+    # hosts and 10 up-links per leaf (3.8:1), 43 776 hosts + 1872 switches =
+    # 45 648 LIDs.
+    43776) echo "--m 38,24,48 --w 1,10,24 --p 1,1,1" ;;       # 3 levels, 1872 switches
+    *) echo "unknown fabric size '$1' (648, 3456, 11664, 27648 or 43776)" >&2; return 1 ;;
     esac
 }
 
