@@ -65,6 +65,11 @@ struct RoutingConfig {
     // pair (no OptimizedSLtoVLMappingProgramming): `auto` programs them only
     // when the routing engine needs more than one VL, `always` every time.
     SwitchSl2Vl switch_sl2vl = SwitchSl2Vl::automatic;
+    // SL-to-VL tables of CA ports and VL arbitration tables of every port:
+    // `auto` programs them only when the engine needs more than one VL or a
+    // QoS policy weighs VLs (with every SL on VL 0 the tables a port came up
+    // with carry its traffic), `always` every time. Same values as above.
+    SwitchSl2Vl vl_tables = SwitchSl2Vl::automatic;
     // Per-pair path engines (pathsel, shortest-widest, updn-paths; seed 002):
     // the heuristic that splits each destination's paths into configurations
     // (one LID each) — color-l, color-s, greedy, split-merge-l, split-merge-s

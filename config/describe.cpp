@@ -34,6 +34,7 @@ std::string describe(const Config& c)
     }
     out << YAML::Key << "max_vls" << YAML::Value << c.routing.max_vls;
     out << YAML::Key << "switch_sl2vl" << YAML::Value << std::string(to_string(c.routing.switch_sl2vl));
+    out << YAML::Key << "vl_tables" << YAML::Value << std::string(to_string(c.routing.vl_tables));
     out << YAML::Key << "lid_assignment" << YAML::Value << c.routing.lid_assignment;
     out << YAML::Comment("path engines only");
     out << YAML::Key << "lid_order" << YAML::Value << c.routing.lid_order;

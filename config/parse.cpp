@@ -57,8 +57,8 @@ using detail::Section;
 constexpr std::array<std::string_view, 13> top_keys{"routing", "smp",        "sm",      "state_dir", "log",
                                                    "sweep",   "dump",       "perf",    "partitions", "control",
                                                    "health",  "qos",        "security"};
-constexpr std::array<std::string_view, 9> routing_keys{
-    "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl",
+constexpr std::array<std::string_view, 10> routing_keys{
+    "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
     "lid_assignment", "lid_order",
 };
 // Spelled as lidassign/path_configs.h and path_lids.h accept them (config/
@@ -200,12 +200,14 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
     if (auto* e = s.find("root_guids")) c.root_guids = read_root_guids(r, *e);
     if (auto* e = s.find("root_guid_file")) c.root_guid_file = r.text(*e, "a path");
     if (auto* e = s.find("max_vls")) c.max_vls = small(r.integer(*e, limits::max_vls));
-    if (auto* e = s.find("switch_sl2vl")) {
+    for (auto [key, field] : {std::pair{"switch_sl2vl", &c.switch_sl2vl}, std::pair{"vl_tables", &c.vl_tables}}) {
+        auto* e = s.find(key);
+        if (!e) continue;
         const std::string mode = r.text(*e, "auto or always");
         if (mode == "auto")
-            c.switch_sl2vl = SwitchSl2Vl::automatic;
+            *field = SwitchSl2Vl::automatic;
         else if (mode == "always")
-            c.switch_sl2vl = SwitchSl2Vl::always;
+            *field = SwitchSl2Vl::always;
         else
             r.fail(e->line, e->key, "expected auto or always, got '" + mode + "'");
     }

@@ -72,6 +72,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
         {"routing.max_vls", std::to_string(c.routing.max_vls)},
         {"routing.switch_sl2vl", std::string(to_string(c.routing.switch_sl2vl))},
+        {"routing.vl_tables", std::string(to_string(c.routing.vl_tables))},
         {"routing.lid_assignment", c.routing.lid_assignment},
         {"routing.lid_order", c.routing.lid_order},
         {"smp.window", std::to_string(c.smp.window)},

@@ -245,17 +245,31 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
 }
 
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
-                                       unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left)
+                                       unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left,
+                                       std::uint64_t* ports_left)
 {
     return plan_vl_tables(found, plan, std::get<qos::SlVlPlan>(qos::plan_sl_vl({}, vls_needed, 15)), nullptr,
-                          settings, switches_left);
+                          settings, switches_left, ports_left);
 }
 
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
-                                       const VlSettings& settings, std::uint64_t* switches_left)
+                                       const VlSettings& settings, std::uint64_t* switches_left,
+                                       std::uint64_t* ports_left)
 {
-    auto out = port_tables(found.fabric, plan, sl_vl, policy);
+    // Every SL on VL 0 and no policy weighing VLs: the SA hands out SL 0,
+    // which every port maps onto a VL its arbitration serves as it came up
+    // (see the header: "When").
+    const bool vl0_only = !sl_vl.from_policy && sl_vl.layers <= 1;
+    std::vector<TableWrite> out;
+    if (vl0_only && !settings.all_port_tables) {
+        if (ports_left)
+            *ports_left += static_cast<std::uint64_t>(std::count_if(plan.begin(), plan.end(), [&](const auto& e) {
+                return !(found.fabric.node(e.port.node).is_switch() && e.port.port.value() == 0);
+            }));
+    } else {
+        out = port_tables(found.fabric, plan, sl_vl, policy);
+    }
     // Every SL on VL 0 on every switch hop: any switch table gives a one-VL
     // routing's deadlock freedom, so switches keep their own.
     const auto all_vl0 = [](const std::array<std::uint8_t, 16>& t) {
@@ -271,6 +285,11 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
         if (p0 == sw.port0.end() || !(p0->second->current.capability_mask & cap_sl_mapping)) continue;
         const auto si = found.switch_info.find(id);
         if (si != found.switch_info.end() && si->second.optimized_sl2vl_mapping != 0) {
+            // One SMP, but still none when no port's tables are needed either.
+            if (vl0_only && !settings.all_port_tables && !settings.all_switch_pairs) {
+                if (switches_left) ++*switches_left;
+                continue;
+            }
             for (auto& w : all_pairs_sl2vl_writes(found, id, ports, sl_vl)) out.push_back(std::move(w));
             continue;
         }
@@ -310,7 +329,7 @@ VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPl
                           unsigned vls_needed) const
 {
     VlPlan p;
-    p.writes = plan_vl_tables(found, ports, vls_needed, settings_, &p.switches_left);
+    p.writes = plan_vl_tables(found, ports, vls_needed, settings_, &p.switches_left, &p.ports_left);
     return p;
 }
 
@@ -318,7 +337,7 @@ VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPl
                           const qos::SlVlPlan& sl_vl, const qos::Policy* policy) const
 {
     VlPlan p;
-    p.writes = plan_vl_tables(found, ports, sl_vl, policy, settings_, &p.switches_left);
+    p.writes = plan_vl_tables(found, ports, sl_vl, policy, settings_, &p.switches_left, &p.ports_left);
     return p;
 }
 
@@ -332,6 +351,7 @@ boost::asio::awaitable<VlReport> VlProgrammer::program(mad::Transport& transport
 {
     VlReport report;
     report.switches_left = planned.switches_left;
+    report.ports_left = planned.ports_left;
     std::vector<std::pair<const TableWrite*, std::uint64_t>> todo;
     for (const auto& t : planned.writes) {
         const std::uint64_t hash = masked_hash(t.desired, t.mask);

@@ -7,6 +7,19 @@
 // above OperationalVLs (traffic dropped) or leave a VL without weight
 // (traffic stalls).
 //
+// When (routing.vl_tables: auto, the default): only where a table decides
+// where traffic goes. With an engine that needs one VL and no QoS policy,
+// the SA hands out SL 0 on every path and any table map is deadlock-free
+// (below), so no port gets a VL-table SMP: at 3 456 hosts that is 44 928
+// SMPs, a quarter of a bring-up (41 472 of them VLArb blocks), at 27 648
+// hosts 359 424. The decision needs no read-back, which would cost the same
+// SMPs: it comes from the plan (engine layers, policy) and what discovery
+// read of each port (PortInfo: VLCap/OperationalVLs, the VLArb caps,
+// IsSLMappingSupported; SwitchInfo: OptimizedSLtoVLMappingProgramming).
+// OpenSM without QoS sends none either. Tables a former SM left that move
+// SL 0 off an operational VL would stay: routing.vl_tables: always writes
+// every port's tables as below whatever the engine needs.
+//
 // What is programmed (IBA 14.2.5.8 and 14.2.5.9):
 //  - SL2VL: identity over the VLs the routing engine needs, SL s -> VL
 //    s mod n (n = 1 for ftree/sftree/minhop: every SL on VL0), capped by the
@@ -86,6 +99,7 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
 struct VlSettings {
     std::size_t width = 64;          // jobs in flight
     bool all_switch_pairs = false;   // routing.switch_sl2vl: always
+    bool all_port_tables = false;    // routing.vl_tables: always
     unsigned rounds = 3;             // Set rounds per sweep (a failed table is sent again next round)
 };
 
@@ -97,6 +111,7 @@ struct VlReport {
     std::uint64_t sl2vl_sets = 0;
     std::uint64_t vlarb_sets = 0;
     std::uint64_t switches_left = 0; // per-pair SL2VL switches not programmed (one-VL engine, auto)
+    std::uint64_t ports_left = 0;    // ports whose SL2VL/VLArb need nothing (every SL on VL 0, no policy)
     std::vector<std::string> failures;
     bool complete() const { return failed == 0; }
 };
@@ -138,14 +153,17 @@ struct TableWrite {
 // groups (null: no groups).
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
-                                       const VlSettings& settings, std::uint64_t* switches_left);
+                                       const VlSettings& settings, std::uint64_t* switches_left,
+                                       std::uint64_t* ports_left = nullptr);
 // Without a policy: today's tables for an engine using `vls_needed` VLs.
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
-                                       unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left);
+                                       unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left,
+                                       std::uint64_t* ports_left = nullptr);
 
 struct VlPlan {
     std::vector<TableWrite> writes;
     std::uint64_t switches_left = 0; // see VlReport
+    std::uint64_t ports_left = 0;    // see VlReport
 };
 
 class VlProgrammer {
@@ -153,6 +171,7 @@ public:
     explicit VlProgrammer(VlSettings settings) : settings_(settings) {}
 
     void set_all_switch_pairs(bool all) { settings_.all_switch_pairs = all; }
+    void set_all_port_tables(bool all) { settings_.all_port_tables = all; }
 
     // Ports whose link went through INIT again (a relinked cable, a reset
     // device) may have lost their tables: forget what they confirmed so

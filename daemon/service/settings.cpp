@@ -66,6 +66,7 @@ BringupSettings bringup_settings(const config::Config& cfg)
     s.vls.width = width;
     s.pkeys.width = width;
     s.vls.all_switch_pairs = cfg.routing.switch_sl2vl == config::SwitchSl2Vl::always;
+    s.vls.all_port_tables = cfg.routing.vl_tables == config::SwitchSl2Vl::always;
     s.lfts.life_time_value = static_cast<std::uint8_t>(cfg.sm.packet_life_time & 0x1f);
     s.state_dir = cfg.state_dir;
     s.disable_isolated_ports = cfg.health.disable_port;

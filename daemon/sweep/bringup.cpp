@@ -63,6 +63,8 @@ void Bringup::apply_pending()
     ports_.set_max_operational_vls(pending_->ports.max_operational_vls);
     settings_.vls.all_switch_pairs = pending_->vls.all_switch_pairs;
     vls_.set_all_switch_pairs(pending_->vls.all_switch_pairs);
+    settings_.vls.all_port_tables = pending_->vls.all_port_tables;
+    vls_.set_all_port_tables(pending_->vls.all_port_tables);
     settings_.disable_isolated_ports = pending_->disable_isolated_ports;
     settings_.qos = pending_->qos;
     pending_.reset();

@@ -341,6 +341,11 @@ boost::asio::awaitable<Bringup::ProgramStep> Bringup::program(const DiscoveryRes
                      "needs one VL and no qos table moves an SL off VL 0 between switches, so any SL-to-VL map is "
                      "deadlock-free (routing.switch_sl2vl: always programs every input/output port pair)",
                      r.vls.switches_left, tables.engine);
+    if (r.vls.ports_left && kind == SweepKind::heavy)
+        spdlog::info("VL tables: {} port(s) keep their own SL2VL and VLArb tables: engine {} needs one VL and no qos "
+                     "policy weighs VLs, so every path's SL 0 rides the VL the port maps it to "
+                     "(routing.vl_tables: always programs them)",
+                     r.vls.ports_left, tables.engine);
     log_failures(r.lfts.failures, r.lfts.failures.size());
     log_failures(r.vls.failures, r.vls.failed);
     log_failures(r.ports.failures, r.ports.failed);

@@ -7,9 +7,13 @@
 #  - dump_fts read from the switches equals ibsmd's lfts.dump (per switch
 #    GUID, LID -> port; headers differ legitimately: live dumps name
 #    switches by DR path or LID);
-#  - the SM port's SL2VL table maps every SL to VL0 (1-VL engines), and
-#    its VLArb tables (and those of the leaf port facing it) list every
-#    operational VL with weight 64 and no high priority;
+#  - 1-VL engines (routing.vl_tables: auto): no VL table was written, the
+#    SM port's SL2VL table is still ibsim's own (SL s -> VL s), and the log
+#    says the ports keep their tables; with several VLs or
+#    BRINGUP_VL_TABLES=1 (routing.vl_tables: always), the SM port's SL2VL
+#    table maps every SL to VL0 (1-VL engines), and its VLArb tables (and
+#    those of the leaf port facing it) list every operational VL with weight
+#    64 and no high priority;
 #  - ibtracert between sampled CA pairs leaves every switch by the port
 #    lfts.dump names;
 #  - with several VLs (the state dir has sl.txt: nue, dfsssp): the SM port's and
@@ -22,7 +26,8 @@
 #    four classes and no credit loop with switch traffic either;
 #  - a second `ibsmd --once` keeps every LID and sends no LFT block and no
 #    VL table;
-#  - with BRINGUP_SWITCH_SL2VL=1 (config routing.switch_sl2vl: always): every
+#  - with BRINGUP_SWITCH_SL2VL=1 (config routing.switch_sl2vl: always, with
+#    vl_tables: always and BRINGUP_VL_TABLES=1 in the test that sets it): every
 #    input port's SL2VL table towards the leaf port facing the SM maps every
 #    SL to VL0;
 #  - `ibsmd --foreground`: sminfo reports our port as MASTER while it runs,
@@ -84,7 +89,7 @@ python3 "$HERE/bringup_lids_check.py" "$STATE/guid2lid" "$WORK/ibnetdiscover.net
 echo "--- dump_fts equals lfts.dump"
 dump_fts_matches "$STATE/lfts.dump"
 
-echo "--- SL2VL of the SM's port: every SL on VL0 (1-VL engines), SL s on VL s mod n (n-VL engines)"
+echo "--- SL2VL of the SM's port: untouched (1-VL engines, auto), every SL on VL0 (1-VL, vl_tables: always), SL s on VL s mod n (n-VL engines)"
 sim smpquery -D sl2vl 0 > "$WORK/sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl failed"
 grep '^ports:' "$WORK/sl2vl.txt"
 # all_on_vl0 FILE MIN_ROWS: smpquery sl2vl output with at least MIN_ROWS
@@ -122,10 +127,20 @@ if [ -s "$STATE/sl.txt" ]; then
             cat "$WORK/sw-sl2vl.txt" >&2; fail "switch LID $lid: SL2VL of its linked input ports towards port $out is not SL s -> VL s mod $vls"; }
     done
     echo "${#sw_ports[@]} switches checked"
-else
+elif [ "${BRINGUP_VL_TABLES:-0}" = 1 ]; then
     all_on_vl0 "$WORK/sl2vl.txt" 1 || fail "SL2VL table is not the 1-VL identity"
+else
+    # ibsim's ports start with SL s -> VL s (s < 15), SL 15 -> VL 7.
+    awk -F'|' '/^ports:/ { rows++; for (i = 2; i < NF; i++) if ($i + 0 != (i - 2 < 15 ? i - 2 : 7)) bad = 1 }
+        END { exit !(rows >= 1 && !bad) }' "$WORK/sl2vl.txt" || fail "a 1-VL engine's bring-up wrote the SM port's SL2VL table"
+    grep -q "VL tables: [0-9]* port(s) keep their own SL2VL and VLArb tables" "$WORK/once1.log" ||
+        fail "no log line saying the ports keep their VL tables"
+    grep -q "VL tables read 0 set 0 " "$WORK/once1.log" || fail "a 1-VL engine's bring-up sent VL-table SMPs"
 fi
 
+leaf_port=$(sim smpquery -D nodeinfo 0,1 2> /dev/null | sed -n 's/^LocalPort:\.*\([0-9]*\)$/\1/p')
+[ -n "$leaf_port" ] || fail "no LocalPort in the leaf's NodeInfo"
+if [ -s "$STATE/sl.txt" ] || [ "${BRINGUP_VL_TABLES:-0}" = 1 ]; then
 echo "--- VL arbitration of the SM's port and of the switch port facing it: every operational VL weight 64, no high priority"
 # OperVLs of the port -> number of VLs the low table must list.
 check_vlarb() {
@@ -143,9 +158,8 @@ check_vlarb() {
         END { exit !(t == 2 && !bad) }' "$WORK/vlarb.txt" || fail "$what: VL arbitration is not the default"
 }
 check_vlarb "SM port" 0
-leaf_port=$(sim smpquery -D nodeinfo 0,1 2> /dev/null | sed -n 's/^LocalPort:\.*\([0-9]*\)$/\1/p')
-[ -n "$leaf_port" ] || fail "no LocalPort in the leaf's NodeInfo"
 check_vlarb "leaf port $leaf_port" 0,1 "$leaf_port"
+fi
 if [ "${BRINGUP_SWITCH_SL2VL:-0}" = 1 ]; then
     echo "--- switch SL2VL: every input port towards leaf port $leaf_port maps every SL to VL0"
     sim smpquery -D sl2vl 0,1 "$leaf_port" > "$WORK/sw-sl2vl.txt" 2> /dev/null || fail "smpquery sl2vl 0,1 failed"

@@ -88,6 +88,8 @@ TEST_CASE("wrong types and ranges name the allowed values", "[config][errors]")
           "t.yaml:2: key 'routing.max_vls': expected an integer in 1..15, got '0'");
     CHECK(parse_error("routing:\n  switch_sl2vl: sometimes\n") ==
           "t.yaml:2: key 'routing.switch_sl2vl': expected auto or always, got 'sometimes'");
+    CHECK(parse_error("routing:\n  max_vls: 2\n  vl_tables: never\n") ==
+          "t.yaml:3: key 'routing.vl_tables': expected auto or always, got 'never'");
     CHECK(parse_error("smp:\n  window: 4097\n") ==
           "t.yaml:2: key 'smp.window': expected an integer in 1..4096, got '4097'");
     CHECK(parse_error("smp:\n  timeout_ms: 0\n") ==

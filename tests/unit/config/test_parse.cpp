@@ -18,6 +18,7 @@ TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]"
     CHECK_FALSE(c.routing.root_guid_file);
     CHECK(c.routing.max_vls == 8);
     CHECK(c.routing.switch_sl2vl == SwitchSl2Vl::automatic);
+    CHECK(c.routing.vl_tables == SwitchSl2Vl::automatic);
     CHECK(c.smp.window == 16);
     CHECK(c.smp.timeout == 100ms);
     CHECK(c.smp.retries == 3);
@@ -65,6 +66,7 @@ TEST_CASE("every key is parsed", "[config][parse]")
     CHECK_FALSE(c.routing.root_guid_file);
     CHECK(c.routing.max_vls == 4);
     CHECK(c.routing.switch_sl2vl == SwitchSl2Vl::always);
+    CHECK(c.routing.vl_tables == SwitchSl2Vl::always);
     CHECK(c.smp.window == 64);
     CHECK(c.smp.timeout == 250ms);
     CHECK(c.smp.retries == 5);

@@ -144,47 +144,73 @@ TEST_CASE("default arbitration: every operational VL once in the low table, the 
     for (const auto& e : high.entries) CHECK(e.weight == 0);
 }
 
-TEST_CASE("planned tables: per-port SL2VL and VLArb; switch pairs only when needed, asked for or cheap", "[vl]")
+// routing.vl_tables: always (and switch_sl2vl as given).
+static daemon::VlSettings tables_always(bool all_switch_pairs = false)
+{
+    daemon::VlSettings v;
+    v.all_switch_pairs = all_switch_pairs;
+    v.all_port_tables = true;
+    return v;
+}
+
+TEST_CASE("planned tables: none while every SL rides VL 0 (auto); per-port SL2VL and VLArb when needed or asked for",
+          "[vl]")
 {
     SmallFabric s(mad::PortState::init);
     const auto plan = s.plan();
     std::uint64_t left = 0;
+    std::uint64_t ports_left = 0;
 
-    // One-VL engine, auto: CA SL2VL (2), VLArb low+high on 2 CA + 2 switch ports (8), switch left alone.
-    auto w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, &left);
+    // One-VL engine, no policy, auto: no table at all; 2 CA ports + 2 switch ports and the switch keep theirs.
+    auto w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, &left, &ports_left);
+    CHECK(w.empty());
+    CHECK(left == 1);
+    CHECK(ports_left == 4);
+
+    // vl_tables: always: CA SL2VL (2), VLArb low+high on 2 CA + 2 switch ports (8), switch pairs left alone.
+    left = ports_left = 0;
+    w = daemon::plan_vl_tables(s.found, plan, 1, tables_always(), &left, &ports_left);
     CHECK(count_attr(w, mad::attr::sl2vl_table) == 2);
     CHECK(count_attr(w, mad::attr::vl_arbitration) == 8);
     CHECK(left == 1);
+    CHECK(ports_left == 0);
     for (const auto& t : w) CHECK_FALSE(t.read_first); // INIT ports: written without reading
 
-    // Two VLs needed: every (input 0,1,2) x (output 1,2) pair, round-robin with nothing else to interleave.
+    // Two VLs needed (auto): the port tables and every (input 0,1,2) x (output 1,2) pair, round-robin.
     left = 0;
     w = daemon::plan_vl_tables(s.found, plan, 2, daemon::VlSettings{}, &left);
     CHECK(count_attr(w, mad::attr::sl2vl_table) == 2 + 6);
+    CHECK(count_attr(w, mad::attr::vl_arbitration) == 8);
     CHECK(left == 0);
     std::set<std::uint32_t> mods;
     for (const auto& t : w)
         if (t.attr == mad::attr::sl2vl_table && t.path.hops() == 1) mods.insert(t.mod);
     CHECK(mods == std::set<std::uint32_t>{0x001, 0x002, 0x101, 0x102, 0x201, 0x202});
 
-    // always: the same pairs for a one-VL engine.
-    w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{64, true}, &left);
+    // switch_sl2vl: always: the same pairs for a one-VL engine, with or without the port tables.
+    w = daemon::plan_vl_tables(s.found, plan, 1, tables_always(true), &left);
     CHECK(count_attr(w, mad::attr::sl2vl_table) == 2 + 6);
+    w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{64, true}, &left);
+    CHECK(count_attr(w, mad::attr::sl2vl_table) == 6);
+    CHECK(count_attr(w, mad::attr::vl_arbitration) == 0);
 
-    // A switch with optimized programming: one Set for all pairs.
+    // A switch with optimized programming: one Set for all pairs when tables are programmed at all.
     s.found.switch_info[s.sw].optimized_sl2vl_mapping = 1;
     left = 0;
-    w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, &left);
+    w = daemon::plan_vl_tables(s.found, plan, 1, tables_always(), &left);
     CHECK(count_attr(w, mad::attr::sl2vl_table) == 3);
     CHECK(left == 0);
     CHECK(std::any_of(w.begin(), w.end(), [](const auto& t) {
         return t.mod == (mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports);
     }));
+    w = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, &left);
+    CHECK(w.empty());
+    CHECK(left == 1);
 
     // A port without arbitration tables gets none.
     s.found.port_info[{s.ca, PortNum(1)}].vl_arb_high_cap = 0;
     s.found.port_info[{s.ca, PortNum(1)}].vl_arb_low_cap = 0;
-    w = daemon::plan_vl_tables(s.found, s.plan(), 1, daemon::VlSettings{}, &left);
+    w = daemon::plan_vl_tables(s.found, s.plan(), 1, tables_always(), &left);
     CHECK(count_attr(w, mad::attr::vl_arbitration) == 6);
 }
 
@@ -222,7 +248,7 @@ TEST_CASE("a restarted daemon reads configured ports and writes only the tables 
     test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return fab.handle(r); };
     {
-        daemon::VlProgrammer before(daemon::VlSettings{});
+        daemon::VlProgrammer before(tables_always());
         REQUIRE(program(loop, before, fresh, fresh.plan(), 1).complete());
     }
     // Someone gave VL0 high priority on the far CA while we were away.
@@ -231,7 +257,7 @@ TEST_CASE("a restarted daemon reads configured ports and writes only the tables 
     const unsigned sets_before = fab.sets;
 
     SmallFabric active(mad::PortState::active);
-    daemon::VlProgrammer after(daemon::VlSettings{});
+    daemon::VlProgrammer after(tables_always());
     auto r = program(loop, after, active, active.plan(), 1);
     CHECK(r.complete());
     CHECK(r.gets == 10);
@@ -250,11 +276,11 @@ TEST_CASE("a Set answered with another table is sent again next round; with one 
         fab.corrupt_sets = {mad::attr::sl2vl_table};
         test::Loop loop;
         loop.port.responder = [&](const mad::Smp& r) { return fab.handle(r); };
-        daemon::VlProgrammer p(daemon::VlSettings{});
+        daemon::VlProgrammer p(tables_always());
         auto first = program(loop, p, s, plan, 1);
         CHECK(first.complete());
         CHECK(first.failed == 0);
-        const auto writes = daemon::plan_vl_tables(s.found, plan, 1, daemon::VlSettings{}, nullptr);
+        const auto writes = daemon::plan_vl_tables(s.found, plan, 1, tables_always(), nullptr);
         CHECK(first.sl2vl_sets == count_attr(writes, mad::attr::sl2vl_table) + 1); // one sent twice
         CHECK(program(loop, p, s, plan, 1).sets == 0); // all confirmed
     }
@@ -262,7 +288,7 @@ TEST_CASE("a Set answered with another table is sent again next round; with one 
     fab.corrupt_sets = {mad::attr::sl2vl_table};
     test::Loop loop;
     loop.port.responder = [&](const mad::Smp& r) { return fab.handle(r); };
-    daemon::VlSettings one_round;
+    daemon::VlSettings one_round = tables_always();
     one_round.rounds = 1;
     daemon::VlProgrammer p(one_round);
 

@@ -164,23 +164,29 @@ TEST_CASE("a bring-up of the fake tree ends SUBNET UP, every cabled port ACTIVE,
 //   each switch: NodeInfo + NodeDescription + SwitchInfo + PortInfo 0..4 2 x 8 = 16
 //   (the port a node was reached by is not followed again: no NodeInfo twice)
 // LIDs 1..6 (4 CA ports, 2 switches): top LID 6, one LFT block per switch.
-// programming (50 Sets):
+// programming (26 Sets):
 //   LFT block 0 per switch                                                    2
 //   SwitchInfo (LinearFDBTop 0 -> 6)                                          2
-//   VL tables, every cabled port (4 CA + 6 switch ports) INIT, so written
-//   without reading: VLArb low block 1 and high block 1 (caps 8)      10 x 2 = 20
-//   SL2VL on the 4 CA ports (IsSLMappingSupported); the switches are
-//   not optimized and minhop needs one VL, so their pairs are left            4
+//   no VL tables: minhop needs one VL and there is no QoS policy (with
+//   routing.vl_tables: always, 24 more: VLArb low block 1 and high block 1
+//   on every cabled port (4 CA + 6 switch ports, INIT, so written without
+//   reading), 10 x 2 = 20, and SL2VL on the 4 CA ports; the switches' pairs
+//   are left either way: not optimized, one VL)                               0
 //   PortInfo of switch port 0 (LID, MasterSMLID: configure)                   2
 //   PortInfo ARMED then ACTIVE on the 10 cabled ports                  10 x 2 = 20
-// total 78; a second sweep of the unchanged fabric sends only discovery's 28.
-TEST_CASE("the SMPs of a bring-up of a hand-sized fabric are the hand-counted 78", "[fake]")
+// total 54; a second sweep of the unchanged fabric sends only discovery's 28.
+TEST_CASE("the SMPs of a bring-up of a hand-sized fabric are the hand-counted 54 (78 with every VL table)", "[fake]")
 {
     QuietLogs quiet;
+    const bool all_tables = GENERATE(false, true);
+    INFO("routing.vl_tables: " << (all_tables ? "always" : "auto"));
+    const unsigned vl_sets = all_tables ? 24 : 0;
     TempDir dir;
     TwoSwitches t;
     test::FabricLoop loop(t.f);
-    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    auto settings = bringup_settings(dir.path);
+    settings.vls.all_port_tables = all_tables;
+    daemon::Bringup b(loop.transport, settings);
     const auto outcome = bring_up(loop, b);
     INFO(outcome.reason);
     REQUIRE(outcome.up);
@@ -194,15 +200,15 @@ TEST_CASE("the SMPs of a bring-up of a hand-sized fabric are the hand-counted 78
     CHECK(c.count(Method::get, attr::port_info) == 4 + 2 * 5);
     CHECK(c.count(Method::set, attr::linear_forwarding_table) == 2);
     CHECK(c.count(Method::set, attr::switch_info) == 2);
-    CHECK(c.count(Method::set, attr::vl_arbitration) == 20);
-    CHECK(c.count(Method::set, attr::sl2vl_table) == 4);
+    CHECK(c.count(Method::set, attr::vl_arbitration) == (all_tables ? 20 : 0));
+    CHECK(c.count(Method::set, attr::sl2vl_table) == (all_tables ? 4 : 0));
     CHECK(c.count(Method::set, attr::port_info) == 2 + 20);
-    CHECK(c.requests.size() == 9); // nothing else was asked
-    CHECK(c.total() == 78);
-    CHECK(c.directed_route == 78);
-    CHECK(c.answered == 78);
+    CHECK(c.requests.size() == (all_tables ? 9u : 7u)); // nothing else was asked
+    CHECK(c.total() == 54 + vl_sets);
+    CHECK(c.directed_route == 54 + vl_sets);
+    CHECK(c.answered == 54 + vl_sets);
     CHECK(c.bad_status == 0);
-    CHECK(outcome.smps == 78);
+    CHECK(outcome.smps == 54 + vl_sets);
 
     // What the SM wrote is what the switches hold.
     for (NodeId sw : {t.s1, t.s2}) {
@@ -220,8 +226,9 @@ TEST_CASE("the SMPs of a bring-up of a hand-sized fabric are the hand-counted 78
     CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).master_sm_lid == sm_lid);
     CHECK(loop.fabric.port_info({t.s2, PortNum(0)}).master_sm_lid == sm_lid);
     CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).operational_vls == 4);
-    CHECK(loop.fabric.vl_arbitration({t.s2, PortNum(4)}, mad::VlArbBlock::low_0_31).entries[3] ==
-          mad::VlArbEntry{3, 64});
+    if (all_tables)
+        CHECK(loop.fabric.vl_arbitration({t.s2, PortNum(4)}, mad::VlArbBlock::low_0_31).entries[3] ==
+              mad::VlArbEntry{3, 64});
 
     loop.fabric.reset_counters();
     const auto again = bring_up(loop, b);

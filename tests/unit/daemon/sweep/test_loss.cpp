@@ -109,11 +109,11 @@ TEST_CASE("a lost answer to ARMED: the resend is refused, the read-back shows AR
     // The resend found H2 ARMED already and was refused (the fake, like
     // ibsim, moves to ARMED only from INIT) ...
     CHECK(c.bad_status == 1);
-    // ... and one Get read the port back: 78 SMPs of the loss-free bring-up
+    // ... and one Get read the port back: 54 SMPs of the loss-free bring-up
     // (test_fake_fabric.cpp's hand count), one resend, one read.
     CHECK(c.count(mad::Method::set, mad::attr::port_info) == 2 + 20 + 1);
     CHECK(c.count(mad::Method::get, mad::attr::port_info) == 4 + 2 * 5 + 1);
-    CHECK(c.total() == 80);
+    CHECK(c.total() == 56);
     CHECK(loop.fabric.port_info({t.h2, PortNum(1)}).port_state == mad::PortState::active);
 }
 
@@ -165,9 +165,12 @@ TEST_CASE("a partial outcome is finished by a resume of the failed part, in --on
             TempDir dir;
             TwoSwitches t;
             test::FabricLoop loop(t.f, {}, lossy_transport(3, 3));
-            // H2's SL2VL table is refused in all three rounds of the sweep.
+            // H2's SL2VL table (programmed: vl_tables always) is refused in
+            // all three rounds of the sweep.
             loop.fabric.reject_next(Guid(0x300), 3, 0x001c, mad::attr::sl2vl_table);
-            daemon::Bringup b(loop.transport, bringup_settings(dir.path, {"minhop"}));
+            auto settings = bringup_settings(dir.path, {"minhop"});
+            settings.vls.all_port_tables = true;
+            daemon::Bringup b(loop.transport, settings);
             daemon::EventQueue events(loop.io.get_executor());
             daemon::SchedulerSettings ss;
             ss.light_interval = std::chrono::seconds(0);
