@@ -142,6 +142,7 @@ std::vector<std::uint64_t> MkeyBook::candidates(Guid g) const
 
 std::uint64_t MkeyBook::key_for(const mad::Smp& smp, Lid dlid, unsigned attempt)
 {
+    if (keyless()) return 0;
     const auto t = target(smp, dlid);
     if (!t) return 0;
     const auto c = candidates(t->guid);
@@ -153,6 +154,8 @@ void MkeyBook::hold(Guid g, std::uint64_t key)
 {
     auto [it, fresh] = held_.try_emplace(g.value(), key);
     if (fresh || it->second != key) ++counters_.keys_learned;
+    if (!fresh && it->second != 0) --keyed_ports_;
+    if (key != 0) ++keyed_ports_;
     it->second = key;
 }
 
@@ -161,6 +164,7 @@ void MkeyBook::completed(const mad::SmpRequest& sent, const mad::SmpResponse& re
     const auto& smp = sent.smp;
     const bool is_set = smp.method() == static_cast<std::uint8_t>(mad::Method::set);
     if (response.failure == mad::SmpFailure::timeout) {
+        if (keyless()) return; // no port holds or should hold a key: a plain loss
         const auto t = target(smp, sent.dlid);
         // Unanswered under the key of a port that checks one: the port may
         // hold a key the SM does not know. Gets pass any key at levels 0
