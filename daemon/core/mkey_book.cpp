@@ -180,6 +180,10 @@ void MkeyBook::completed(const mad::SmpRequest& sent, const mad::SmpResponse& re
         return;
     }
     if (!response.ok()) return;
+    // Keyless, an LFT block Set (three quarters of a bring-up's SMPs)
+    // teaches nothing the switch's own SwitchInfo and PortInfo SMPs do not:
+    // it carried key 0, and no port holds another.
+    if (keyless() && is_set && smp.attr_id() == mad::attr::linear_forwarding_table && smp.mkey() == 0) return;
     const auto& r = response.smp;
     if (smp.attr_id() == mad::attr::node_info && smp.directed_route()) {
         if (auto ni = mad::decode_node_info(r.data())) {

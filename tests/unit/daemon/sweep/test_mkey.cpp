@@ -448,3 +448,29 @@ TEST_CASE("turning M_Key off clears the keys the SM set, and then leaves the fie
     CHECK(again.up);
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::port_info) == 0);
 }
+
+TEST_CASE("M_Key off: ports holding another SM's key (shown at level 0) get it on every Set, LFT blocks included, "
+          "until the SM clears it",
+          "[fake][mkey]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    test::TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    loop.fabric.set_port_mkey({t.h3, PortNum(1)}, 0x5eed, 0, 60);
+    loop.fabric.set_port_mkey({t.s2, PortNum(0)}, 0x77, 0, 60);
+    KeyedBringup sm(loop, dir.path, daemon::MkeySettings{});
+    const auto o = loop.run([&] { return sm.bringup.sweep(); });
+    INFO(o.reason);
+    CHECK(o.up);
+    // Every Set to the keyed switch (its LFT block among them) and CA passed the check.
+    CHECK(loop.fabric.counters().mkey_failures == 0);
+    CHECK(loop.fabric.port_info({t.s2, PortNum(0)}).mkey_violations == 0);
+    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey_violations == 0);
+    // ... and M_Key off means no key: the PortInfo Sets cleared both.
+    CHECK(sm.book.held(loop.fabric.fabric().node(t.s2).guid) == std::optional<std::uint64_t>{0});
+    CHECK(sm.book.held(loop.fabric.fabric().port({t.h3, PortNum(1)}).guid) == std::optional<std::uint64_t>{0});
+    CHECK(loop.fabric.port_info({t.s2, PortNum(0)}).mkey == 0);
+    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey == 0);
+    CHECK(loop.fabric.lft_entry(t.s2, loop.fabric.port_info({t.h2, PortNum(1)}).lid) == 1);
+}
