@@ -166,8 +166,11 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     mad::encode(pi, std::span<std::uint8_t, 64>(data));
     auto done = [&](const mad::PortInfo& got) {
         e.current = got;
-        for (const auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired))
-            spdlog::log(m.warn ? spdlog::level::warn : spdlog::level::info, "port {} {}", e.name, m.text);
+        for (auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired)) {
+            auto& n = kept_notes_[std::move(m.text)];
+            n.warn = m.warn;
+            if (++n.ports <= 3) n.names.push_back(e.name);
+        }
         e.config_differs = mad::without_commands(got) != e.desired;
         if (reregister) {
             e.reregister = false;
@@ -224,7 +227,23 @@ boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& tra
     co_await run_jobs(std::move(ports), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
         if (co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report)) ++report.configured;
     });
+    log_kept_notes();
     co_return report;
+}
+
+void PortProgrammer::log_kept_notes()
+{
+    for (const auto& [text, n] : kept_notes_) {
+        const auto level = n.warn ? spdlog::level::warn : spdlog::level::info;
+        if (n.ports <= n.names.size()) {
+            for (const auto& name : n.names) spdlog::log(level, "port {} {}", name, text);
+            continue;
+        }
+        std::string some;
+        for (const auto& name : n.names) some += (some.empty() ? "" : ", ") + name;
+        spdlog::log(level, "{} ports: {} (e.g. {}; each port noted once)", n.ports, text, some);
+    }
+    kept_notes_.clear();
 }
 
 boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& transport)
@@ -245,6 +264,7 @@ boost::asio::awaitable<PortReport> PortProgrammer::activate(mad::Transport& tran
     co_await run_jobs(std::move(act), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
         if (co_await set_state(transport, *e, mad::PortState::active, e->reregister, report)) ++report.activated;
     });
+    log_kept_notes();
     if (mkeys_ && mkeys_->rotating()) {
         // Unfinished: the sweep is not confirmed, so the retry timer sweeps
         // again and the old keys are still tried until then.

@@ -43,6 +43,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -147,8 +148,19 @@ private:
     boost::asio::awaitable<bool> set_state(mad::Transport& transport, PortPlanEntry& e, mad::PortState state,
                                            bool reregister, PortReport& report);
 
+    // Kept-field messages of one phase, by text: a few ports by name, the
+    // rest counted (ibsim keeps SubnetTimeout on every port: 45 648 lines
+    // at 43 776 hosts otherwise).
+    struct KeptNotes {
+        bool warn = false;
+        std::size_t ports = 0;
+        std::vector<std::string> names; // the first few
+    };
+    void log_kept_notes();
+
     PortSettings settings_;
     std::vector<PortPlanEntry> plan_;
+    std::map<std::string, KeptNotes> kept_notes_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
     KeptPortFields kept_;
     MkeyBook* mkeys_ = nullptr;

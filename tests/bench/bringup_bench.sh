@@ -66,6 +66,7 @@ if [ "${PIN:-0}" = 1 ]; then
     PIN_SM=(taskset -c 0)
 fi
 pin_ibsim() { [ "${PIN:-0}" = 1 ] && taskset -p -c 1 "$IBSIM_PID" > /dev/null || true; }
+export IBSIM_READY_S=${IBSIM_READY_S:-900}
 . "$(dirname "$0")/../integration/ibsim_env.sh"
 
 . "$(dirname "$0")/fabrics.sh"

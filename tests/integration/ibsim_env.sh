@@ -62,13 +62,14 @@ ibsim_start() {
     IBSIM_HOLD_PID=$!
     ibsim "$@" -s "$net" < "$WORK/console" > "$WORK/ibsim.log" 2>&1 &
     IBSIM_PID=$!
+    # IBSIM_READY_S: how long loading may take (the largest fabrics need minutes).
     local i
-    for i in $(seq 1 600); do
+    for i in $(seq 1 $(( ${IBSIM_READY_S:-60} * 10 ))); do
         grep -q "Network simulator ready" "$WORK/ibsim.log" 2>/dev/null && return 0
         kill -0 "$IBSIM_PID" 2>/dev/null || { echo "FAIL: ibsim exited while loading $net" >&2; cat "$WORK/ibsim.log" >&2; exit 1; }
         sleep 0.1
     done
-    echo "FAIL: ibsim did not become ready on $net within 60 s" >&2
+    echo "FAIL: ibsim did not become ready on $net within ${IBSIM_READY_S:-60} s" >&2
     exit 1
 }
 
