@@ -198,7 +198,7 @@ for i in "${!SIZES[@]}"; do
 done
 if [ ${#SIZES[@]} -gt 1 ]; then
     last=$((${#SIZES[@]} - 1))
-    ratio=$(awk -v a="${ours_of[$last]}" -v b="${ours_of[0]}" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+    ratio=$(awk -v a="${ours_of[$last]}" -v b="${ours_of[0]}" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
     verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5) ? "met" : "MISSED" }')
     echo "ibsmd PathRecord Gets/s at ${SIZES[$last]} / at ${SIZES[0]} hosts: $ratio (target >= 0.50: $verdict)"
 fi
