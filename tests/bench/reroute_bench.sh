@@ -56,7 +56,8 @@ HERE=$BENCH/../integration
 command -v opensm > /dev/null || [ -n "${SKIP_OPENSM:-}" ] || fail "opensm not found (apt-get install opensm)"
 
 OSM_PID=""
-trap '[ -n "$OSM_PID" ] && kill "$OSM_PID" 2> /dev/null; sm_stop_on_exit' EXIT
+# The script's status reaches sm_stop_on_exit (it shows ibsim's log on a failure).
+trap 'rc=$?; [ -n "$OSM_PID" ] && kill "$OSM_PID" 2> /dev/null; (exit $rc); sm_stop_on_exit' EXIT
 
 xmit_pkts() { sim perfquery 2> /dev/null | sed -n 's/^PortXmitPkts:\.*\([0-9]*\)$/\1/p'; }
 # Seconds since midnight, now and of a log line's time stamp.
