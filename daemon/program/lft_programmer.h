@@ -40,7 +40,11 @@
 
 namespace ibsm::daemon {
 
-// The blocks 0..top/64 of `lft`, entries beyond the table set to "no route".
+// Block `b` of `lft`, entries beyond the table set to "no route".
+mad::LinearForwardingTable desired_block(const routing::Lft& lft, std::size_t b);
+// How many blocks LIDs 0..top take.
+inline std::size_t block_count(Lid top) { return mad::lft_block_of(top) + 1; }
+// The blocks 0..top/64 of `lft` (desired_block of each).
 std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top);
 
 struct LftReport {

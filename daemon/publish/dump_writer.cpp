@@ -10,7 +10,12 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace ibsm::daemon {
 
@@ -64,7 +69,21 @@ void add_lfts(Fingerprint& fp, const SubnetSnapshot& s)
         fp.add(s.found.fabric.node(id).guid.value()).add_bytes(lft.port.data(), lft.port.size());
 }
 
+// Lowers the calling thread's CPU priority to the least (Linux: a
+// thread's nice value is its own). Not being able to is no reason to stop.
+void run_at_lowest_priority()
+{
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19) != 0)
+        spdlog::debug("dump writer: cannot lower the thread's priority: {}", std::strerror(errno));
+}
+
 } // namespace
+
+DumpWriter::DumpWriter(std::filesystem::path dir, config::DumpConfig which) : dir_(std::move(dir)), which_(which)
+{
+    boost::asio::post(pool_, run_at_lowest_priority);
+    boost::asio::post(report_pool_, run_at_lowest_priority);
+}
 
 void DumpWriter::publish(SnapshotPtr snap)
 {

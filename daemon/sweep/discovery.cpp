@@ -487,7 +487,7 @@ awaitable<void> follow_up(mad::Transport& transport, DiscoveryResult& found, con
                           std::vector<Guid>& gone, FabricChanges& changes, std::set<Guid>& far)
 {
     found.missing.clear();
-    DiscoveryResult again = reachable_part(found, &gone);
+    DiscoveryResult again = reachable_part(std::move(found), &gone); // `found` is assigned again below
     RefreshRequest retry;
     for (auto g : guids) {
         auto id = again.fabric.find_node(g);

@@ -60,7 +60,10 @@ boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const D
 // Pure: `found` without the nodes the SM's port cannot reach over links
 // that are up, with shortest DR paths for every node. Lost node GUIDs are
 // appended to `lost`.
-DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* lost);
+// Taken by value: a refresh hands its result over (moved), and when every
+// node is still reached only the paths change, so nothing is copied (at
+// 27 648 hosts a copy is 165 888 PortInfo map entries).
+DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost);
 
 // Runs one heavy sweep. Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not

@@ -22,7 +22,7 @@ namespace ibsm::daemon {
 using topology::NodeId;
 using topology::PortRef;
 
-DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* lost)
+DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost)
 {
     const auto& f = found.fabric;
     const auto n = f.node_count();
@@ -54,9 +54,8 @@ DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* 
     std::size_t reached = 0;
     for (const auto& p : path) reached += p.has_value();
     if (reached == n) {
-        DiscoveryResult out = found;
-        for (std::size_t i = 0; i < n; ++i) out.paths[i] = *path[i];
-        return out;
+        for (std::size_t i = 0; i < n; ++i) found.paths[i] = *path[i];
+        return found;
     }
 
     DiscoveryResult out;
@@ -94,8 +93,9 @@ DiscoveryResult reachable_part(const DiscoveryResult& found, std::vector<Guid>* 
     for (const auto& [id, si] : found.switch_info)
         if (renum[id.value]) out.switch_info.emplace(*renum[id.value], si);
     out.sm_port = map(found.sm_port);
-    out.missing = found.missing;
-    out.duplicates = found.duplicates;
+    out.missing = std::move(found.missing);
+    out.duplicates = std::move(found.duplicates);
+    out.plain_port_info = std::move(found.plain_port_info);
     out.smps = found.smps;
     out.elapsed = found.elapsed;
     return out;

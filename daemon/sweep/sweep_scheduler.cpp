@@ -293,8 +293,20 @@ boost::asio::awaitable<void> SweepScheduler::light_sweep_now()
         co_return;
     }
     busy_ = true;
-    auto r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
+    // Counter queries wait, as during any sweep: the light sweep's time is
+    // how late a missed change is seen, and at 27 648 hosts a counter sweep
+    // (362 304 MADs over 12-25 s) overlaps most light sweeps.
+    transport_.hold_perf(true);
+    LightSweepReport r;
+    try {
+        r = co_await light_sweep(transport_, *snap, events_, settings_.light_width);
+    } catch (...) {
+        busy_ = false;
+        transport_.hold_perf(false);
+        throw;
+    }
     busy_ = false;
+    transport_.hold_perf(false);
     ++stats_.light_sweeps;
     spdlog::debug("light sweep: {} SMPs in {:.3f} s, {} switch(es) changed, {} LID-routed Get(s) fell back to DR",
                   r.smps, r.seconds, r.changed.size(), r.lid_failures);

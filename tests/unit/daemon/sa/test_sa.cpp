@@ -362,6 +362,31 @@ TEST_CASE("LMC 2: four paths per pair with distinct DLIDs; Get, NumbPath, SLID/D
     CHECK(open_gid.records.size() == 4 * 4 + 2 * 1); // 4 CAs (itself too) x 4 paths, 2 switches x 1
 }
 
+TEST_CASE("path LIDs agree with the LID map for every pair, across snapshots asked in turn", "[sa]")
+{
+    // The LIDs come from an index cached per snapshot: asking two subnets
+    // (LMC 0 and 2) in turn must rebuild it each time, never answer one
+    // with the other's LIDs.
+    Subnet plain(0), wide(2);
+    for (int round = 0; round < 2; ++round) {
+        for (const Subnet* n : {&plain, &wide}) {
+            const auto& s = *n->snap;
+            const auto ports = s.lids.lids.entries();
+            for (const auto& [src, a] : ports) {
+                for (const auto& [dst, b] : ports) {
+                    const unsigned count = daemon::path_count(s, src, dst);
+                    REQUIRE(count == b.count());
+                    for (unsigned i = 0; i < count; ++i) {
+                        CHECK(*daemon::slid_for(s, src, dst, i) == Lid(static_cast<std::uint16_t>(a.base.value() + i % a.count())));
+                        CHECK(*daemon::dlid_for(s, src, dst, i) == Lid(static_cast<std::uint16_t>(b.base.value() + i)));
+                    }
+                    CHECK_FALSE(daemon::dlid_for(s, src, dst, count));
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("per-pair path routing (pathsel + color/L): one PathRecord per pair, on the DLID routing chose for it", "[sa][paths]")
 {
     test::QuietLogs quiet;

@@ -137,9 +137,13 @@ TEST_CASE("reachable_part drops what links going down cut off, re-keys the attri
     }
     REQUIRE(far_hosts == 4);
     const Guid far_guid = f.node(far_leaf).guid;
+    // A node known to want the plain PortInfo Get stays known through the rebuild.
+    const Guid sm_leaf_guid = f.node(sm_leaf).guid;
+    d.plain_port_info.insert(sm_leaf_guid);
 
     std::vector<Guid> lost;
     auto out = daemon::reachable_part(d, &lost);
+    CHECK(out.plain_port_info.count(sm_leaf_guid) == 1);
     CHECK(lost.size() == 1 + far_hosts);
     CHECK(std::find(lost.begin(), lost.end(), far_guid) != lost.end());
     CHECK(out.fabric.node_count() == f.node_count() - lost.size());
