@@ -66,7 +66,7 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
         if (si == found.switch_info.end()) {
             // Never answered SwitchInfo during discovery: nothing to
             // read-modify-write; count its blocks as dirty so the sweep is not up.
-            report.blocks_dirty += mad::lft_block_of(tables.linear_fdb_top) + 1;
+            report.blocks_unsendable += mad::lft_block_of(tables.linear_fdb_top) + 1;
             keep_failure(report.failures, "switch " + node.guid.str() + ": no SwitchInfo from discovery");
             continue;
         }
@@ -78,6 +78,21 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
         t.blocks = block_count(tables.linear_fdb_top);
         t.top = tables.linear_fdb_top.value();
         t.current = si->second;
+        // A switch holds LIDs below its LinearFDBCap only (ibsim's default
+        // 30 720, many switches 49 152): the blocks it can hold are sent,
+        // LinearFDBTop stops below the cap, and the rest counts as dirty so
+        // the sweep never claims routes the switch cannot forward.
+        if (const unsigned cap = si->second.linear_fdb_cap; cap != 0 && t.top >= cap) {
+            const std::size_t fit = cap / mad::lft_block_size;
+            report.blocks_unsendable += t.blocks - fit;
+            ++report.switches_over_cap;
+            keep_failure(report.failures, "switch " + node.guid.str() + (node.description.empty() ? "" : " (" + node.description + ")") +
+                                              ": LinearFDBCap " + std::to_string(cap) + ", top LID " +
+                                              std::to_string(t.top) + ": LIDs " + std::to_string(cap) + ".." +
+                                              std::to_string(t.top) + " cannot be forwarded by it");
+            t.blocks = fit;
+            t.top = static_cast<std::uint16_t>(cap - 1);
+        }
         auto [it, inserted] = confirmed_.try_emplace(node.guid);
         t.confirmed = &it->second;
         // A switch reporting LinearFDBTop 0 holds nothing we can trust (new,
@@ -159,7 +174,8 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
             }
         });
     }
-    report.blocks_dirty = 0;
+    // Blocks no Set could place count as dirty whatever the rounds did.
+    report.blocks_dirty = report.blocks_unsendable;
     for (const auto& t : targets)
         for (std::size_t b = 0; b < t.blocks; ++b)
             if (!t.confirmed_as_desired(b)) ++report.blocks_dirty;

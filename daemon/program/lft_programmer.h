@@ -20,6 +20,9 @@
 //     the next round (and the next sweep). Requests are ordered block-major
 //     (block 0 of every switch, then block 1, ...) so consecutive SMPs go to
 //     different switches and no switch's queue grows;
+//     A switch's LinearFDBCap bounds what it holds: blocks past it are
+//     not sent and count as dirty (with a failure naming the switch and
+//     the LIDs it cannot forward), so the sweep is not up;
 //  3. SwitchInfo Set (read-modify-write of the discovered value) where
 //     LinearFDBTop or LifeTimeValue differ — after the blocks, so a switch
 //     never forwards by entries that are not written yet.
@@ -55,6 +58,8 @@ struct LftReport {
     std::uint64_t blocks_dirty = 0;  // still unconfirmed after the last round
     std::uint64_t switch_info_sent = 0;
     std::uint64_t switch_info_failed = 0;
+    std::uint64_t switches_over_cap = 0; // top LID at or past the switch's LinearFDBCap
+    std::uint64_t blocks_unsendable = 0; // of switches without SwitchInfo, or past their cap (in blocks_dirty)
     std::vector<std::string> failures; // the first few, for the log
     bool complete() const { return blocks_dirty == 0 && switch_info_failed == 0; }
 };

@@ -6,6 +6,7 @@
 // state transitions) and fault injection behave as a real fabric's would.
 #include "../support/fabric_loop.h"
 #include "../support/fake_fabric_support.h"
+#include "../support/log_capture.h"
 
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/discovery.h"
@@ -643,4 +644,25 @@ TEST_CASE("raise_trap: any notice, from a CA port too, once the issuer knows its
     CHECK(got[0].trap_number_or_device_id == mad::trap::local_changes);
     CHECK(got[0].issuer_lid == loop.fabric.port_info({t.h2, PortNum(1)}).lid);
     CHECK(std::get<mad::LocalChangesDetails>(got[0].details).change_flags == mad::trap144::node_description_changed);
+}
+
+TEST_CASE("LIDs past a switch's LinearFDBCap: no block it cannot hold is sent, and the subnet is not up", "[fake]")
+{
+    test::LogCapture log;
+    TempDir dir;
+    TwoSwitches t;
+    test::FakeFabricOptions options;
+    options.linear_fdb_cap = 4; // LIDs 0..3; the fabric needs 1..6
+    test::FabricLoop loop(t.f, options);
+    daemon::Bringup b(loop.transport, bringup_settings(dir.path));
+    const auto outcome = bring_up(loop, b);
+    INFO(outcome.reason);
+    CHECK_FALSE(outcome.up);
+    CHECK(outcome.reason.find("LFT block") != std::string::npos);
+    INFO(log.text());
+    CHECK(log.count("LinearFDBCap 4, top LID 6: LIDs 4..6 cannot be forwarded by it") == 2);
+    const auto& c = loop.fabric.counters();
+    // Nothing was sent that a switch had to refuse.
+    CHECK(c.count(mad::Method::set, mad::attr::linear_forwarding_table) == 0);
+    CHECK(c.bad_status == 0);
 }
