@@ -175,8 +175,9 @@ private:
 
 } // namespace
 
-topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, const ChosenPath& chosen,
-                                        unsigned threads)
+namespace {
+
+std::vector<Source> sorted_sources(const UpdnGraph& g)
 {
     std::vector<Source> sources;
     for (std::uint32_t t = 0; t < g.terminals.size(); ++t)
@@ -184,13 +185,28 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
     for (std::uint32_t s = 0; s < g.size(); ++s)
         sources.push_back(Source{PortRef{g.node(s), PortNum(0)}, true, s});
     std::sort(sources.begin(), sources.end(), [](const Source& x, const Source& y) { return x.port < y.port; });
+    return sources;
+}
 
+// Configured roots in the orientation: those of the chosen root trial
+// (or the operator's); the LID stage orients switch routes by them too.
+std::vector<topology::NodeId> configured_roots(const UpdnGraph& g)
+{
+    std::vector<topology::NodeId> roots;
+    if (g.order.rule == updn::RootRule::configured)
+        for (const auto place : g.order.roots) roots.push_back(g.node(place));
+    return roots;
+}
+
+} // namespace
+
+topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, const ChosenPath& chosen,
+                                        unsigned threads)
+{
+    const auto sources = sorted_sources(g);
     topology::PairPaths out;
     out.engine = std::move(engine);
-    // Configured roots in the orientation: those of the chosen root trial
-    // (or the operator's); the LID stage orients switch routes by them too.
-    if (g.order.rule == updn::RootRule::configured)
-        for (const auto place : g.order.roots) out.roots.push_back(g.node(place));
+    out.roots = configured_roots(g);
     const auto n = g.terminals.size();
     out.destinations.resize(n);
     std::atomic<std::size_t> next{0};
@@ -214,6 +230,23 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
         if (e)
             std::rethrow_exception(e);
     // Terminals are sorted by port, so destinations are too.
+    return out;
+}
+
+topology::PairPathSource assemble_path_source(std::shared_ptr<const UpdnGraph> g, std::string engine,
+                                              ChosenPath chosen)
+{
+    topology::PairPathSource out;
+    out.engine = std::move(engine);
+    out.roots = configured_roots(*g);
+    for (const auto& t : g->terminals)
+        out.destinations.push_back(t.port);
+    auto sources = std::make_shared<const std::vector<Source>>(sorted_sources(*g));
+    out.visit = [g = std::move(g), chosen = std::move(chosen), sources = std::move(sources)](
+                    std::size_t i, const std::function<void(const DestinationPaths&)>& fn) {
+        Builder builder(*g, chosen, *sources);
+        fn(builder.build(static_cast<std::uint32_t>(i)));
+    };
     return out;
 }
 
