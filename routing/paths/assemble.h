@@ -44,8 +44,9 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
                                         unsigned threads);
 
 // The same paths, a destination at a time (topology::PairPathSource): each
-// visit assembles one destination afresh. `g` and `chosen` (and what it
-// refers to) are kept alive by the source.
+// visit assembles one destination afresh, into storage its thread reuses
+// (so a visit's callback must not visit this source again). `g` and
+// `chosen` (and what it refers to) are kept alive by the source.
 topology::PairPathSource assemble_path_source(std::shared_ptr<const UpdnGraph> g, std::string engine,
                                               ChosenPath chosen);
 
