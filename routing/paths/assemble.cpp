@@ -28,12 +28,25 @@ struct Crossing {
     std::uint32_t at = 0;   // position of the channel leaving the switch
 };
 
+// A Builder's working storage, kept by its thread from destination to
+// destination (fresh, its per-switch lists were millions of allocations).
+struct Scratch {
+    std::vector<std::vector<Crossing>> crossing;
+    std::vector<std::vector<std::uint32_t>> decided;
+    std::vector<std::uint8_t> has;
+    std::vector<std::span<const std::uint32_t>> ca;
+};
+
 class Builder {
 public:
-    Builder(const UpdnGraph& g, const ChosenPath& chosen, const std::vector<Source>& sources)
-        : g_(g), chosen_(chosen), sources_(sources), crossing_(g.size()),
-          decided_(g.size()), has_(g.size(), 0)
+    Builder(const UpdnGraph& g, const ChosenPath& chosen, const std::vector<Source>& sources, Scratch& scratch)
+        : g_(g), chosen_(chosen), sources_(sources), crossing_(scratch.crossing), decided_(scratch.decided),
+          has_(scratch.has), ca_(scratch.ca)
     {
+        // build() clears what it reads, so lists left by another graph do no harm.
+        crossing_.resize(g.size());
+        decided_.resize(g.size());
+        has_.assign(g.size(), 0);
     }
 
     // Destination dst's paths into `out`, whose paths' storage is reused
@@ -172,10 +185,10 @@ private:
     const UpdnGraph& g_;
     const ChosenPath& chosen_;
     const std::vector<Source>& sources_;
-    std::vector<std::vector<Crossing>> crossing_;
-    std::vector<std::vector<std::uint32_t>> decided_;
-    std::vector<std::uint8_t> has_;
-    std::vector<std::span<const std::uint32_t>> ca_;
+    std::vector<std::vector<Crossing>>& crossing_;
+    std::vector<std::vector<std::uint32_t>>& decided_;
+    std::vector<std::uint8_t>& has_;
+    std::vector<std::span<const std::uint32_t>>& ca_;
 };
 
 } // namespace
@@ -217,7 +230,8 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> failed(n);
     auto work = [&] {
-        Builder builder(g, chosen, sources);
+        Scratch scratch;
+        Builder builder(g, chosen, sources, scratch);
         for (auto i = next++; i < n; i = next++) {
             try {
                 builder.build(static_cast<std::uint32_t>(i), out.destinations[i]);
@@ -250,10 +264,11 @@ topology::PairPathSource assemble_path_source(std::shared_ptr<const UpdnGraph> g
     out.visit = [g = std::move(g), chosen = std::move(chosen), sources = std::move(sources)](
                     std::size_t i, const std::function<void(const DestinationPaths&)>& fn) {
         // One destination's paths per thread, reused from visit to visit.
-        thread_local DestinationPaths scratch;
-        Builder builder(*g, chosen, *sources);
-        builder.build(static_cast<std::uint32_t>(i), scratch);
-        fn(scratch);
+        thread_local DestinationPaths paths;
+        thread_local Scratch scratch;
+        Builder builder(*g, chosen, *sources, scratch);
+        builder.build(static_cast<std::uint32_t>(i), paths);
+        fn(paths);
     };
     return out;
 }
