@@ -150,38 +150,38 @@ RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::Lid
     dl.sources.assign(sources.begin(), sources.end());
     dl.offset.assign(dl.sources.size() * dl.destinations.size(), PairDlids::no_path);
 
-    // Configuration c of each destination at each switch.
-    // One destination's paths into its configurations' LFT entries: the
-    // reason to refuse, if any.
-    // Destinations write disjoint entries (their own LIDs' LFT entries, their
-    // own column of the DLID map), so workers share the tables; out_port is
-    // a worker's scratch, [config * nsw + switch].
+    // One destination's paths into its configurations' LFT entries; the
+    // reason to refuse, if any. Destinations write disjoint entries (their
+    // own LIDs' LFT entries, their own column of the DLID map), so workers
+    // share the tables; out_port, configuration c of the destination at each
+    // switch ([c * nsw + switch]), is a worker's own.
+    using Why = std::optional<std::string>;
     auto realise = [&](std::size_t d, const topology::DestinationPaths& dest,
-                       std::vector<std::uint8_t>& out_port) -> std::optional<std::string> {
+                       std::vector<std::uint8_t>& out_port) -> Why {
         const auto& part = configs[d];
         const auto& blk = dl.destinations[d];
         const std::uint32_t count = 1u << blk.lmc;
         if (part.of_path.size() != dest.paths.size())
-            return std::optional<std::string>("LID assignment: partition of " + lidassign::describe_port(fabric, dest.dst) +
-                          " does not cover its paths");
+            return Why("LID assignment: partition of " + lidassign::describe_port(fabric, dest.dst) +
+                       " does not cover its paths");
         if (dest.paths.empty()) return std::nullopt;
         if (part.count == 0 || part.count > count)
-            return std::optional<std::string>(lidassign::describe_port(fabric, dest.dst) + " has " + std::to_string(part.count) +
-                          " configurations but " + std::to_string(count) + " LIDs");
+            return Why(lidassign::describe_port(fabric, dest.dst) + " has " + std::to_string(part.count) +
+                       " configurations but " + std::to_string(count) + " LIDs");
         out_port.assign(static_cast<std::size_t>(part.count) * nsw, no_route);
         for (std::size_t i = 0; i < dest.paths.size(); ++i) {
             const auto& path = dest.paths[i];
             if (auto why = path_problem(fabric, path, dest.dst))
-                return std::optional<std::string>("path " + pair_name(fabric, path.src, dest.dst) + ": " + *why);
+                return Why("path " + pair_name(fabric, path.src, dest.dst) + ": " + *why);
             const std::uint16_t c = part.of_path[i];
-            if (c >= part.count) return std::optional<std::string>("LID assignment: configuration out of range");
+            if (c >= part.count) return Why("LID assignment: configuration out of range");
             for (const auto& h : path.hops) {
                 std::uint8_t& slot = out_port[c * nsw + static_cast<std::size_t>(index_of[h.sw.value])];
                 if (slot != no_route && slot != h.out.value())
-                    return std::optional<std::string>("configuration " + std::to_string(c) + " of " +
-                                  lidassign::describe_port(fabric, dest.dst) + " splits at switch " +
-                                  fabric.node(h.sw).guid.str() + " (path from " +
-                                  lidassign::describe_port(fabric, path.src) + ")");
+                    return Why("configuration " + std::to_string(c) + " of " +
+                               lidassign::describe_port(fabric, dest.dst) + " splits at switch " +
+                               fabric.node(h.sw).guid.str() + " (path from " +
+                               lidassign::describe_port(fabric, path.src) + ")");
                 slot = h.out.value();
             }
             dl.set(*dl.source_index(path.src), d, static_cast<std::uint8_t>(c));
@@ -197,7 +197,7 @@ RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::Lid
         return std::nullopt;
     };
     const std::size_t n = paths.destinations.size();
-    std::vector<std::optional<std::string>> why(n);
+    std::vector<Why> why(n);
     std::vector<std::exception_ptr> failed(n);
     std::atomic<std::size_t> next{0};
     auto work = [&] {

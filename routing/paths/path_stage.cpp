@@ -31,7 +31,7 @@ Partitioned partition_source(const topology::Fabric& fabric, const topology::Pai
     const std::size_t keys = fabric.node_count() * 256; // (node, port)
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> failed(n);
-    const unsigned workers = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
+    const auto workers = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
     std::vector<std::vector<bool>> seen(workers, std::vector<bool>(keys, false));
     auto work = [&](unsigned w) {
         for (auto i = next++; i < n; i = next++) {
