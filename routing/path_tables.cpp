@@ -4,7 +4,12 @@
 #include "lidassign/path_lids.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <optional>
+#include <string>
+#include <thread>
 
 namespace ibsm::routing {
 
@@ -50,9 +55,36 @@ std::optional<std::string> path_problem(const Fabric& fabric, const topology::Pa
 
 } // namespace
 
-RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids, const topology::PairPaths& paths,
+RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                            const topology::PairPaths& paths, std::span<const lidassign::DestinationConfigs> configs,
+                            const RoutingTables& base, const lidassign::LidMap& base_lids)
+{
+    // Every source port some path names, in port order.
+    std::vector<PortRef> srcs;
+    std::vector<bool> seen(fabric.node_count() * 256, false); // (node, port), paths name each source many times
+    for (const auto& d : paths.destinations)
+        for (const auto& p : d.paths) {
+            const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
+            if (key < seen.size() && !seen[key]) {
+                seen[key] = true;
+                srcs.push_back(p.src);
+            }
+        }
+    std::sort(srcs.begin(), srcs.end());
+    topology::PairPathSource source;
+    source.engine = paths.engine;
+    source.roots = paths.roots;
+    for (const auto& d : paths.destinations) source.destinations.push_back(d.dst);
+    source.visit = [&paths](std::size_t i, const std::function<void(const topology::DestinationPaths&)>& fn) {
+        fn(paths.destinations[i]);
+    };
+    return realise_paths(fabric, lids, source, srcs, configs, base, base_lids);
+}
+
+RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                            const topology::PairPathSource& paths, std::span<const topology::PortRef> sources,
                             std::span<const lidassign::DestinationConfigs> configs, const RoutingTables& base,
-                            const lidassign::LidMap& base_lids)
+                            const lidassign::LidMap& base_lids, unsigned threads)
 {
     const std::string engine = paths.engine;
     auto refuse = [&](std::string why) { return Refusal{engine, std::move(why)}; };
@@ -107,55 +139,49 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
 
     // The pair -> DLID map's frame.
     PairDlids& dl = out.dlids;
-    std::vector<PortRef> srcs;
-    std::vector<bool> seen(fabric.node_count() * 256, false); // (node, port), paths name each source many times
-    for (const auto& d : paths.destinations) {
-        for (const auto& p : d.paths) {
-            const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
-            if (key < seen.size() && !seen[key]) {
-                seen[key] = true;
-                srcs.push_back(p.src);
-            }
-        }
-        auto pl = lids.lids_of(d.dst);
-        if (!pl) return refuse("destination " + lidassign::describe_port(fabric, d.dst) + " has no LID");
-        dl.destinations.push_back(PairDlids::Destination{d.dst, pl->base, pl->lmc});
+    for (const auto& dst : paths.destinations) {
+        auto pl = lids.lids_of(dst);
+        if (!pl) return refuse("destination " + lidassign::describe_port(fabric, dst) + " has no LID");
+        dl.destinations.push_back(PairDlids::Destination{dst, pl->base, pl->lmc});
     }
     if (!std::is_sorted(dl.destinations.begin(), dl.destinations.end(),
                         [](const auto& a, const auto& b) { return a.port < b.port; }))
         return refuse("destinations are not sorted");
-    std::sort(srcs.begin(), srcs.end());
-    dl.sources = std::move(srcs);
+    dl.sources.assign(sources.begin(), sources.end());
     dl.offset.assign(dl.sources.size() * dl.destinations.size(), PairDlids::no_path);
 
-    // Configuration c of each destination at each switch.
-    std::vector<std::uint8_t> out_port; // [config * nsw + switch]
-    for (std::size_t d = 0; d < paths.destinations.size(); ++d) {
-        const auto& dest = paths.destinations[d];
+    // One destination's paths into its configurations' LFT entries; the
+    // reason to refuse, if any. Destinations write disjoint entries (their
+    // own LIDs' LFT entries, their own column of the DLID map), so workers
+    // share the tables; out_port, configuration c of the destination at each
+    // switch ([c * nsw + switch]), is a worker's own.
+    using Why = std::optional<std::string>;
+    auto realise = [&](std::size_t d, const topology::DestinationPaths& dest,
+                       std::vector<std::uint8_t>& out_port) -> Why {
         const auto& part = configs[d];
         const auto& blk = dl.destinations[d];
         const std::uint32_t count = 1u << blk.lmc;
         if (part.of_path.size() != dest.paths.size())
-            return refuse("LID assignment: partition of " + lidassign::describe_port(fabric, dest.dst) +
-                          " does not cover its paths");
-        if (dest.paths.empty()) continue;
+            return Why("LID assignment: partition of " + lidassign::describe_port(fabric, dest.dst) +
+                       " does not cover its paths");
+        if (dest.paths.empty()) return std::nullopt;
         if (part.count == 0 || part.count > count)
-            return refuse(lidassign::describe_port(fabric, dest.dst) + " has " + std::to_string(part.count) +
-                          " configurations but " + std::to_string(count) + " LIDs");
+            return Why(lidassign::describe_port(fabric, dest.dst) + " has " + std::to_string(part.count) +
+                       " configurations but " + std::to_string(count) + " LIDs");
         out_port.assign(static_cast<std::size_t>(part.count) * nsw, no_route);
         for (std::size_t i = 0; i < dest.paths.size(); ++i) {
             const auto& path = dest.paths[i];
             if (auto why = path_problem(fabric, path, dest.dst))
-                return refuse("path " + pair_name(fabric, path.src, dest.dst) + ": " + *why);
+                return Why("path " + pair_name(fabric, path.src, dest.dst) + ": " + *why);
             const std::uint16_t c = part.of_path[i];
-            if (c >= part.count) return refuse("LID assignment: configuration out of range");
+            if (c >= part.count) return Why("LID assignment: configuration out of range");
             for (const auto& h : path.hops) {
                 std::uint8_t& slot = out_port[c * nsw + static_cast<std::size_t>(index_of[h.sw.value])];
                 if (slot != no_route && slot != h.out.value())
-                    return refuse("configuration " + std::to_string(c) + " of " +
-                                  lidassign::describe_port(fabric, dest.dst) + " splits at switch " +
-                                  fabric.node(h.sw).guid.str() + " (path from " +
-                                  lidassign::describe_port(fabric, path.src) + ")");
+                    return Why("configuration " + std::to_string(c) + " of " +
+                               lidassign::describe_port(fabric, dest.dst) + " splits at switch " +
+                               fabric.node(h.sw).guid.str() + " (path from " +
+                               lidassign::describe_port(fabric, path.src) + ")");
                 slot = h.out.value();
             }
             dl.set(*dl.source_index(path.src), d, static_cast<std::uint8_t>(c));
@@ -168,6 +194,31 @@ RealiseResult realise_paths(const Fabric& fabric, const lidassign::LidMap& lids,
                 if (p != no_route) lft[s]->port[lid] = p;
             }
         }
+        return std::nullopt;
+    };
+    const std::size_t n = paths.destinations.size();
+    std::vector<Why> why(n);
+    std::vector<std::exception_ptr> failed(n);
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        std::vector<std::uint8_t> out_port;
+        for (auto d = next++; d < n; d = next++) {
+            try {
+                paths.visit(d, [&](const topology::DestinationPaths& dest) { why[d] = realise(d, dest, out_port); });
+            } catch (...) {
+                failed[d] = std::current_exception();
+            }
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned w = 1; w < threads && w < n; ++w) pool.emplace_back(work);
+        work();
+    }
+    // The first destination's problem, whatever the thread count.
+    for (std::size_t d = 0; d < n; ++d) {
+        if (failed[d]) std::rethrow_exception(failed[d]);
+        if (why[d]) return refuse(std::move(*why[d]));
     }
     t.pair_dlids = std::make_shared<const PairDlids>(dl);
     return out;

@@ -60,4 +60,12 @@ RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::Lid
                             const topology::PairPaths& paths, std::span<const lidassign::DestinationConfigs> configs,
                             const RoutingTables& base, const lidassign::LidMap& base_lids);
 
+// The same from paths a destination at a time (each visited once, by
+// `threads` workers; the result does not depend on their number);
+// `sources`: every source port the paths name, sorted.
+RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                            const topology::PairPathSource& paths, std::span<const topology::PortRef> sources,
+                            std::span<const lidassign::DestinationConfigs> configs, const RoutingTables& base,
+                            const lidassign::LidMap& base_lids, unsigned threads = 1);
+
 } // namespace ibsm::routing

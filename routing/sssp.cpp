@@ -2,6 +2,7 @@
 #include "routing/sssp.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 
@@ -38,8 +39,8 @@ public:
 
     void route(std::uint32_t lid, std::size_t t, std::uint8_t final_port)
     {
+        if (t != cached_) collect_candidates(t);
         const std::size_t S = g_.size();
-        const std::uint8_t* hops = g_.hops_to(t);
         const std::uint32_t* order = g_.nearest_first(t);
         const std::uint32_t n = g_.reaching(t);
         std::uint8_t* column = &out_[static_cast<std::size_t>(lid) * S];
@@ -47,16 +48,13 @@ public:
         cost_[t] = 0;
         for (std::uint32_t i = 1; i < n; ++i) {
             const std::uint32_t u = order[i];
-            const std::uint8_t nearer = static_cast<std::uint8_t>(hops[u] - 1);
             std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
             std::uint32_t chosen = no_channel;
-            for (std::uint32_t c = g_.first[u]; c < g_.first[u + 1]; ++c) {
-                const std::uint32_t v = g_.head[c];
-                if (hops[v] != nearer) continue;
-                const std::uint64_t x = cost_[v] + weight_[c];
+            for (std::uint32_t k = cand_first_[i]; k < cand_first_[i + 1]; ++k) {
+                const std::uint64_t x = cost_[cand_head_[k]] + weight_[cand_[k]];
                 if (x < best) {
                     best = x;
-                    chosen = c;
+                    chosen = cand_[k];
                 }
             }
             cost_[u] = best;
@@ -75,12 +73,41 @@ public:
     }
 
 private:
+    // The channels of every switch to switches one hop nearer t, in channel
+    // order, by position in nearest_first(t). They depend on t alone, and
+    // the CAs of one switch (the LIDs routed one after the other) share t,
+    // so they are collected once per switch instead of once per LID.
+    void collect_candidates(std::size_t t)
+    {
+        const std::uint8_t* hops = g_.hops_to(t);
+        const std::uint32_t* order = g_.nearest_first(t);
+        const std::uint32_t n = g_.reaching(t);
+        cand_first_.assign(2, 0);
+        cand_.clear();
+        cand_head_.clear();
+        for (std::uint32_t i = 1; i < n; ++i) {
+            const std::uint32_t u = order[i];
+            const std::uint8_t nearer = static_cast<std::uint8_t>(hops[u] - 1);
+            for (std::uint32_t c = g_.first[u]; c < g_.first[u + 1]; ++c)
+                if (hops[g_.head[c]] == nearer) {
+                    cand_.push_back(c);
+                    cand_head_.push_back(g_.head[c]);
+                }
+            cand_first_.push_back(static_cast<std::uint32_t>(cand_.size()));
+        }
+        cached_ = t;
+    }
+
     const SwitchGraph& g_;
     std::vector<std::uint8_t>& out_;
     std::vector<std::uint64_t> weight_;
     std::vector<std::uint64_t> cost_;
     std::vector<std::uint32_t> next_;
     std::vector<std::uint64_t> load_;
+    std::size_t cached_ = SIZE_MAX;         // the t of cand_first_ / cand_
+    std::vector<std::uint32_t> cand_first_; // by position i in nearest_first(t): cand_[cand_first_[i]..[i+1])
+    std::vector<std::uint32_t> cand_;
+    std::vector<std::uint32_t> cand_head_; // g_.head of cand_
 };
 
 } // namespace
@@ -108,9 +135,16 @@ RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top)
     const std::uint32_t L = routes.graph.lid_limit;
     std::vector<Lft> lfts(S);
     for (auto& lft : lfts) lft.port.resize(L);
-    for (std::uint32_t lid = 0; lid < L; ++lid) {
-        const std::uint8_t* column = &routes.out_port[static_cast<std::size_t>(lid) * S];
-        for (std::size_t s = 0; s < S; ++s) lfts[s].port[lid] = column[s];
+    // A transpose of the LID-major matrix, in blocks of LIDs so that the
+    // columns being read stay in cache while every switch's row takes them.
+    constexpr std::uint32_t block = 64;
+    for (std::uint32_t first = 0; first < L; first += block) {
+        const std::uint32_t last = std::min(L, first + block);
+        for (std::size_t s = 0; s < S; ++s) {
+            std::uint8_t* row = lfts[s].port.data();
+            for (std::uint32_t lid = first; lid < last; ++lid)
+                row[lid] = routes.out_port[static_cast<std::size_t>(lid) * S + s];
+        }
     }
     for (std::size_t s = 0; s < S; ++s) tables.lfts.emplace(routes.graph.switches[s], std::move(lfts[s]));
     return tables;

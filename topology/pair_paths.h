@@ -19,6 +19,8 @@
 #include "mad/types.h"
 #include "topology/fabric.h"
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,19 @@ struct PairPaths {
     // mixed in one VL can close a credit loop.
     std::vector<NodeId> roots;
     std::vector<DestinationPaths> destinations; // sorted by dst
+};
+
+// The same paths one destination at a time, each made when asked for and
+// dropped after: what the LID stage streams through. Why: held whole, the
+// paths of every pair are the memory of a per-pair routing (a 3 456-host
+// tree has 14 million), while each stage needs one destination at a time.
+struct PairPathSource {
+    std::string engine;
+    std::vector<NodeId> roots;         // as PairPaths::roots
+    std::vector<PortRef> destinations; // sorted, as PairPaths::destinations
+    // Calls `fn` with destination i's paths, equal to what
+    // PairPaths::destinations[i] would hold; callable from several threads.
+    std::function<void(std::size_t i, const std::function<void(const DestinationPaths&)>& fn)> visit;
 };
 
 } // namespace ibsm::topology

@@ -28,19 +28,34 @@ struct Crossing {
     std::uint32_t at = 0;   // position of the channel leaving the switch
 };
 
+// A Builder's working storage, kept by its thread from destination to
+// destination (fresh, its per-switch lists were millions of allocations).
+struct Scratch {
+    std::vector<std::vector<Crossing>> crossing;
+    std::vector<std::vector<std::uint32_t>> decided;
+    std::vector<std::uint8_t> has;
+    std::vector<std::span<const std::uint32_t>> ca;
+};
+
 class Builder {
 public:
-    Builder(const UpdnGraph& g, const ChosenPath& chosen, const std::vector<Source>& sources)
-        : g_(g), chosen_(chosen), sources_(sources), crossing_(g.size()),
-          decided_(g.size()), has_(g.size(), 0)
+    Builder(const UpdnGraph& g, const ChosenPath& chosen, const std::vector<Source>& sources, Scratch& scratch)
+        : g_(g), chosen_(chosen), sources_(sources), crossing_(scratch.crossing), decided_(scratch.decided),
+          has_(scratch.has), ca_(scratch.ca)
     {
+        // build() clears what it reads, so lists left by another graph do no harm.
+        crossing_.resize(g.size());
+        decided_.resize(g.size());
+        has_.assign(g.size(), 0);
     }
 
-    DestinationPaths build(std::uint32_t dst)
+    // Destination dst's paths into `out`, whose paths' storage is reused
+    // (a destination has thousands of paths: allocating each afresh was a
+    // fifth of a per-pair routing's time).
+    void build(std::uint32_t dst, DestinationPaths& out)
     {
         const auto& t = g_.terminals[dst];
         const auto b = t.place;
-        DestinationPaths out;
         out.dst = t.port;
 
         // CA paths, in source order (sources_ is sorted by port).
@@ -99,6 +114,7 @@ public:
 
         // Emit in source order.
         out.paths.reserve(ca_slot.size() + g_.size());
+        std::size_t used = 0;
         std::size_t next_ca = 0;
         for (std::size_t k = 0; k < sources_.size(); ++k) {
             const auto& s = sources_[k];
@@ -112,15 +128,17 @@ public:
                     continue;
                 channels = ca_[ca_slot[next_ca++].second];
             }
-            PairPath p;
+            if (used == out.paths.size())
+                out.paths.emplace_back();
+            PairPath& p = out.paths[used++];
             p.src = s.port;
+            p.hops.clear();
             p.hops.reserve(channels.size() + 1);
             for (auto c : channels)
                 p.hops.push_back(PathHop{g_.node(g_.from[c]), PortNum(g_.port[c])});
             p.hops.push_back(PathHop{g_.node(b), PortNum(t.switch_port)});
-            out.paths.push_back(std::move(p));
         }
-        return out;
+        out.paths.resize(used);
     }
 
 private:
@@ -167,16 +185,17 @@ private:
     const UpdnGraph& g_;
     const ChosenPath& chosen_;
     const std::vector<Source>& sources_;
-    std::vector<std::vector<Crossing>> crossing_;
-    std::vector<std::vector<std::uint32_t>> decided_;
-    std::vector<std::uint8_t> has_;
-    std::vector<std::span<const std::uint32_t>> ca_;
+    std::vector<std::vector<Crossing>>& crossing_;
+    std::vector<std::vector<std::uint32_t>>& decided_;
+    std::vector<std::uint8_t>& has_;
+    std::vector<std::span<const std::uint32_t>>& ca_;
 };
 
 } // namespace
 
-topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, const ChosenPath& chosen,
-                                        unsigned threads)
+namespace {
+
+std::vector<Source> sorted_sources(const UpdnGraph& g)
 {
     std::vector<Source> sources;
     for (std::uint32_t t = 0; t < g.terminals.size(); ++t)
@@ -184,22 +203,38 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
     for (std::uint32_t s = 0; s < g.size(); ++s)
         sources.push_back(Source{PortRef{g.node(s), PortNum(0)}, true, s});
     std::sort(sources.begin(), sources.end(), [](const Source& x, const Source& y) { return x.port < y.port; });
+    return sources;
+}
 
+// Configured roots in the orientation: those of the chosen root trial
+// (or the operator's); the LID stage orients switch routes by them too.
+std::vector<topology::NodeId> configured_roots(const UpdnGraph& g)
+{
+    std::vector<topology::NodeId> roots;
+    if (g.order.rule == updn::RootRule::configured)
+        for (const auto place : g.order.roots) roots.push_back(g.node(place));
+    return roots;
+}
+
+} // namespace
+
+topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, const ChosenPath& chosen,
+                                        unsigned threads)
+{
+    const auto sources = sorted_sources(g);
     topology::PairPaths out;
     out.engine = std::move(engine);
-    // Configured roots in the orientation: those of the chosen root trial
-    // (or the operator's); the LID stage orients switch routes by them too.
-    if (g.order.rule == updn::RootRule::configured)
-        for (const auto place : g.order.roots) out.roots.push_back(g.node(place));
+    out.roots = configured_roots(g);
     const auto n = g.terminals.size();
     out.destinations.resize(n);
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> failed(n);
     auto work = [&] {
-        Builder builder(g, chosen, sources);
+        Scratch scratch;
+        Builder builder(g, chosen, sources, scratch);
         for (auto i = next++; i < n; i = next++) {
             try {
-                out.destinations[i] = builder.build(static_cast<std::uint32_t>(i));
+                builder.build(static_cast<std::uint32_t>(i), out.destinations[i]);
             } catch (...) {
                 failed[i] = std::current_exception();
             }
@@ -214,6 +249,27 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
         if (e)
             std::rethrow_exception(e);
     // Terminals are sorted by port, so destinations are too.
+    return out;
+}
+
+topology::PairPathSource assemble_path_source(std::shared_ptr<const UpdnGraph> g, std::string engine,
+                                              ChosenPath chosen)
+{
+    topology::PairPathSource out;
+    out.engine = std::move(engine);
+    out.roots = configured_roots(*g);
+    for (const auto& t : g->terminals)
+        out.destinations.push_back(t.port);
+    auto sources = std::make_shared<const std::vector<Source>>(sorted_sources(*g));
+    out.visit = [g = std::move(g), chosen = std::move(chosen), sources = std::move(sources)](
+                    std::size_t i, const std::function<void(const DestinationPaths&)>& fn) {
+        // One destination's paths per thread, reused from visit to visit.
+        thread_local DestinationPaths paths;
+        thread_local Scratch scratch;
+        Builder builder(*g, chosen, *sources, scratch);
+        builder.build(static_cast<std::uint32_t>(i), paths);
+        fn(paths);
+    };
     return out;
 }
 

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,5 +42,12 @@ using ChosenPath = std::function<std::optional<std::span<const std::uint32_t>>(s
 
 topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, const ChosenPath& chosen,
                                         unsigned threads);
+
+// The same paths, a destination at a time (topology::PairPathSource): each
+// visit assembles one destination afresh, into storage its thread reuses
+// (so a visit's callback must not visit this source again). `g` and
+// `chosen` (and what it refers to) are kept alive by the source.
+topology::PairPathSource assemble_path_source(std::shared_ptr<const UpdnGraph> g, std::string engine,
+                                              ChosenPath chosen);
 
 } // namespace ibsm::routing::paths

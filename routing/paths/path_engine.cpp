@@ -4,7 +4,31 @@
 #include "routing/paths/pathsel.h"
 #include "routing/paths/shortest_widest.h"
 
+#include <memory>
+
 namespace ibsm::routing::paths {
+
+PathSourceResult PathEngine::source(const topology::Fabric& fabric, const Options& options) const
+{
+    auto got = compute(fabric, options);
+    if (auto* r = std::get_if<Refusal>(&got))
+        return *r;
+    return held_source(std::get<topology::PairPaths>(std::move(got)));
+}
+
+topology::PairPathSource held_source(topology::PairPaths paths)
+{
+    topology::PairPathSource out;
+    out.engine = paths.engine;
+    out.roots = paths.roots;
+    for (const auto& d : paths.destinations)
+        out.destinations.push_back(d.dst);
+    auto held = std::make_shared<const topology::PairPaths>(std::move(paths));
+    out.visit = [held](std::size_t i, const std::function<void(const topology::DestinationPaths&)>& fn) {
+        fn(held->destinations[i]);
+    };
+    return out;
+}
 
 std::unique_ptr<PathEngine> make_path_engine(std::string_view name, unsigned threads)
 {

@@ -33,13 +33,22 @@
 namespace ibsm::routing::paths {
 
 using PathResult = std::variant<topology::PairPaths, Refusal>;
+using PathSourceResult = std::variant<topology::PairPathSource, Refusal>;
 
 class PathEngine {
 public:
     virtual ~PathEngine() = default;
     virtual std::string name() const = 0;
     virtual PathResult compute(const topology::Fabric& fabric, const Options& options) const = 0;
+    // The same paths a destination at a time (the LID stage's input). This
+    // default holds compute()'s result whole; an engine whose paths are
+    // cheap to remake per destination overrides it to hold only what it
+    // chose them from.
+    virtual PathSourceResult source(const topology::Fabric& fabric, const Options& options) const;
 };
+
+// A whole PairPaths as a source (visits read it in place).
+topology::PairPathSource held_source(topology::PairPaths paths);
 
 // "pathsel" or "shortest-widest" with their default parameters; nullptr for
 // another name. `threads` > 1 spreads the independent parts over threads.

@@ -7,9 +7,67 @@
 #include "routing/updn.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <thread>
 
 namespace ibsm::routing::paths {
+
+namespace {
+
+struct Partitioned {
+    std::vector<lidassign::DestinationConfigs> configs; // by destination
+    std::vector<topology::PortRef> sources;             // every source port the paths name, sorted
+};
+
+// Every destination's configurations, a destination at a time on `threads`
+// threads (each visit makes its paths and drops them).
+Partitioned partition_source(const topology::Fabric& fabric, const topology::PairPathSource& paths,
+                             lidassign::ConfigHeuristic heuristic, unsigned threads)
+{
+    const auto n = paths.destinations.size();
+    Partitioned out;
+    out.configs.resize(n);
+    const std::size_t keys = fabric.node_count() * 256; // (node, port)
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> failed(n);
+    const auto workers = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
+    std::vector<std::vector<bool>> seen(workers, std::vector<bool>(keys, false));
+    auto work = [&](unsigned w) {
+        for (auto i = next++; i < n; i = next++) {
+            try {
+                paths.visit(i, [&](const topology::DestinationPaths& dest) {
+                    out.configs[i] = lidassign::partition_paths(dest, heuristic);
+                    for (const auto& p : dest.paths) {
+                        const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
+                        if (key < keys) seen[w][key] = true;
+                    }
+                });
+            } catch (...) {
+                failed[i] = std::current_exception();
+            }
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned w = 1; w < workers; ++w)
+            pool.emplace_back(work, w);
+        work(0);
+    }
+    for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
+    for (std::size_t key = 0; key < keys; ++key)
+        for (const auto& s : seen)
+            if (s[key]) {
+                out.sources.push_back(topology::PortRef{topology::NodeId{static_cast<std::uint32_t>(key / 256)},
+                                                        PortNum(static_cast<std::uint8_t>(key % 256))});
+                break;
+            }
+    std::sort(out.sources.begin(), out.sources.end());
+    return out;
+}
+
+} // namespace
 
 PathStageEngine::PathStageEngine(std::unique_ptr<PathEngine> paths) : paths_(std::move(paths)) {}
 
@@ -19,9 +77,11 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
                                 const Options& options) const
 {
     const std::string me = name();
-    auto got = paths_->compute(fabric, options);
+    // A destination's paths are made when a stage visits it: held whole,
+    // the paths of every pair would be most of the memory.
+    auto got = paths_->source(fabric, options);
     if (auto* r = std::get_if<Refusal>(&got)) return *r;
-    auto& pp = std::get<topology::PairPaths>(got);
+    auto& pp = std::get<topology::PairPathSource>(got);
     pp.engine = me;
 
     // Switch destinations (and the fill-in) in the paths' own orientation.
@@ -36,10 +96,10 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
     const auto& base_tables = std::get<RoutingTables>(base);
 
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    const auto configs = lidassign::partition_all(pp, options.lid_assignment, threads);
+    const auto [configs, sources] = partition_source(fabric, pp, options.lid_assignment, threads);
     std::vector<lidassign::DestinationNeed> needs;
     for (std::size_t d = 0; d < pp.destinations.size(); ++d)
-        needs.push_back({pp.destinations[d].dst, configs[d].count});
+        needs.push_back({pp.destinations[d], configs[d].count});
 
     std::shared_ptr<const lidassign::LidMap> assigned;
     std::vector<std::string> notes;
@@ -56,7 +116,7 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
     }
     const lidassign::LidMap& final_lids = assigned ? *assigned : lids;
 
-    auto real = realise_paths(fabric, final_lids, pp, configs, base_tables, lids);
+    auto real = realise_paths(fabric, final_lids, pp, sources, configs, base_tables, lids, threads);
     if (auto* r = std::get_if<Refusal>(&real)) return *r;
     RoutingTables t = std::move(std::get<PathRealisation>(real).tables);
     t.engine = me;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <numeric>
 #include <thread>
 
@@ -233,41 +234,82 @@ Selection select(const UpdnGraph& g, const PathselParams& params, unsigned threa
 
 } // namespace
 
-PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options& options) const
-{
-    auto built = build_updn_graph(fabric, options);
-    if (auto* why = std::get_if<std::string>(&built))
-        return Refusal{name(), *why};
-    const auto best = best_orientation<Selection>(
-        std::get<UpdnGraph>(std::move(built)), fabric, options, params_.root_trials, params_.threads,
-        [&](const UpdnGraph& graph, unsigned threads) { return select(graph, params_, threads); });
-    const auto& g = best.first;
-    const auto& cs = best.second.cs;
-    const auto& held = best.second.held;
+namespace {
 
-    // Deal each switch pair's paths to its CA pairs destination by destination.
-    std::vector<std::uint32_t> slot(g.terminals.size(), 0); // position among its switch's terminals
-    for (const auto& at : g.terminals_at)
-        for (std::uint32_t k = 0; k < at.size(); ++k)
-            slot[at[k]] = k;
-    const std::span<const std::uint32_t> none;
-    ChosenPath chosen = [&](std::uint32_t src, std::uint32_t dst) -> std::optional<std::span<const std::uint32_t>> {
+// What the chosen paths are read from: the orientation's graph, its
+// candidates and how many selection units hold each, and every terminal's
+// position among its switch's terminals.
+struct Chosen {
+    UpdnGraph g;
+    Candidates cs;
+    std::vector<std::uint32_t> held;
+    std::vector<std::uint32_t> slot;
+};
+
+// Deals each switch pair's paths to its CA pairs destination by destination.
+ChosenPath chosen_path(std::shared_ptr<const Chosen> ch, bool per_source_switch)
+{
+    return [ch = std::move(ch), per_source_switch](std::uint32_t src,
+                                                   std::uint32_t dst) -> std::optional<std::span<const std::uint32_t>> {
+        const auto& g = ch->g;
+        const auto& cs = ch->cs;
         const auto a = g.terminals[src].place, b = g.terminals[dst].place;
         if (a == b)
-            return none;
+            return std::span<const std::uint32_t>();
         const auto p = cs.pair(static_cast<std::size_t>(cs.active_of[a]), static_cast<std::size_t>(cs.active_of[b]));
-        const std::uint64_t rank = params_.per_source_switch
-                                       ? std::uint64_t{slot[dst]}
-                                       : std::uint64_t{slot[dst]} * g.terminals_at[a].size() + slot[src];
+        const std::uint64_t rank = per_source_switch
+                                       ? std::uint64_t{ch->slot[dst]}
+                                       : std::uint64_t{ch->slot[dst]} * g.terminals_at[a].size() + ch->slot[src];
         std::uint64_t seen = 0;
         for (auto c = cs.pair_first[p]; c < cs.pair_first[p + 1]; ++c) {
-            seen += held[c];
+            seen += ch->held[c];
             if (rank < seen)
                 return cs.path(c);
         }
         return std::nullopt; // no legal path (another component)
     };
-    return assemble_pair_paths(g, name(), chosen, params_.threads);
+}
+
+std::variant<std::shared_ptr<const Chosen>, Refusal> choose(const topology::Fabric& fabric, const Options& options,
+                                                            const PathselParams& params, const std::string& name)
+{
+    auto built = build_updn_graph(fabric, options);
+    if (auto* why = std::get_if<std::string>(&built))
+        return Refusal{name, *why};
+    auto best = best_orientation<Selection>(
+        std::get<UpdnGraph>(std::move(built)), fabric, options, params.root_trials, params.threads,
+        [&](const UpdnGraph& graph, unsigned threads) { return select(graph, params, threads); });
+    auto out = std::make_shared<Chosen>();
+    out->g = std::move(best.first);
+    out->cs = std::move(best.second.cs);
+    out->held = std::move(best.second.held);
+    out->slot.assign(out->g.terminals.size(), 0);
+    for (const auto& at : out->g.terminals_at)
+        for (std::uint32_t k = 0; k < at.size(); ++k)
+            out->slot[at[k]] = k;
+    return out;
+}
+
+} // namespace
+
+PathResult PathselEngine::compute(const topology::Fabric& fabric, const Options& options) const
+{
+    auto got = choose(fabric, options, params_, name());
+    if (auto* r = std::get_if<Refusal>(&got))
+        return *r;
+    const auto ch = std::get<std::shared_ptr<const Chosen>>(std::move(got));
+    return assemble_pair_paths(ch->g, name(), chosen_path(ch, params_.per_source_switch), params_.threads);
+}
+
+PathSourceResult PathselEngine::source(const topology::Fabric& fabric, const Options& options) const
+{
+    auto got = choose(fabric, options, params_, name());
+    if (auto* r = std::get_if<Refusal>(&got))
+        return *r;
+    auto ch = std::get<std::shared_ptr<const Chosen>>(std::move(got));
+    // The graph lives in `ch`, which the chosen-path function keeps alive.
+    std::shared_ptr<const UpdnGraph> g(ch, &ch->g);
+    return assemble_path_source(std::move(g), name(), chosen_path(std::move(ch), params_.per_source_switch));
 }
 
 } // namespace ibsm::routing::paths

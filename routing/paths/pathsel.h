@@ -86,6 +86,9 @@ public:
     explicit PathselEngine(PathselParams params = {}) : params_(params) {}
     std::string name() const override { return "pathsel"; }
     PathResult compute(const topology::Fabric& fabric, const Options& options) const override;
+    // Holds the candidates and the selection only; each destination's paths
+    // are dealt and assembled when visited.
+    PathSourceResult source(const topology::Fabric& fabric, const Options& options) const override;
 
 private:
     PathselParams params_;

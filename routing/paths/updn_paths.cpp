@@ -98,12 +98,15 @@ struct Search {
     unsigned cap;
     std::vector<std::uint8_t> on_path;
     std::vector<std::uint32_t> stack;
-    std::vector<std::vector<std::uint32_t>> found;
+    // The paths of the length searched, back to back (all have that length:
+    // one allocation for the lot, where a tree has up to 144 per pair).
+    std::vector<std::uint32_t> found;
+    std::size_t found_count = 0;
 
     // Extends the path at u by exactly `left` channels to b.
     void extend(std::uint32_t u, bool down_only, unsigned left)
     {
-        for (auto c = g.first[u]; c < g.first[u + 1] && found.size() < cap; ++c) {
+        for (auto c = g.first[u]; c < g.first[u + 1] && found_count < cap; ++c) {
             if (down_only && g.up[c])
                 continue;
             const auto v = g.to[c];
@@ -112,9 +115,9 @@ struct Search {
             const bool next_down = down_only || !g.up[c];
             if (v == b) {
                 if (left == 1) {
-                    stack.push_back(c);
-                    found.push_back(stack);
-                    stack.pop_back();
+                    found.insert(found.end(), stack.begin(), stack.end());
+                    found.push_back(c);
+                    ++found_count;
                 }
                 continue;
             }
@@ -139,21 +142,26 @@ std::vector<std::vector<std::uint32_t>> legal_paths(const UpdnGraph& g, std::uin
     const auto min_hops = g.legal_hops(a, b, false);
     if (a == b || min_hops == no_legal_path || k == 0)
         return out;
-    Search s{g, b, std::max(cap, k), std::vector<std::uint8_t>(g.size(), 0), {}, {}};
+    Search s{g, b, std::max(cap, k), std::vector<std::uint8_t>(g.size(), 0), {}, {}, 0};
     for (unsigned len = min_hops; len <= min_hops + slack && out.size() < k; ++len) {
         s.found.clear();
+        s.found_count = 0;
         s.on_path[a] = 1;
         s.extend(a, false, len);
         s.on_path[a] = 0;
         const auto need = k - out.size();
-        const auto n = s.found.size();
+        const auto n = s.found_count;
+        auto path = [&](std::size_t i) {
+            const auto first = s.found.begin() + static_cast<std::ptrdiff_t>(i * len);
+            return std::vector<std::uint32_t>(first, first + len);
+        };
         if (n <= need) {
-            for (auto& p : s.found)
-                out.push_back(std::move(p));
+            for (std::size_t i = 0; i < n; ++i)
+                out.push_back(path(i));
             continue;
         }
         for (std::size_t i = 0; i < need; ++i)
-            out.push_back(std::move(s.found[i * n / need]));
+            out.push_back(path(i * n / need));
     }
     return out;
 }

@@ -6,12 +6,14 @@
 #include "lidassign/path_lids.h"
 #include "routing/minhop.h"
 #include "routing/path_tables.h"
+#include "routing/paths/path_engine.h"
 #include "routing/paths/paths_from_tables.h"
 #include "routing/updn.h"
 #include "topology/gen_random.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 using namespace ibsm;
@@ -316,4 +318,62 @@ TEST_CASE("random fabric: paths mixed from Up*/Down* and MinHop split, and every
     auto r = realise_paths(f, lids, mixed, configs, std::get<RoutingTables>(ud), base_lids);
     REQUIRE(std::holds_alternative<PathRealisation>(r));
     check_realised(f, lids, mixed, configs, std::get<PathRealisation>(r));
+}
+
+TEST_CASE("realising from a path source on several threads gives the tables of the whole paths on one")
+{
+    topology::RandomParams p;
+    p.switches = 16;
+    p.hosts_per_switch = 4;
+    p.ports_per_switch = 10;
+    p.seed = 13;
+    auto f = topology::generate_random(p);
+    make_healthy(f);
+    const auto base_lids = lmc0(f);
+    const auto mh = minhop(f, base_lids);
+    auto ud = UpdnEngine().compute(f, base_lids, {});
+    REQUIRE(std::holds_alternative<RoutingTables>(ud));
+    auto a = paths::paths_from_tables(f, base_lids, mh);
+    auto b = paths::paths_from_tables(f, base_lids, std::get<RoutingTables>(ud));
+    REQUIRE(std::holds_alternative<topology::PairPaths>(a));
+    REQUIRE(std::holds_alternative<topology::PairPaths>(b));
+    // Paths that split, so destinations need several LIDs (configurations).
+    auto mixed = std::get<topology::PairPaths>(a);
+    const auto& other = std::get<topology::PairPaths>(b);
+    for (std::size_t d = 0; d < mixed.destinations.size(); ++d)
+        for (std::size_t i = 1; i < mixed.destinations[d].paths.size(); i += 2)
+            mixed.destinations[d].paths[i] = other.destinations[d].paths[i];
+    std::vector<lidassign::DestinationConfigs> configs;
+    for (const auto& d : mixed.destinations) configs.push_back(first_fit(d));
+    const auto lids = colour_first(f, mixed, configs);
+    const auto& base = std::get<RoutingTables>(ud);
+    auto whole = realise_paths(f, lids, mixed, configs, base, base_lids);
+    REQUIRE(std::holds_alternative<PathRealisation>(whole));
+    const auto& want = std::get<PathRealisation>(whole);
+
+    const auto source = paths::held_source(mixed);
+    std::vector<PortRef> sources;
+    for (const auto& d : mixed.destinations)
+        for (const auto& path : d.paths) sources.push_back(path.src);
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (unsigned threads : {1u, 3u}) {
+        INFO(threads << " threads");
+        auto got = realise_paths(f, lids, source, sources, configs, base, base_lids, threads);
+        REQUIRE(std::holds_alternative<PathRealisation>(got));
+        const auto& r = std::get<PathRealisation>(got);
+        REQUIRE(r.tables.lfts.size() == want.tables.lfts.size());
+        for (const auto& [sw, lft] : want.tables.lfts) CHECK(r.tables.lfts.at(sw).port == lft.port);
+        CHECK(r.dlids.sources == want.dlids.sources);
+        CHECK(r.dlids.offset == want.dlids.offset);
+    }
+
+    // A configuration that splits is refused on many threads as on one.
+    auto broken = configs;
+    for (auto& c : broken) std::fill(c.of_path.begin(), c.of_path.end(), 0);
+    auto one = realise_paths(f, lids, source, sources, broken, base, base_lids, 1);
+    auto three = realise_paths(f, lids, source, sources, broken, base, base_lids, 3);
+    REQUIRE(std::holds_alternative<Refusal>(one));
+    REQUIRE(std::holds_alternative<Refusal>(three));
+    CHECK(std::get<Refusal>(one).reason == std::get<Refusal>(three).reason);
 }

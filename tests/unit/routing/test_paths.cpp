@@ -19,8 +19,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace ibsm;
 using namespace ibsm::routing;
@@ -276,6 +278,45 @@ TEST_CASE("path engines: equal output whatever the thread count", "[paths]")
             REQUIRE(one.destinations[d].paths.size() == three.destinations[d].paths.size());
             for (std::size_t p = 0; p < one.destinations[d].paths.size(); ++p)
                 CHECK(one.destinations[d].paths[p].hops == three.destinations[d].paths[p].hops);
+        }
+    }
+}
+
+TEST_CASE("path sources: each destination visited alone equals the engine's whole result", "[paths]")
+{
+    const auto f = small_random(5);
+    for (const auto& name : path_engine_names()) {
+        INFO(name);
+        const auto engine = make_path_engine(name, 2);
+        const auto whole = run(*engine, f);
+        auto got = engine->source(f, Options{});
+        REQUIRE(std::holds_alternative<topology::PairPathSource>(got));
+        const auto& source = std::get<topology::PairPathSource>(got);
+        CHECK(source.roots == whole.roots);
+        REQUIRE(source.destinations.size() == whole.destinations.size());
+        // Visited from three threads, last destination first: a visit must
+        // not depend on the ones before it.
+        const auto n = whole.destinations.size();
+        std::vector<topology::DestinationPaths> seen(n);
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (auto k = next++; k < n; k = next++)
+                source.visit(n - 1 - k, [&](const topology::DestinationPaths& d) { seen[n - 1 - k] = d; });
+        };
+        {
+            std::vector<std::jthread> pool;
+            for (int t = 0; t < 2; ++t)
+                pool.emplace_back(work);
+            work();
+        }
+        for (std::size_t d = 0; d < n; ++d) {
+            CHECK(source.destinations[d] == whole.destinations[d].dst);
+            CHECK(seen[d].dst == whole.destinations[d].dst);
+            REQUIRE(seen[d].paths.size() == whole.destinations[d].paths.size());
+            for (std::size_t p = 0; p < seen[d].paths.size(); ++p) {
+                CHECK(seen[d].paths[p].src == whole.destinations[d].paths[p].src);
+                CHECK(seen[d].paths[p].hops == whole.destinations[d].paths[p].hops);
+            }
         }
     }
 }
