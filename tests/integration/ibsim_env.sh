@@ -63,12 +63,13 @@ ibsim_start() {
     ibsim "$@" -s "$net" < "$WORK/console" > "$WORK/ibsim.log" 2>&1 &
     IBSIM_PID=$!
     local i
-    for i in $(seq 1 600); do
+    # IBSIM_READY_S: a 27 648-host fabric can take over a minute on a busy machine.
+    for i in $(seq 1 $((${IBSIM_READY_S:-60} * 10))); do
         grep -q "Network simulator ready" "$WORK/ibsim.log" 2>/dev/null && return 0
         kill -0 "$IBSIM_PID" 2>/dev/null || { echo "FAIL: ibsim exited while loading $net" >&2; cat "$WORK/ibsim.log" >&2; exit 1; }
         sleep 0.1
     done
-    echo "FAIL: ibsim did not become ready on $net within 60 s" >&2
+    echo "FAIL: ibsim did not become ready on $net within ${IBSIM_READY_S:-60} s" >&2
     exit 1
 }
 
