@@ -8,18 +8,23 @@
 
 namespace ibsm::daemon {
 
+mad::LinearForwardingTable desired_block(const routing::Lft& lft, std::size_t b)
+{
+    mad::LinearForwardingTable block;
+    block.ports.fill(mad::lft_no_route);
+    const std::size_t first = b * mad::lft_block_size;
+    if (first < lft.port.size())
+        std::copy_n(lft.port.begin() + static_cast<std::ptrdiff_t>(first),
+                    std::min(mad::lft_block_size, lft.port.size() - first), block.ports.begin());
+    return block;
+}
+
 std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top)
 {
     const std::size_t count = mad::lft_block_of(top) + 1;
-    std::vector<mad::LinearForwardingTable> blocks(count);
-    for (std::size_t b = 0; b < count; ++b) {
-        auto& ports = blocks[b].ports;
-        ports.fill(mad::lft_no_route);
-        for (std::size_t i = 0; i < mad::lft_block_size; ++i) {
-            const std::size_t lid = b * mad::lft_block_size + i;
-            if (lid < lft.port.size()) ports[i] = lft.port[lid];
-        }
-    }
+    std::vector<mad::LinearForwardingTable> blocks;
+    blocks.reserve(count);
+    for (std::size_t b = 0; b < count; ++b) blocks.push_back(desired_block(lft, b));
     return blocks;
 }
 
@@ -27,7 +32,8 @@ struct LftProgrammer::Target {
     Guid guid;
     std::string name;
     DrPath path;
-    std::vector<mad::LinearForwardingTable> desired;
+    const routing::Lft* lft = nullptr; // the caller's tables outlive program()
+    std::size_t blocks = 0;            // desired blocks 0..top/64
     std::uint16_t top = 0;
     mad::SwitchInfo current;
     Confirmed* confirmed = nullptr;
@@ -59,7 +65,8 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
         t.guid = node.guid;
         t.name = node.description;
         t.path = found.path_to(id);
-        t.desired = desired_blocks(lft, tables.linear_fdb_top);
+        t.lft = &lft;
+        t.blocks = mad::lft_block_of(tables.linear_fdb_top) + 1;
         t.top = tables.linear_fdb_top.value();
         t.current = si->second;
         auto [it, inserted] = confirmed_.try_emplace(node.guid);
@@ -68,8 +75,8 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
         // or reset since we last programmed it).
         if (si->second.linear_fdb_top == 0 && !inserted) *t.confirmed = Confirmed{};
         t.first_contact = inserted;
-        t.confirmed->blocks.resize(std::max(t.confirmed->blocks.size(), t.desired.size()));
-        report.blocks_desired += t.desired.size();
+        t.confirmed->blocks.resize(std::max(t.confirmed->blocks.size(), t.blocks));
+        report.blocks_desired += t.blocks;
         targets.push_back(std::move(t));
     }
     report.switches = targets.size();
@@ -84,13 +91,13 @@ boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& t
                                                                LftReport& report)
 {
     std::size_t max_blocks = 0;
-    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
+    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.blocks);
     std::vector<std::pair<Target*, std::size_t>> blocks;
     for (std::size_t b = 0; b < max_blocks; ++b) {
         for (auto& t : targets) {
             if (!t.first_contact || t.current.linear_fdb_top == 0) continue;
             const std::size_t programmed = mad::lft_block_of(Lid(t.current.linear_fdb_top)) + 1;
-            if (b >= t.desired.size() || b >= programmed) continue;
+            if (b >= t.blocks || b >= programmed) continue;
             blocks.emplace_back(&t, b);
         }
     }
@@ -112,20 +119,21 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
                                                         LftReport& report)
 {
     std::size_t max_blocks = 0;
-    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.desired.size());
+    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.blocks);
     for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
         std::vector<std::pair<Target*, std::size_t>> blocks;
         for (std::size_t b = 0; b < max_blocks; ++b) {
             for (auto& t : targets) {
-                if (b >= t.desired.size() || t.confirmed->blocks[b] == t.desired[b]) continue;
+                if (b >= t.blocks || t.confirmed->blocks[b] == desired_block(*t.lft, b)) continue;
                 blocks.emplace_back(&t, b);
             }
         }
         if (blocks.empty()) break;
         co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
             auto [t, b] = tb;
+            const mad::LinearForwardingTable desired = desired_block(*t->lft, b);
             SmpData data{};
-            mad::encode(t->desired[b], std::span<std::uint8_t, 64>(data));
+            mad::encode(desired, std::span<std::uint8_t, 64>(data));
             auto r = co_await dr_set(transport, t->path, mad::attr::linear_forwarding_table,
                                      static_cast<std::uint32_t>(b), data);
             ++report.blocks_sent;
@@ -134,7 +142,7 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
                 co_return;
             }
             auto block = mad::decode_linear_forwarding_table(r.smp.data());
-            if (block && *block == t->desired[b]) {
+            if (block && *block == desired) {
                 t->confirmed->blocks[b] = *block;
             } else {
                 t->confirmed->blocks[b].reset();
@@ -144,8 +152,8 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
     }
     report.blocks_dirty = 0;
     for (const auto& t : targets)
-        for (std::size_t b = 0; b < t.desired.size(); ++b)
-            if (t.confirmed->blocks[b] != t.desired[b]) ++report.blocks_dirty;
+        for (std::size_t b = 0; b < t.blocks; ++b)
+            if (t.confirmed->blocks[b] != desired_block(*t.lft, b)) ++report.blocks_dirty;
 }
 
 boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& transport, std::vector<Target>& targets,
