@@ -300,11 +300,27 @@ HealthCommandResult HealthMonitor::clear(PortId port)
 
 std::vector<health::PortHealth> HealthMonitor::rows() const
 {
-    std::map<PortId, health::PortHealth> rows;
+    // Rows in a vector by sorted port id, not a map moved into one: the map
+    // node per port beside the returned rows was 15.6 MB of the daemon's
+    // peak at 3 456 hosts (heaptrack), and grows with the ports.
+    std::vector<PortId> ids;
+    if (snap_) {
+        const auto& f = snap_->found.fabric;
+        ids.reserve(2 * f.links().size() + states_.size());
+        for (const auto& l : f.links()) {
+            ids.push_back(health::port_id(f, l.a));
+            ids.push_back(health::port_id(f, l.b));
+        }
+    }
+    for (const auto& entry : counters_) ids.push_back(entry.first);
+    for (const auto& entry : downs_) ids.push_back(entry.first);
+    for (const auto& entry : states_) ids.push_back(entry.first);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<health::PortHealth> out(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) out[i].id = ids[i];
     auto row = [&](PortId id) -> health::PortHealth& {
-        auto& r = rows[id];
-        r.id = id;
-        return r;
+        return out[static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin())];
     };
     const double now = clock_();
     if (snap_) {
@@ -328,9 +344,6 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
         r.reasons = st.reasons;
         r.since = st.since;
     }
-    std::vector<health::PortHealth> out;
-    out.reserve(rows.size());
-    for (auto& [id, r] : rows) out.push_back(std::move(r));
     health::sort_worst_first(out);
     return out;
 }

@@ -2,7 +2,7 @@
 # The verification gate's cost on the benchmark fat-trees (fabrics.sh), by
 # tests/bench/gate_bench.cpp. Build release for the figures that count:
 #   meson setup build-rel --buildtype=release && ninja -C build-rel tools/ibsm tests/bench/gate_bench
-#   tests/bench/gate_bench.sh build-rel [SIZE...]      SIZE in 648 3456 11664 (default 3456 11664)
+#   tests/bench/gate_bench.sh build-rel [SIZE...]      SIZE in 648 3456 11664 27648 43776 (default 3456 11664)
 # Under `meson test --benchmark` the binaries come as arguments instead.
 set -euo pipefail
 if [ $# -ge 2 ] && [ -x "$1" ] && [ -x "$2" ]; then

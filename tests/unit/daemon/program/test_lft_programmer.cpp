@@ -84,6 +84,19 @@ TEST_CASE("desired_blocks covers LIDs 0..top in blocks of 64, unrouted entries 0
     CHECK(blocks[1].ports[0] == mad::lft_no_route);
 }
 
+TEST_CASE("desired_block reads one block straight from the table, a partial last block padded", "[lft]")
+{
+    routing::Lft lft;
+    lft.port.assign(70, 0);
+    for (std::size_t i = 0; i < lft.port.size(); ++i) lft.port[i] = static_cast<std::uint8_t>(1 + i % 36);
+    const auto second = daemon::desired_block(lft, 1);
+    for (std::size_t i = 0; i < 6; ++i) CHECK(second.ports[i] == lft.port[64 + i]);
+    for (std::size_t i = 6; i < mad::lft_block_size; ++i) CHECK(second.ports[i] == mad::lft_no_route);
+    const auto beyond = daemon::desired_block(lft, 2);
+    for (auto port : beyond.ports) CHECK(port == mad::lft_no_route);
+    CHECK(daemon::desired_blocks(lft, Lid(69))[1] == second);
+}
+
 TEST_CASE("a fresh switch gets every block and LinearFDBTop; a second sweep sends nothing", "[lft]")
 {
     OneSwitch s(0);
