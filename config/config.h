@@ -158,6 +158,11 @@ struct DumpConfig {
     // report.html, the route-quality report of `ibsm report` (report/html.h):
     // off by default, since it runs the whole analysis for every generation.
     bool report = false;
+    // lfts.dump is left out (and an older one removed) when the fabric's
+    // forwarding tables have more entries than this (switches x LIDs; about
+    // 70 bytes of text each): 6 GB and a minute of writing at 27 648 hosts.
+    // 0: no limit.
+    std::uint64_t lfts_max_entries = 25'000'000;
 
     bool operator==(const DumpConfig&) const = default;
 };

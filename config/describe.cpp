@@ -78,6 +78,7 @@ std::string describe(const Config& c)
 
     out << YAML::Key << "dump" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "lfts" << YAML::Value << c.dump.lfts;
+    out << YAML::Key << "lfts_max_entries" << YAML::Value << c.dump.lfts_max_entries;
     out << YAML::Key << "topology" << YAML::Value << c.dump.topology;
     out << YAML::Key << "summary" << YAML::Value << c.dump.summary;
     out << YAML::Key << "sl" << YAML::Value << c.dump.sl;

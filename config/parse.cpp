@@ -74,7 +74,7 @@ constexpr std::array<std::string_view, 3> log_keys{"level", "file", "max_size_mb
 constexpr std::array<std::string_view, 4> sweep_keys{
     "interval_s", "retry_interval_s", "debounce_ms", "debounce_max_ms",
 };
-constexpr std::array<std::string_view, 5> dump_keys{"lfts", "topology", "summary", "sl", "report"};
+constexpr std::array<std::string_view, 6> dump_keys{"lfts", "lfts_max_entries", "topology", "summary", "sl", "report"};
 constexpr std::array<std::string_view, 1> control_keys{"socket"};
 constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
 
@@ -326,6 +326,7 @@ void read_dump(const Reader& r, const Entry& at, DumpConfig& c)
 {
     const Section s = r.section(at.value, at.key, at.line, dump_keys);
     if (auto* e = s.find("lfts")) c.lfts = r.boolean(*e);
+    if (auto* e = s.find("lfts_max_entries")) c.lfts_max_entries = r.integer(*e, limits::dump_lfts_max_entries);
     if (auto* e = s.find("topology")) c.topology = r.boolean(*e);
     if (auto* e = s.find("summary")) c.summary = r.boolean(*e);
     if (auto* e = s.find("sl")) c.sl = r.boolean(*e);

@@ -97,6 +97,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"sweep.debounce_ms", std::to_string(c.sweep.debounce.count())},
         {"sweep.debounce_max_ms", std::to_string(c.sweep.debounce_max.count())},
         {"dump.lfts", yes_no(c.dump.lfts)},
+        {"dump.lfts_max_entries", std::to_string(c.dump.lfts_max_entries)},
         {"dump.topology", yes_no(c.dump.topology)},
         {"dump.summary", yes_no(c.dump.summary)},
         {"dump.sl", yes_no(c.dump.sl)},

@@ -242,7 +242,19 @@ void DumpWriter::write(const SnapshotPtr& snap, config::DumpConfig which)
         }
     };
 
-    if (s.tables) {
+    const std::uint64_t lft_entries =
+        s.tables ? std::uint64_t{s.tables->lfts.size()} * (std::uint64_t{s.tables->linear_fdb_top.value()} + 1) : 0;
+    if (s.tables && which.lfts && which.lfts_max_entries && lft_entries > which.lfts_max_entries) {
+        std::error_code ignored;
+        if (std::filesystem::remove(dir_ / "lfts.dump", ignored) || !lfts_over_limit_)
+            spdlog::info("dump lfts.dump not written: {} switches x {} LIDs = {} entries is more than "
+                         "dump.lfts_max_entries {} (about {} MB of text); raise it or set it to 0 to have it",
+                         s.tables->lfts.size(), s.tables->linear_fdb_top.value() + 1, lft_entries,
+                         which.lfts_max_entries, lft_entries * 70 / 1'000'000);
+        lfts_over_limit_ = true;
+        fingerprints_.erase("lfts.dump");
+    } else if (s.tables) {
+        lfts_over_limit_ = false;
         Fingerprint lf;
         add_lids(lf, s);
         add_lfts(lf, s);

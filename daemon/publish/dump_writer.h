@@ -115,6 +115,7 @@ private:
 
     std::filesystem::path dir_;
     config::DumpConfig which_;
+    bool lfts_over_limit_ = false; // lfts.dump left out (dump.lfts_max_entries), said once
     std::atomic<std::uint64_t> newest_{0};
     std::atomic<std::uint64_t> written_{0}, unchanged_{0}, failed_{0};
     std::atomic<std::uint64_t> newest_status_{0};

@@ -23,7 +23,7 @@ TEST_CASE("describe prints the defaults as YAML that reads back", "[config][desc
     CHECK(contains(text, "level: info"));
     CHECK(contains(text, "sweep:\n  interval_s: 10\n  retry_interval_s: 10\n  debounce_ms: 20\n"
                          "  debounce_max_ms: 1000\n"));
-    CHECK(contains(text, "dump:\n  lfts: true\n  topology: true\n  summary: true\n  sl: true\n"));
+    CHECK(contains(text, "dump:\n  lfts: true\n  lfts_max_entries: 25000000\n  topology: true\n  summary: true\n  sl: true\n"));
     CHECK_FALSE(contains(text, "port_guid"));
     CHECK(parse_config(text, "describe") == Config{});
 }

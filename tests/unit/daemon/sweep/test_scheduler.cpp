@@ -396,6 +396,18 @@ TEST_CASE("the dump writer writes changed files only and never throws on a bad d
         wait_for(w, 8);
         CHECK(w.written() == 5);
         CHECK(w.unchanged() == 3);
+
+        // More entries than dump.lfts_max_entries: no lfts.dump, and the older one goes.
+        auto fourth = std::make_shared<daemon::SubnetSnapshot>(*third);
+        fourth->generation = 4;
+        config::DumpConfig limited{true, false, false, false};
+        limited.lfts_max_entries = 1;
+        w.set_config(limited);
+        w.publish(fourth);
+        for (int i = 0; i < 500 && std::filesystem::exists(dir / "lfts.dump"); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        CHECK_FALSE(std::filesystem::exists(dir / "lfts.dump"));
+        CHECK(w.written() == 5);
     }
     {
         // The "directory" is a file: every dump fails, nothing is thrown.
