@@ -13,6 +13,8 @@
 #include "routing/registry.h"
 #include "topology/netfile_file.h"
 
+#include "cpu_time.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,18 +23,8 @@
 #include <string>
 
 using namespace ibsm;
+using bench::cpu_seconds;
 using Clock = std::chrono::steady_clock;
-
-namespace {
-
-double cpu_seconds()
-{
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-} // namespace
 
 int main(int argc, char** argv)
 {

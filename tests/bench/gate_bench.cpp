@@ -17,6 +17,8 @@
 #include "routing/verify.h"
 #include "topology/netfile_file.h"
 
+#include "cpu_time.h"
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -26,18 +28,10 @@
 #include <vector>
 
 using namespace ibsm;
+using bench::cpu_seconds;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// CPU seconds of the whole process (all threads): unlike wall time, it does
-// not grow when other work shares the cores.
-double cpu_seconds()
-{
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 std::vector<std::string> split(const std::string& s)
 {

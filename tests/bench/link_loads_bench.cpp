@@ -13,6 +13,8 @@
 #include "tests/unit/report/routed_fabric.h"
 #include "topology/gen_pgft.h"
 
+#include "cpu_time.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,16 +23,10 @@
 #include <vector>
 
 using namespace ibsm;
+using bench::cpu_seconds;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double cpu_seconds()
-{
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 struct Timing {
     double wall = 1e30, cpu = 1e30;
