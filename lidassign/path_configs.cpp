@@ -20,14 +20,13 @@
 // the order.
 #include "lidassign/path_configs.h"
 
+#include "common/parallel_for.h"
+
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstddef>
-#include <exception>
 #include <map>
 #include <stdexcept>
-#include <thread>
 
 namespace ibsm::lidassign {
 namespace {
@@ -401,28 +400,10 @@ std::vector<DestinationConfigs> partition_all(const topology::PairPaths& paths, 
                                               unsigned threads) {
     const auto n = paths.destinations.size();
     std::vector<DestinationConfigs> out(n);
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> failed(n);
-    auto work = [&] {
-        std::vector<std::uint32_t> slot;
-        for (auto i = next++; i < n; i = next++) {
-            try {
-                out[i] = partition_dense(densify(paths.destinations[i], slot), heuristic);
-            } catch (...) {
-                failed[i] = std::current_exception();
-            }
-        }
-    };
-    const auto helpers = std::min<std::size_t>(threads > 1 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
-    std::vector<std::jthread> pool;
-    pool.reserve(helpers);
-    for (std::size_t t = 0; t < helpers; ++t)
-        pool.emplace_back(work);
-    work();
-    pool.clear(); // join
-    for (const auto& e : failed)
-        if (e)
-            std::rethrow_exception(e);
+    std::vector<std::vector<std::uint32_t>> slot(common::worker_count(threads)); // densify's scratch, per worker
+    common::parallel_for(n, threads, [&](std::size_t i, unsigned w) {
+        out[i] = partition_dense(densify(paths.destinations[i], slot[w]), heuristic);
+    });
     return out;
 }
 

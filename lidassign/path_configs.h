@@ -49,9 +49,9 @@ struct DestinationConfigs {
 DestinationConfigs partition_paths(const topology::DestinationPaths& dest, ConfigHeuristic heuristic);
 
 // Every destination of `paths`, in the same order (destinations are
-// independent: computed in parallel when `threads` > 1; the result does not
-// depend on `threads`). Precondition for all functions: paths are loop-free
-// (no switch twice on one path).
+// independent: computed on `threads` threads, 0 for common::worker_count's
+// default; the result does not depend on `threads`). Precondition for all
+// functions: paths are loop-free (no switch twice on one path).
 std::vector<DestinationConfigs> partition_all(const topology::PairPaths& paths, ConfigHeuristic heuristic,
                                               unsigned threads = 1);
 

@@ -25,14 +25,16 @@
 // are routed but not counted, since they carry no data traffic. A
 // destination's own switch forwards to the CA's port (port 0 for its own
 // LIDs). Cost O(S * (S * P + LIDs * candidates)); switches are independent,
-// so they are spread over threads — results do not depend on the split.
+// so they are spread over threads (common/parallel_for.h) — results do not
+// depend on the split.
 #include "routing/minhop.h"
+
+#include "common/parallel_for.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <tuple>
-#include <thread>
 
 namespace ibsm::routing {
 
@@ -283,23 +285,15 @@ Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids
     std::vector<Lft> lfts(S);
     for (auto& lft : lfts) lft.port.assign(static_cast<std::size_t>(lids.top().value()) + 1, no_route);
 
-    // Switches are independent; give each thread a strided share.
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-    const std::size_t used = S < 64 ? 1 : std::min(threads, S);
+    // Switches are independent; below 64 of them threads cost more than
+    // they save. A router is a worker's scratch, set afresh per switch.
+    const unsigned threads = S < 64 ? 1 : 0;
     analysis::StageProgress progress(options.progress, "route", S);
-    auto work = [&](std::size_t first) {
-        SwitchRouter router(g, dests, order, max_count);
-        for (std::size_t s = first; s < S; s += used) {
-            router.route(s, lfts[s]);
-            progress.tick();
-        }
-    };
-    if (used == 1) {
-        work(0);
-    } else {
-        std::vector<std::jthread> pool;
-        for (std::size_t t = 0; t < used; ++t) pool.emplace_back(work, t);
-    }
+    std::vector<SwitchRouter> routers(common::worker_count(threads), SwitchRouter(g, dests, order, max_count));
+    common::parallel_for(S, threads, [&](std::size_t s, unsigned w) {
+        routers[w].route(s, lfts[s]);
+        progress.tick();
+    });
 
     for (std::size_t s = 0; s < S; ++s) tables.lfts.emplace(g.switches[s], std::move(lfts[s]));
     return tables;

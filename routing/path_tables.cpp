@@ -1,15 +1,13 @@
 // Realising per-pair paths in LFTs (see header).
 #include "routing/path_tables.h"
 
+#include "common/parallel_for.h"
 #include "lidassign/path_lids.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 
 namespace ibsm::routing {
 
@@ -196,29 +194,21 @@ RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::Lid
         }
         return std::nullopt;
     };
-    const std::size_t n = paths.destinations.size();
-    std::vector<Why> why(n);
-    std::vector<std::exception_ptr> failed(n);
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        std::vector<std::uint8_t> out_port;
-        for (auto d = next++; d < n; d = next++) {
-            try {
-                paths.visit(d, [&](const topology::DestinationPaths& dest) { why[d] = realise(d, dest, out_port); });
-            } catch (...) {
-                failed[d] = std::current_exception();
-            }
-        }
+    // A refusal stops the loop like an exception, so parallel_for's rule
+    // (the lowest index that threw wins) reports the first destination's
+    // problem, refusal or exception, whatever the thread count.
+    struct Unrealisable {
+        std::string why;
     };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned w = 1; w < threads && w < n; ++w) pool.emplace_back(work);
-        work();
-    }
-    // The first destination's problem, whatever the thread count.
-    for (std::size_t d = 0; d < n; ++d) {
-        if (failed[d]) std::rethrow_exception(failed[d]);
-        if (why[d]) return refuse(std::move(*why[d]));
+    std::vector<std::vector<std::uint8_t>> out_port(common::worker_count(threads));
+    try {
+        common::parallel_for(paths.destinations.size(), threads, [&](std::size_t d, unsigned w) {
+            paths.visit(d, [&](const topology::DestinationPaths& dest) {
+                if (auto why = realise(d, dest, out_port[w])) throw Unrealisable{std::move(*why)};
+            });
+        });
+    } catch (Unrealisable& u) {
+        return refuse(std::move(u.why));
     }
     t.pair_dlids = std::make_shared<const PairDlids>(dl);
     return out;

@@ -61,7 +61,8 @@ RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::Lid
                             const RoutingTables& base, const lidassign::LidMap& base_lids);
 
 // The same from paths a destination at a time (each visited once, by
-// `threads` workers; the result does not depend on their number);
+// `threads` workers, 0 for common::worker_count's default; the result does
+// not depend on their number);
 // `sources`: every source port the paths name, sorted.
 RealiseResult realise_paths(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                             const topology::PairPathSource& paths, std::span<const topology::PortRef> sources,

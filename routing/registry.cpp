@@ -51,12 +51,12 @@ Registry default_registry()
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
     r.add("nue", [] { return std::make_unique<NueEngine>(); });
-    // Per-pair path routing + the LID-assignment stage (seed 002).
-    // Two threads: the machines this runs on and the daemon's compute pool.
+    // Per-pair path routing + the LID-assignment stage (seed 002), on
+    // common::worker_count's threads like every engine's parallel loops.
     auto names = paths::path_engine_names();
     names.push_back("updn-paths");
     for (const auto& name : names)
-        r.add(name, [name] { return std::make_unique<paths::PathStageEngine>(paths::chain_path_engine(name, 2)); });
+        r.add(name, [name] { return std::make_unique<paths::PathStageEngine>(paths::chain_path_engine(name, 0)); });
     return r;
 }
 

@@ -2,12 +2,12 @@
 // only the counters the verdict needs.
 #include "routing/verify.h"
 
+#include "common/parallel_for.h"
 #include "routing/analysis/connectivity.h"
 #include "routing/analysis/credit_loops.h"
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
 #include "routing/analysis/pair_routes.h"
-#include "routing/analysis/parallel.h"
 
 #include <algorithm>
 #include <array>
@@ -120,7 +120,7 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
 
     // One pass over every destination LID.
     const a::SlLookup sls(net, tables, options.vl_mask_of_sl ? &*options.vl_mask_of_sl : nullptr);
-    const unsigned workers = a::worker_count(options.threads);
+    const unsigned workers = common::worker_count(options.threads);
     // Per-pair path routing: the DLID map destination-major (one sequential
     // scan finds the sources using a LID) and each Network endpoint's
     // destination index.
@@ -144,7 +144,10 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         a::CdgBuilder cdg;
         std::vector<std::uint8_t> ca_users{}, switch_users{};
         std::array<std::uint64_t, 4> bad{0, 0, 0, 0}; // CA pairs unreachable, looping; switch pairs ...
-        std::optional<std::pair<std::int32_t, std::uint32_t>> example{};
+        // The worker's first undelivered pair: (LID, source index, source).
+        // A worker meets its pairs in that order, so the least of the
+        // workers' is the first of all, however the blocks were shared.
+        std::optional<std::tuple<std::uint32_t, std::size_t, std::int32_t>> example{};
     };
     constexpr std::size_t max_examples = 1;
     std::vector<std::unique_ptr<Worker>> ws;
@@ -158,7 +161,7 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
     const std::size_t blocks = (lid_end + a::LftBlock::width - 1) / a::LftBlock::width;
     const std::string stage = "verify (" + tables.engine + ")";
     a::StageProgress progress(options.progress, stage, blocks);
-    a::parallel_for(blocks, workers, [&](std::size_t b, unsigned w) {
+    common::parallel_for(blocks, workers, [&](std::size_t b, unsigned w) {
         Worker& k = *ws[w];
         const auto first = static_cast<std::uint32_t>(b * a::LftBlock::width);
         k.block.load(net, first, std::min(a::LftBlock::width, lid_end - first));
@@ -192,7 +195,7 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
                                                            : k.tree.status[static_cast<std::size_t>(e.attach_switch)];
                     if (r != a::Reach::delivered) {
                         ++k.bad[(e.is_switch ? 2 : 0) + (r == a::Reach::loop ? 1 : 0)];
-                        if (!k.example) k.example.emplace(src, lid);
+                        if (!k.example) k.example.emplace(lid, s, src);
                         continue;
                     }
                     (e.is_switch ? k.switch_users : k.ca_users)[static_cast<std::size_t>(e.attach_switch)] = 1;
@@ -226,10 +229,10 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
 
     if (pair_routes) {
         std::array<std::uint64_t, 4> bad{0, 0, 0, 0};
-        std::optional<std::pair<std::int32_t, std::uint32_t>> ex;
+        std::optional<std::tuple<std::uint32_t, std::size_t, std::int32_t>> ex;
         for (unsigned w = 0; w < workers; ++w) {
             for (std::size_t i = 0; i < 4; ++i) bad[i] += ws[w]->bad[i];
-            if (!ex) ex = ws[w]->example;
+            if (ws[w]->example && (!ex || *ws[w]->example < *ex)) ex = ws[w]->example;
         }
         // Counted into the classes too, so the verdict's counts show them.
         v.ca_to_ca.unreachable += bad[0];
@@ -237,11 +240,12 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         v.switch_to_ca.unreachable += bad[2];
         v.switch_to_ca.looping += bad[3];
         if (bad[0] + bad[1] + bad[2] + bad[3]) {
-            const std::int32_t owner = net.lid_owner(ex->second);
+            const auto [lid, s, src] = *ex;
+            const std::int32_t owner = net.lid_owner(lid);
             problems.push_back(group_digits(bad[0] + bad[1] + bad[2] + bad[3]) +
-                               " pairs not delivered on the DLID of their path, e.g. " + net.endpoint(ex->first).name +
+                               " pairs not delivered on the DLID of their path, e.g. " + net.endpoint(src).name +
                                " → " + (owner >= 0 ? net.endpoint(owner).name : "?") + " (LID " +
-                               std::to_string(ex->second) + ")");
+                               std::to_string(lid) + ")");
         }
         if (pair_routes->missing())
             problems.push_back(group_digits(pair_routes->missing()) + " pairs of the DLID map name ports without a LID");

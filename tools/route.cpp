@@ -236,7 +236,7 @@ int route_main(const Args& args)
     // the LIDs are written onto the fabric) gives the paths it chose.
     std::optional<topology::PairPaths> chosen;
     if (args.has("selected-paths"))
-        if (auto pe = routing::paths::chain_path_engine(outcome.engine(), 2))
+        if (auto pe = routing::paths::chain_path_engine(outcome.engine(), 0))
             if (auto got = pe->compute(fabric, options); auto* pp = std::get_if<topology::PairPaths>(&got))
                 chosen = std::move(*pp);
     // A path engine in the colour-first order assigned the LIDs itself.

@@ -1,5 +1,6 @@
 #include "routing/analysis/analyze.h"
 
+#include "common/parallel_for.h"
 #include "routing/analysis/channel_examples.h"
 #include "routing/analysis/congestion.h"
 #include "routing/analysis/connectivity.h"
@@ -9,7 +10,6 @@
 #include "routing/analysis/host_order.h"
 #include "routing/analysis/network.h"
 #include "routing/analysis/pair_routes.h"
-#include "routing/analysis/parallel.h"
 #include "routing/analysis/shifts.h"
 #include "routing/analysis/shortest_paths.h"
 
@@ -147,7 +147,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
     for (std::uint32_t l = 1; l < net.lid_table_size(); ++l)
         if (net.lid_owner(l) >= 0 && !(pair_routes && !net.endpoint(net.lid_owner(l)).is_switch)) dests.push_back(l);
     const unsigned workers =
-        static_cast<unsigned>(std::min<std::size_t>(worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
+        static_cast<unsigned>(std::min<std::size_t>(common::worker_count(options.threads), std::max<std::size_t>(dests.size(), 1)));
     const std::size_t link_examples = options.keep_link_loads ? options.link_examples : 0;
     struct Worker {
         DestinationTree tree;
@@ -164,7 +164,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
                                                      EdgeForwardingCounter(net, link_examples)}));
     PathTable paths(net);
     StageProgress trace(options.progress, "trace", dests.size());
-    parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
+    common::parallel_for(dests.size(), workers, [&](std::size_t i, unsigned w) {
         Worker& k = *ws[w];
         trace_destination(net, dests[i], k.tree);
         k.conn.add(k.tree);
@@ -188,8 +188,7 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
             p.load.assign(net.channels().size(), 0);
             p.examples = ChannelExamples(net.channels().size(), link_examples);
         }
-        std::vector<std::uint32_t> seq(2 * workers, 0);
-        parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
+        common::parallel_for(pr.source_count(), workers, [&](std::size_t s, unsigned w) {
             const std::int32_t src = pr.source(s);
             if (src < 0) return;
             const Endpoint& se = net.endpoint(src);
@@ -224,8 +223,13 @@ Report analyze(const topology::Fabric& fabric, const RoutingTables& tables, cons
                 } else {
                     auto& list = r == Reach::loop ? st.loop_examples : st.unreachable_examples;
                     (r == Reach::loop ? st.loops : st.unreachable)++;
-                    if (list.size() < options.max_examples)
-                        list.push_back(PairExample{dlid->value(), seq[2 * w + (se.is_switch ? 1 : 0)]++, src});
+                    // Ordered by (DLID, source): a worker keeps its least
+                    // and the merge the least of all, whoever met them.
+                    list.push_back(PairExample{dlid->value(), static_cast<std::uint32_t>(s), src});
+                    if (list.size() > 4 * options.max_examples + 16) {
+                        std::sort(list.begin(), list.end());
+                        list.resize(options.max_examples);
+                    }
                 }
                 pr.add_turns(path, se.is_switch, ws[w]->cdg);
             }

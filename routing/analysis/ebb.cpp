@@ -1,6 +1,6 @@
 #include "routing/analysis/ebb.h"
 
-#include "routing/analysis/parallel.h"
+#include "common/parallel_for.h"
 
 #include <algorithm>
 #include <limits>
@@ -54,7 +54,7 @@ EbbResult effective_bisection_bandwidth(const FlowEvaluator& eval, const std::ve
     // Patterns are drawn in order from one generator, a batch at a time, and
     // evaluated in parallel; sums are taken in pattern order.
     std::mt19937 rng(options.seed);
-    const unsigned workers = worker_count(threads);
+    const unsigned workers = common::worker_count(threads);
     std::vector<FlowScratch> scratch(workers);
     std::vector<double> fraction(options.bisections);
     std::vector<std::uint64_t> unroutable(options.bisections, 0);
@@ -64,7 +64,7 @@ EbbResult effective_bisection_bandwidth(const FlowEvaluator& eval, const std::ve
         std::size_t n = std::min<std::size_t>(batch, options.bisections - first);
         patterns.clear();
         for (std::size_t k = 0; k < n; ++k) patterns.push_back(random_bisection(rng, hosts, options.bidirectional));
-        parallel_for(n, workers, [&](std::size_t k, unsigned w) {
+        common::parallel_for(n, workers, [&](std::size_t k, unsigned w) {
             FlowOutcome o = eval.evaluate(patterns[k], scratch[w]);
             fraction[first + k] = o.bandwidth_sum / static_cast<double>(patterns[k].size());
             unroutable[first + k] = o.unroutable;

@@ -1,6 +1,6 @@
 #include "routing/analysis/shifts.h"
 
-#include "routing/analysis/parallel.h"
+#include "common/parallel_for.h"
 
 namespace ibsm::routing::analysis {
 
@@ -13,10 +13,10 @@ ShiftResult shift_permutations(const FlowEvaluator& eval, const std::vector<std:
     if (n < 2) return r;
     r.fraction.assign(n - 1, 0.0);
     std::vector<std::uint64_t> unroutable(n - 1, 0);
-    const unsigned workers = worker_count(threads);
+    const unsigned workers = common::worker_count(threads);
     std::vector<FlowScratch> scratch(workers);
     std::vector<std::vector<Flow>> flows(workers, std::vector<Flow>(n));
-    parallel_for(n - 1, workers, [&](std::size_t k, unsigned w) {
+    common::parallel_for(n - 1, workers, [&](std::size_t k, unsigned w) {
         const std::size_t s = k + 1;
         auto& f = flows[w];
         for (std::size_t i = 0; i < n; ++i) f[i] = Flow{order[i], order[(i + s) % n]};

@@ -1,6 +1,6 @@
 #include "routing/analysis/shortest_paths.h"
 
-#include "routing/analysis/parallel.h"
+#include "common/parallel_for.h"
 
 namespace ibsm::routing::analysis {
 
@@ -19,7 +19,7 @@ ShortestPaths::ShortestPaths(const Network& net, unsigned threads)
         if (c.tail_switch >= 0 && c.head_switch >= 0)
             adj[fill[static_cast<std::size_t>(c.tail_switch)]++] = c.head_switch;
 
-    parallel_for(n_, threads, [&](std::size_t src, unsigned) {
+    common::parallel_for(n_, threads, [&](std::size_t src, unsigned) {
         std::uint16_t* row = &dist_[src * n_];
         std::vector<std::int32_t> queue;
         queue.reserve(n_);

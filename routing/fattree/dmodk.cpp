@@ -2,11 +2,11 @@
 // degraded-tree policy).
 #include "routing/fattree/dmodk.h"
 
+#include "common/parallel_for.h"
 #include "routing/fattree/sftree.h"
 
 #include <algorithm>
 #include <map>
-#include <thread>
 
 namespace ibsm::routing::fattree {
 
@@ -84,23 +84,17 @@ public:
             lft.port.assign(size, none);
             rows[s] = &lft.port;
         }
-        auto fill = [&](std::uint32_t first, std::uint32_t step) {
-            for (std::uint32_t s = first; s < S_; s += step) {
-                auto& row = *rows[s];
-                if (t_.in_tree(s))
-                    for (std::size_t i = 0; i < targets_.size(); ++i) row[targets_[i].lid.value()] = decide(s, i);
-                else if (auto own = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)}))
-                    for (std::uint16_t o = 0; o < own->count(); ++o) row[own->base.value() + o] = 0;
-            }
-        };
-        // Rows are independent; large fabrics fill them on a few threads
-        // (the result does not depend on how many).
-        const std::uint32_t threads =
-            S_ * targets_.size() < 1000000 ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-        std::vector<std::thread> pool;
-        for (std::uint32_t k = 1; k < threads; ++k) pool.emplace_back(fill, k, threads);
-        fill(0, threads);
-        for (auto& th : pool) th.join();
+        // Rows are independent; fabrics of a million entries and more fill
+        // them on several threads (the result does not depend on how many).
+        const unsigned threads = S_ * targets_.size() < 1000000 ? 1 : 0;
+        common::parallel_for(S_, threads, [&](std::size_t index, unsigned) {
+            const auto s = static_cast<std::uint32_t>(index);
+            auto& row = *rows[s];
+            if (t_.in_tree(s))
+                for (std::size_t i = 0; i < targets_.size(); ++i) row[targets_[i].lid.value()] = decide(s, i);
+            else if (auto own = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)}))
+                for (std::uint16_t o = 0; o < own->count(); ++o) row[own->base.value() + o] = 0;
+        });
         return out;
     }
 

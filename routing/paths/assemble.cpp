@@ -1,10 +1,9 @@
 // PairPaths from chosen CA switch paths, with switch sources (see assemble.h).
 #include "routing/paths/assemble.h"
 
+#include "common/parallel_for.h"
+
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
 
 namespace ibsm::routing::paths {
 
@@ -28,7 +27,7 @@ struct Crossing {
     std::uint32_t at = 0;   // position of the channel leaving the switch
 };
 
-// A Builder's working storage, kept by its thread from destination to
+// A Builder's working storage, kept by its worker from destination to
 // destination (fresh, its per-switch lists were millions of allocations).
 struct Scratch {
     std::vector<std::vector<Crossing>> crossing;
@@ -227,27 +226,10 @@ topology::PairPaths assemble_pair_paths(const UpdnGraph& g, std::string engine, 
     out.roots = configured_roots(g);
     const auto n = g.terminals.size();
     out.destinations.resize(n);
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> failed(n);
-    auto work = [&] {
-        Scratch scratch;
-        Builder builder(g, chosen, sources, scratch);
-        for (auto i = next++; i < n; i = next++) {
-            try {
-                builder.build(static_cast<std::uint32_t>(i), out.destinations[i]);
-            } catch (...) {
-                failed[i] = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads && t < n; ++t)
-        pool.emplace_back(work);
-    work();
-    pool.clear();
-    for (const auto& e : failed)
-        if (e)
-            std::rethrow_exception(e);
+    std::vector<Scratch> scratch(common::worker_count(threads));
+    common::parallel_for(n, threads, [&](std::size_t i, unsigned w) {
+        Builder(g, chosen, sources, scratch[w]).build(static_cast<std::uint32_t>(i), out.destinations[i]);
+    });
     // Terminals are sorted by port, so destinations are too.
     return out;
 }

@@ -51,7 +51,8 @@ public:
 topology::PairPathSource held_source(topology::PairPaths paths);
 
 // "pathsel" or "shortest-widest" with their default parameters; nullptr for
-// another name. `threads` > 1 spreads the independent parts over threads.
+// another name. The independent parts run on `threads` threads (0:
+// common::worker_count's default).
 std::unique_ptr<PathEngine> make_path_engine(std::string_view name, unsigned threads = 1);
 std::vector<std::string> path_engine_names();
 

@@ -1,15 +1,13 @@
 // Path engine -> configurations -> LID blocks -> LFTs (see header).
 #include "routing/paths/path_stage.h"
 
+#include "common/parallel_for.h"
 #include "lidassign/path_lids.h"
 #include "routing/path_tables.h"
 #include "routing/paths/paths_from_tables.h"
 #include "routing/updn.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
 
 namespace ibsm::routing::paths {
 
@@ -21,7 +19,8 @@ struct Partitioned {
 };
 
 // Every destination's configurations, a destination at a time on `threads`
-// threads (each visit makes its paths and drops them).
+// threads (0: common::worker_count's default; each visit makes its paths and
+// drops them).
 Partitioned partition_source(const topology::Fabric& fabric, const topology::PairPathSource& paths,
                              lidassign::ConfigHeuristic heuristic, unsigned threads)
 {
@@ -29,33 +28,18 @@ Partitioned partition_source(const topology::Fabric& fabric, const topology::Pai
     Partitioned out;
     out.configs.resize(n);
     const std::size_t keys = fabric.node_count() * 256; // (node, port)
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> failed(n);
-    const auto workers = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
+    // Per worker, the (node, port) keys of the sources it met.
+    const std::size_t workers = std::min<std::size_t>(common::worker_count(threads), std::max<std::size_t>(n, 1));
     std::vector<std::vector<bool>> seen(workers, std::vector<bool>(keys, false));
-    auto work = [&](unsigned w) {
-        for (auto i = next++; i < n; i = next++) {
-            try {
-                paths.visit(i, [&](const topology::DestinationPaths& dest) {
-                    out.configs[i] = lidassign::partition_paths(dest, heuristic);
-                    for (const auto& p : dest.paths) {
-                        const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
-                        if (key < keys) seen[w][key] = true;
-                    }
-                });
-            } catch (...) {
-                failed[i] = std::current_exception();
+    common::parallel_for(n, threads, [&](std::size_t i, unsigned w) {
+        paths.visit(i, [&](const topology::DestinationPaths& dest) {
+            out.configs[i] = lidassign::partition_paths(dest, heuristic);
+            for (const auto& p : dest.paths) {
+                const std::size_t key = std::size_t{p.src.node.value} * 256 + p.src.port.value();
+                if (key < keys) seen[w][key] = true;
             }
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned w = 1; w < workers; ++w)
-            pool.emplace_back(work, w);
-        work(0);
-    }
-    for (const auto& e : failed)
-        if (e) std::rethrow_exception(e);
+        });
+    });
     for (std::size_t key = 0; key < keys; ++key)
         for (const auto& s : seen)
             if (s[key]) {
@@ -95,7 +79,7 @@ Result PathStageEngine::compute(const topology::Fabric& fabric, const lidassign:
         return Refusal{me, "switch destinations (Up*/Down*): " + r->reason};
     const auto& base_tables = std::get<RoutingTables>(base);
 
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = 0; // common::worker_count decides
     const auto [configs, sources] = partition_source(fabric, pp, options.lid_assignment, threads);
     std::vector<lidassign::DestinationNeed> needs;
     for (std::size_t d = 0; d < pp.destinations.size(); ++d)

@@ -59,7 +59,8 @@ private:
 
 // The path engine behind a chain engine name: "pathsel", "shortest-widest"
 // (path_engine.h) or "updn-paths"; nullptr for any other name. The
-// registry builds its path stages from these.
+// registry builds its path stages from these (threads 0: common::
+// worker_count's default).
 std::unique_ptr<PathEngine> chain_path_engine(std::string_view name, unsigned threads = 1);
 
 } // namespace ibsm::routing::paths

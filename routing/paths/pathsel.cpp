@@ -1,14 +1,13 @@
 // pathsel: k-shortest legal candidates, most-loaded-link-first selection (see pathsel.h).
 #include "routing/paths/pathsel.h"
 
+#include "common/parallel_for.h"
 #include "routing/paths/assemble.h"
 #include "routing/paths/updn_paths.h"
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <numeric>
-#include <thread>
 
 namespace ibsm::routing::paths {
 
@@ -41,21 +40,12 @@ Candidates enumerate(const UpdnGraph& g, const PathselParams& params)
     const auto A = cs.active.size();
     using Row = std::vector<std::vector<std::vector<std::uint32_t>>>; // by ib: paths
     std::vector<Row> rows(A);
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (auto ia = next++; ia < A; ia = next++) {
-            rows[ia].resize(A);
-            for (std::size_t ib = 0; ib < A; ++ib)
-                if (ib != ia)
-                    rows[ia][ib] = legal_paths(g, cs.active[ia], cs.active[ib], params.k, params.slack);
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 1; t < params.threads && t < A; ++t)
-            pool.emplace_back(work);
-        work();
-    }
+    common::parallel_for(A, params.threads, [&](std::size_t ia, unsigned) {
+        rows[ia].resize(A);
+        for (std::size_t ib = 0; ib < A; ++ib)
+            if (ib != ia)
+                rows[ia][ib] = legal_paths(g, cs.active[ia], cs.active[ib], params.k, params.slack);
+    });
     cs.pair_first.reserve(A * A + 1);
     cs.ch_first.push_back(0);
     for (std::size_t ia = 0; ia < A; ++ia) {

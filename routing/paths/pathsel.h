@@ -71,7 +71,7 @@ namespace ibsm::routing::paths {
 struct PathselParams {
     unsigned k = 16;
     unsigned slack = 1;
-    unsigned threads = 1;
+    unsigned threads = 1; // 0: common::worker_count's default
     // Selection unit: true = every (source switch, destination): the CA
     // sources of one switch share their path to a destination; false = every
     // (source, destination) CA pair, as the paper.

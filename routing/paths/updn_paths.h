@@ -39,16 +39,15 @@
 // minimum up to minimum + slack, so shorter paths come first.
 #pragma once
 
+#include "common/parallel_for.h"
 #include "routing/engine.h"
 #include "routing/updn_order.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -116,22 +115,13 @@ std::pair<UpdnGraph, Selection> best_orientation(UpdnGraph g, const topology::Fa
         return {std::move(g), std::move(chosen)};
     }
     std::vector<std::optional<std::pair<UpdnGraph, Selection>>> results(opts.size());
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (auto i = next++; i < opts.size(); i = next++) {
-            auto built = build_updn_graph(fabric, opts[i]);
-            if (auto* graph = std::get_if<UpdnGraph>(&built)) {
-                auto chosen = select(*graph, 1u);
-                results[i].emplace(std::move(*graph), std::move(chosen));
-            }
+    common::parallel_for(opts.size(), threads, [&](std::size_t i, unsigned) {
+        auto built = build_updn_graph(fabric, opts[i]);
+        if (auto* graph = std::get_if<UpdnGraph>(&built)) {
+            auto chosen = select(*graph, 1u);
+            results[i].emplace(std::move(*graph), std::move(chosen));
         }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned t = 1; t < threads && t < opts.size(); ++t)
-            pool.emplace_back(work);
-        work();
-    }
+    });
     std::size_t best = results.size();
     for (std::size_t i = 0; i < results.size(); ++i)
         if (results[i] && (best == results.size() || results[i]->second.max_load < results[best]->second.max_load))

@@ -11,8 +11,8 @@
 // too, so a fast gate that checks nothing would show. gate_bench.sh makes
 // the fabrics (tests/bench/fabrics.sh) and runs this. Prints figures; judges
 // nothing.
+#include "common/parallel_for.h"
 #include "lidassign/base_lids.h"
-#include "routing/analysis/parallel.h"
 #include "routing/registry.h"
 #include "routing/verify.h"
 #include "topology/netfile_file.h"
@@ -104,7 +104,7 @@ int main(int argc, char** argv)
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());
             std::printf("%-16s %7zu %4u %-7s %9.1f %9.1f %9.1f  %s\n", name.c_str(), fabric.ca_count(),
-                        routing::analysis::worker_count(threads), e.c_str(), ms.front(), ms[ms.size() / 2],
+                        common::worker_count(threads), e.c_str(), ms.front(), ms[ms.size() / 2],
                         cpu.front(), v.passed() ? "passed" : v.reason.substr(0, 120).c_str());
         }
     }

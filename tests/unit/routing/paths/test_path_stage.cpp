@@ -9,6 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <memory>
+#include <new>
+
 using namespace ibsm;
 using namespace ibsm::routing;
 using topology::Fabric;
@@ -35,6 +39,38 @@ ChainOutcome run(const Fabric& f, const lidassign::LidMap& lids, const Options& 
 {
     return run_chain(default_registry(), ChainSpec{{engine}, true}, f, lids, o);
 }
+
+// pathsel's paths, but making the middle destination's paths runs out of
+// memory on its `on_visit`-th visit: 1 in the LID stage's partition, 2 in
+// realise_paths. Both visit on the stage's parallel loop, so the throw
+// happens on whichever worker took that destination.
+class OutOfMemoryPaths final : public paths::PathEngine {
+public:
+    OutOfMemoryPaths(int on_visit, std::shared_ptr<std::atomic<int>> visits)
+        : inner_(paths::make_path_engine("pathsel", 0)), on_visit_(on_visit), visits_(std::move(visits))
+    {
+    }
+    std::string name() const override { return "pathsel-oom"; }
+    paths::PathResult compute(const Fabric& f, const Options& o) const override { return inner_->compute(f, o); }
+    paths::PathSourceResult source(const Fabric& f, const Options& o) const override
+    {
+        auto got = inner_->source(f, o);
+        if (auto* s = std::get_if<topology::PairPathSource>(&got)) {
+            const std::size_t middle = s->destinations.size() / 2;
+            s->visit = [visit = s->visit, middle, visits = visits_, on = on_visit_](
+                           std::size_t i, const std::function<void(const topology::DestinationPaths&)>& fn) {
+                if (i == middle && ++*visits == on) throw std::bad_alloc();
+                visit(i, fn);
+            };
+        }
+        return got;
+    }
+
+private:
+    std::unique_ptr<paths::PathEngine> inner_;
+    int on_visit_;
+    std::shared_ptr<std::atomic<int>> visits_; // of the middle destination
+};
 
 } // namespace
 
@@ -128,6 +164,30 @@ TEST_CASE("colour-first refuses when the LID space runs out, and the chain falls
     CHECK_THAT(out.refusals[0].reason, Catch::Contains("LID assignment") && Catch::Contains("out of unicast LIDs"));
     REQUIRE(out.tables);
     CHECK(out.engine() == "minhop");
+}
+
+TEST_CASE("a path stage whose worker runs out of memory is a refusal, and the chain moves on")
+{
+    const auto f = random_fabric(7);
+    const auto base = lidassign::assign_base_lids(f, {}, {}).lids;
+    for (int on_visit : {1, 2}) {
+        INFO("bad_alloc on visit " << on_visit);
+        const auto visits = std::make_shared<std::atomic<int>>(0);
+        Registry r = default_registry();
+        r.add("pathsel-oom", [on_visit, visits] {
+            return std::make_unique<paths::PathStageEngine>(std::make_unique<OutOfMemoryPaths>(on_visit, visits));
+        });
+        auto out = run_chain(r, ChainSpec{{"pathsel-oom", "updn"}, false}, f, base, Options{});
+        CHECK(visits->load() >= on_visit); // the failing visit happened
+        REQUIRE(out.refusals.size() == 1);
+        CHECK(out.refusals[0].engine == "pathsel-oom");
+        CHECK(out.refusals[0].reason == "engine failed: std::bad_alloc");
+        REQUIRE(out.tables);
+        CHECK(out.engine() == "updn");
+        CHECK_FALSE(out.fell_back);
+        REQUIRE(out.verdict());
+        CHECK(out.verdict()->passed());
+    }
 }
 
 TEST_CASE("updn-paths: Up*/Down* routes through the LID stage need one LID per destination")

@@ -11,6 +11,7 @@
 #include "routing/paths/shortest_widest.h"
 #include "routing/paths/updn_paths.h"
 
+#include "common/parallel_for.h"
 #include "lidassign/path_configs.h"
 #include "topology/gen_irregular.h"
 #include "topology/gen_pgft.h"
@@ -19,10 +20,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <set>
-#include <thread>
 
 using namespace ibsm;
 using namespace ibsm::routing;
@@ -298,17 +297,9 @@ TEST_CASE("path sources: each destination visited alone equals the engine's whol
         // not depend on the ones before it.
         const auto n = whole.destinations.size();
         std::vector<topology::DestinationPaths> seen(n);
-        std::atomic<std::size_t> next{0};
-        auto work = [&] {
-            for (auto k = next++; k < n; k = next++)
-                source.visit(n - 1 - k, [&](const topology::DestinationPaths& d) { seen[n - 1 - k] = d; });
-        };
-        {
-            std::vector<std::jthread> pool;
-            for (int t = 0; t < 2; ++t)
-                pool.emplace_back(work);
-            work();
-        }
+        common::parallel_for(n, 3, [&](std::size_t k, unsigned) {
+            source.visit(n - 1 - k, [&](const topology::DestinationPaths& d) { seen[n - 1 - k] = d; });
+        });
         for (std::size_t d = 0; d < n; ++d) {
             CHECK(source.destinations[d] == whole.destinations[d].dst);
             CHECK(seen[d].dst == whole.destinations[d].dst);
