@@ -3,6 +3,7 @@
 
 #include "routing/nue/cdg_router.h"
 #include "routing/nue/nue_layer.h"
+#include "routing/tree_flow.h"
 
 #include <algorithm>
 #include <cassert>
@@ -17,16 +18,9 @@ void add_loads(const SsspRoutes& r, std::uint32_t lid, std::vector<std::uint64_t
 {
     const auto& g = r.graph;
     const auto t = static_cast<std::size_t>(g.lid_target[lid]);
-    const std::uint32_t* order = g.nearest_first(t);
-    const std::uint32_t n = g.reaching(t);
-    for (std::uint32_t i = 0; i < n; ++i) flow[order[i]] = g.hosts[order[i]];
-    for (std::uint32_t i = n; i-- > 1;) {
-        const std::uint32_t u = order[i];
-        const std::uint32_t c = g.channel_from(u, r.port(lid, u));
-        if (c == no_channel) continue;
-        weight[c] += flow[u];
-        flow[g.head[c]] += flow[u];
-    }
+    add_tree_loads(
+        g, {g.nearest_first(t), g.reaching(t)},
+        [&](std::uint32_t u) { return g.channel_from(u, r.port(lid, u)); }, g.hosts, flow, weight);
 }
 
 } // namespace

@@ -15,7 +15,8 @@
 // Data structures: the sssp routes and their layering (virtual_layers.h),
 // changed in place; the escape layer's dependencies (nue/nue_layer.h).
 //
-// Algorithm: 1. channel weights = Nue's start + the loads of every route;
+// Algorithm: 1. channel weights = Nue's start + the loads of every route
+// (routing/tree_flow.h);
 // 2. the escape layer with its reserved tree turns; 3. LIDs with a unit at
 // or above the escape layer, in LID order: walk each such unit's route,
 // using its turns in the layer; on a turn that would close a cycle, release

@@ -1,6 +1,8 @@
 // P-SSSP routing (see header).
 #include "routing/sssp.h"
 
+#include "routing/tree_flow.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -61,15 +63,8 @@ public:
             next_[u] = chosen;
             column[u] = g_.out_port[chosen];
         }
-        // Farthest first, each switch's sources (and all it forwards) cross
-        // its chosen link.
-        for (std::uint32_t i = 0; i < n; ++i) load_[order[i]] = g_.hosts[order[i]];
-        for (std::uint32_t i = n; i-- > 1;) {
-            const std::uint32_t u = order[i];
-            const std::uint32_t c = next_[u];
-            weight_[c] += load_[u];
-            load_[g_.head[c]] += load_[u];
-        }
+        // Each switch's sources (and all it forwards) cross its chosen link.
+        add_tree_loads(g_, {order, n}, [&](std::uint32_t u) { return next_[u]; }, g_.hosts, load_, weight_);
     }
 
 private:

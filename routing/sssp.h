@@ -25,7 +25,8 @@
 // order from t where each switch takes, among its links to switches one hop
 // nearer, the one with the least cost (lowest port on ties). Then every
 // switch's CA count flows down the tree and each link's weight grows by the
-// routes crossing it (CA sources only, as P-SSSP and OpenSM count them).
+// routes crossing it (CA sources only, as P-SSSP and OpenSM count them;
+// routing/tree_flow.h, as dfsssp's escape layer, Nue and the layers count).
 // O(LIDs x channels); the weight update makes destinations sequential.
 // Every switch routes every LID it can reach (switch-to-switch included).
 #pragma once

@@ -1,6 +1,8 @@
 // Virtual layers with acyclic channel dependency graphs (see header).
 #include "routing/virtual_layers.h"
 
+#include "routing/tree_flow.h"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -86,20 +88,14 @@ private:
         for (std::uint32_t lid = 0; lid < g_.lid_limit; ++lid) {
             if (lid_target_[lid] < 0) continue;
             const auto t = static_cast<std::size_t>(lid_target_[lid]);
-            const std::uint32_t* order = g_.nearest_first(t);
-            const std::uint32_t n = g_.reaching(t);
-            for (std::uint32_t i = 0; i < n; ++i) {
-                flow[order[i]] = weight_[order[i]];
-                out_.pairs[0] += weight_[order[i]];
-            }
-            out_.pairs[0] -= weight_[t];
-            for (std::uint32_t i = n; i-- > 1;) {
-                const std::uint32_t u = order[i];
-                const std::uint32_t c1 = next_channel(lid, u);
-                const std::uint32_t b = g_.head[c1];
-                if (b != t) c0[turn(c1, next_channel(lid, b))] += static_cast<std::uint32_t>(flow[u]);
-                flow[b] += flow[u];
-            }
+            // The sources crossing each channel make its turn into the next.
+            const std::uint64_t sources = flow_down_tree(
+                g_, {g_.nearest_first(t), g_.reaching(t)}, [&](std::uint32_t u) { return next_channel(lid, u); },
+                weight_, flow, [&](std::uint32_t, std::uint32_t c1, std::uint64_t f) {
+                    const std::uint32_t b = g_.head[c1];
+                    if (b != t) c0[turn(c1, next_channel(lid, b))] += static_cast<std::uint32_t>(f);
+                });
+            out_.pairs[0] += sources - weight_[t]; // every source but t's own sends to t
         }
     }
 

@@ -25,7 +25,7 @@
 //
 // Algorithm: every unit starts on layer 0; the counters are filled per LID by
 // summing the sources that flow into each switch along the routing tree,
-// farthest switch first (O(LIDs x switches)). Then, layer by layer, an
+// farthest switch first (routing/tree_flow.h; O(LIDs x switches)). Then, layer by layer, an
 // iterative depth-first search over the CDG: a turn to a channel on the DFS
 // stack closes a cycle; the cycle's weakest turn (fewest source ports, first
 // in cycle order on ties) is found, and every unit of this layer that makes

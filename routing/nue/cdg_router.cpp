@@ -1,6 +1,8 @@
 // The modified Dijkstra on the complete CDG (see header).
 #include "routing/nue/cdg_router.h"
 
+#include "routing/tree_flow.h"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -225,13 +227,8 @@ void CdgRouter::tree_order(std::size_t t)
 
 void CdgRouter::add_load()
 {
-    // order_ has every switch after its parent: sources flow down from the far end.
-    for (auto s : order_) load_[s] = source_weight_[s];
-    for (std::size_t i = order_.size(); i-- > 1;) {
-        const auto s = order_[i];
-        weight_[via_[s]] += load_[s];
-        load_[t_.g.head[via_[s]]] += load_[s];
-    }
+    // order_ has every switch after its parent.
+    add_tree_loads(t_.g, order_, [&](std::uint32_t s) { return via_[s]; }, source_weight_, load_, weight_);
 }
 
 } // namespace ibsm::routing::nue

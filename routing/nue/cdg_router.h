@@ -40,7 +40,7 @@
 // acyclic; with every switch moved it is the paper's fallback. Finally
 // every switch's CA sources (source_weight) are added to the weights of
 // the channels their route crosses (the paper's weight update, sssp's
-// counting).
+// counting: routing/tree_flow.h).
 #pragma once
 
 #include "routing/nue/dependency_layer.h"
