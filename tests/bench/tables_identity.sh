@@ -121,8 +121,10 @@ cd "$scratch"
 for f in $fabrics; do
     args=$(fabric_args "$f")
     mkdir -p "$out/$f"
+    # Written here first: the file's header repeats the command line.
     # shellcheck disable=SC2086
-    "$ibsm" topogen $args --out "$out/$f/fabric.net" > /dev/null
+    "$ibsm" topogen $args --out fabric.net > /dev/null
+    mv fabric.net "$out/$f/fabric.net"
     while IFS= read -r run; do
         name=${run%%:*} opts=${run#*:}
         dir=$out/$f/$name
