@@ -1,5 +1,7 @@
 #include "mkey/secret_file.h"
 
+#include "common/trim.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,13 +21,6 @@ int hex_digit(char c)
     return -1;
 }
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
-
 } // namespace
 
 std::variant<KeyRing, std::string> parse_secret(std::string_view text, SecretKind kind, const std::string& path)
@@ -39,7 +34,7 @@ std::variant<KeyRing, std::string> parse_secret(std::string_view text, SecretKin
         auto l = text.substr(0, nl);
         text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
         if (const auto hash = l.find('#'); hash != std::string_view::npos) l = l.substr(0, hash);
-        l = trim(l);
+        l = common::trim(l);
         if (l.empty()) continue;
         if (value_line != 0)
             return path + ":" + std::to_string(line) + ": a second value (the secret is on line " +
