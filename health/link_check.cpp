@@ -51,12 +51,15 @@ LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, cons
         c.downshifted = true;
         c.findings.push_back("speed " + c.speed_active + " of " + c.speed_possible);
     }
+    // A reserved code on either end (mad::mtu_bytes and vl_count answer 0)
+    // makes the possible value 0: nothing is claimed.
     c.mtu_active = mad::mtu_bytes(here.neighbor_mtu);
-    c.mtu_possible = mad::mtu_bytes(std::min(here.mtu_cap, there.mtu_cap));
+    c.mtu_possible = std::min(mad::mtu_bytes(here.mtu_cap), mad::mtu_bytes(there.mtu_cap));
     if (c.mtu_possible && c.mtu_active < c.mtu_possible)
         c.findings.push_back("MTU " + std::to_string(c.mtu_active) + " of " + std::to_string(c.mtu_possible));
     c.vls_active = mad::vl_count(here.operational_vls);
-    c.vls_possible = mad::vl_count(std::min({here.vl_cap, there.vl_cap, options.max_vls_code}));
+    c.vls_possible =
+        std::min({mad::vl_count(here.vl_cap), mad::vl_count(there.vl_cap), mad::vl_count(options.max_vls_code)});
     if (c.vls_possible && c.vls_active < c.vls_possible)
         c.findings.push_back("VLs " + std::to_string(c.vls_active) + " of " + std::to_string(c.vls_possible));
     return c;
