@@ -265,7 +265,8 @@ def main():
             owner.setdefault(h, n)
     # A folder's header-only headers not listed anywhere belong to the unit
     # named after the folder (daemon/core -> daemon_core_dep), else to its
-    # first library, else to its first unit.
+    # first library, else to its only unit. A folder of several header-only
+    # units has no default: each header must be listed in one's `sources`.
     folder_unit = {}
     for n in b.order:
         u = b.units[n]
@@ -275,7 +276,10 @@ def main():
         if b.units[n].sources:
             folder_unit.setdefault(b.units[n].folder, n)
     for n in b.order:
-        folder_unit.setdefault(b.units[n].folder, n)
+        folder = b.units[n].folder
+        if folder not in folder_unit:
+            several = sum(1 for u in b.units.values() if u.folder == folder) > 1
+            folder_unit[folder] = None if several else n
 
     def owner_of(path):
         if path in owner:
@@ -286,12 +290,15 @@ def main():
         d = os.path.dirname(path)
         while True:
             if d in folder_unit:
+                if folder_unit[d] is None:
+                    unowned.add(path)
                 return folder_unit[d]
             if not d:
                 return None
             d = os.path.dirname(d)
 
     bad = []
+    unowned = set()
     files = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
@@ -319,10 +326,13 @@ def main():
                     continue
                 bad.append(f"{path}:{no}: includes \"{inc}\" of {lib} ({b.units[lib].folder}/meson.build), "
                            f"but {me} ({b.units[me].folder or '.'}/meson.build) does not name it")
+    for path in sorted(unowned):
+        bad.append(f"{path}: belongs to no library: {os.path.dirname(path)}/meson.build declares only header-only"
+                   " dependencies; list the header in the `sources` of one of them")
     for line in bad:
         print(line, file=sys.stderr)
     if bad:
-        print(f"layering: {len(bad)} include(s) of libraries not named in meson.build; a library may include"
+        print(f"layering: {len(bad)} problem(s); a library may include"
               " only itself and what its meson.build names in `dependencies` (docs/design.md, \"Layers\"):"
               " name the library there or drop the include", file=sys.stderr)
         return 1

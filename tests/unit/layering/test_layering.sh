@@ -7,7 +7,8 @@
 #    file and line, the include, the library it belongs to and the library
 #    whose meson.build does not name it;
 #  - naming routing_dep in qos/meson.build makes the qos include pass: the
-#    build files are the one source of the rules.
+#    build files are the one source of the rules;
+#  - a header that belongs to no library fails.
 #
 # usage: test_layering.sh SOURCE_ROOT
 set -uo pipefail
@@ -60,6 +61,17 @@ expect_failure daemon/sm/sm_state.cpp daemon/sweep/bringup.h daemon_sweep_dep da
 fresh
 echo '#include "daemon/core/subnet.h"' >> "$WORK/tree/topology/fabric.h"
 expect_failure topology/fabric.h daemon/core/subnet.h daemon_core_dep topology_dep
+
+# A header no library owns (a folder of header-only dependencies that do not
+# list it) is refused, not left unchecked.
+fresh
+printf '#pragma once\n' > "$WORK/tree/common/extra.h"
+echo "extra_dep = declare_dependency(include_directories : inc)" >> "$WORK/tree/common/meson.build"
+if python3 "$CHECK" "$WORK/tree" > "$WORK/out" 2>&1; then
+  fail "common/extra.h, listed by no dependency, passed"
+else
+  grep -qF "common/extra.h: belongs to no library" "$WORK/out" || fail "no message naming common/extra.h:"$'\n'"$(cat "$WORK/out")"
+fi
 
 [ "$failures" = 0 ] && echo "layering check: ok"
 exit $((failures > 0))
