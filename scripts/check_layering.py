@@ -17,16 +17,17 @@ Algorithm: a source file belongs to the unit that compiles it; a header
 `d/x.h` to the unit that compiles `d/x.cpp`, else to the unit whose
 declare_dependency lists it in `sources` (header-only libraries), else to
 the unit of the nearest meson.build above it (the one named after the
-folder, daemon/core -> daemon_core_dep, else its first library). Each quoted
-`#include "dir/file.h"` of a library's file must name a header of that
-library or of a unit it names directly: no transitive use, a wing that
-includes mad/smp.h names mad_codecs_dep even though daemon_core_dep links
-it. Units without a library (header-only ones, bundles such as daemon_dep)
-have no link identity, so they are followed: a bundle stands for what it
-names, and a header-only unit a named library names is part of that
-library's interface (topology_dep -> mad_types_dep). A library linked whole
-into another (`link_whole`) is part of it. Tests, benchmarks and fuzzers are
-not units.
+folder, daemon/core -> daemon_core_dep, else its first library). Each
+`#include "dir/file.h"` of a library's file (or `<dir/file.h>` naming one of
+our headers) must name a header of that library or of a unit it names
+directly: no transitive use, a wing that includes mad/smp.h names
+mad_codecs_dep even though daemon_core_dep links it. Units without a library
+(header-only ones, bundles such as daemon_dep) have no link identity, so
+they are followed: a bundle stands for what it names, and a header-only unit
+a named library names is part of that library's interface (topology_dep ->
+mad_types_dep). A library linked whole into another (`link_whole`) is part
+of it. A folder of several header-only units has no default owner: a header
+none of them lists is an error. Tests, benchmarks and fuzzers are not units.
 
     scripts/check_layering.py [ROOT]
 """
@@ -313,14 +314,15 @@ def main():
         allowed = b.allowed(me)
         with open(os.path.join(root, path), errors="replace") as f:
             for no, line in enumerate(f, 1):
-                m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                m = re.match(r'\s*#\s*include\s*(?:"([^"]+)"|<([^>]+/[^>]+)>)', line)
                 if not m:
                     continue
-                inc = m.group(1)
+                inc = m.group(1) or m.group(2)
                 here = os.path.normpath(os.path.join(os.path.dirname(path), inc))
-                target = here if os.path.exists(os.path.join(root, here)) else os.path.normpath(inc)
+                quoted = m.group(1) is not None
+                target = here if quoted and os.path.exists(os.path.join(root, here)) else os.path.normpath(inc)
                 if not os.path.exists(os.path.join(root, target)):
-                    continue  # generated (version.h, install_paths.h)
+                    continue  # generated (version.h, install_paths.h) or a system header
                 lib = owner_of(target)
                 if lib is None or lib in allowed:
                     continue
