@@ -214,7 +214,7 @@ struct ControlConfig {
     bool operator==(const ControlConfig&) const = default;
 };
 
-// health: the health policy (health/policy.h; docs/operations.md, "Health
+// health: the health policy (health/health_policy.h; docs/operations.md, "Health
 // policy"). Every rule reports by default; `isolate` takes the link out of
 // the routing unless that would cut a node off.
 enum class HealthAction { off, report, isolate };

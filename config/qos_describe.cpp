@@ -6,6 +6,7 @@
 
 #include "config/config.h"
 #include "config/qos_parse.h"
+#include "mad/port_codes.h"
 
 #include <cstdio>
 
@@ -52,7 +53,7 @@ void emit_group(YAML::Emitter& out, const QosPortGroup& g)
 void emit_level(YAML::Emitter& out, const QosLevel& l)
 {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "sl" << YAML::Value << static_cast<unsigned>(l.sl);
-    if (l.mtu) out << YAML::Key << "mtu" << YAML::Value << detail::mtu_bytes(*l.mtu);
+    if (l.mtu) out << YAML::Key << "mtu" << YAML::Value << mad::mtu_bytes(*l.mtu);
     if (l.rate) out << YAML::Key << "rate" << YAML::Value << detail::rate_gbps_text(*l.rate);
     if (l.packet_life) out << YAML::Key << "packet_life" << YAML::Value << static_cast<unsigned>(*l.packet_life);
     out << YAML::EndMap;

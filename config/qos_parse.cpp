@@ -13,6 +13,7 @@
 // sl2vl and vlarb (which need the groups and routing.max_vls).
 #include "config/qos_parse.h"
 
+#include "mad/port_codes.h"
 #include "mad/rate_codes.h"
 
 #include <algorithm>
@@ -43,8 +44,6 @@ constexpr Range qos_class_range{0, 4095};  // PathRecord QoSClass is 12 bits
 constexpr Range pkey_range{1, 0xffff};
 constexpr Range protect_bits_range{0, 3};  // PortInfo M_KeyProtectBits
 constexpr Range lease_range{0, 65535};     // PortInfo M_KeyLeasePeriod, seconds
-
-constexpr std::array<unsigned, 5> mtu_sizes{256, 512, 1024, 2048, 4096}; // codes 1..5
 
 std::string name_list(const std::map<std::string, int>& names)
 {
@@ -162,8 +161,8 @@ std::vector<QosRange<T>> read_ranges(const Reader& r, const Entry& e, Range limi
 std::uint8_t read_mtu(const Reader& r, const Entry& e)
 {
     const auto v = e.value.IsScalar() ? parse_u64(e.value.Scalar()) : std::nullopt;
-    for (std::size_t i = 0; v && i < mtu_sizes.size(); ++i)
-        if (*v == mtu_sizes[i]) return static_cast<std::uint8_t>(i + 1);
+    for (std::size_t i = 0; v && i < mad::mtu_byte_table.size(); ++i)
+        if (*v == mad::mtu_byte_table[i]) return static_cast<std::uint8_t>(i + 1);
     r.fail(e.line, e.key, "expected an MTU in bytes: 256, 512, 1024, 2048 or 4096, got " + describe_node(e.value));
 }
 
@@ -342,11 +341,6 @@ QosVlArb read_vlarb_table(const Reader& r, const Entry& at, unsigned max_vls)
 }
 
 } // namespace
-
-unsigned mtu_bytes(std::uint8_t code)
-{
-    return code >= 1 && code <= mtu_sizes.size() ? mtu_sizes[code - 1] : 0;
-}
 
 std::string rate_gbps_text(std::uint8_t code)
 {

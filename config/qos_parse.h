@@ -29,8 +29,7 @@ SecurityConfig read_security(const Reader& r, const Entry& at);
 inline constexpr std::string_view security_keys[] = {"mkey"};
 
 // Names of the config's values as the YAML writes them (describe, reload):
-// MTU code -> bytes, rate code -> Gb/s text ("2.5", "100").
-unsigned mtu_bytes(std::uint8_t code);
+// rate code -> Gb/s text ("2.5", "100"); MTU codes are mad::mtu_bytes.
 std::string rate_gbps_text(std::uint8_t code);
 std::string_view to_string(MkeyMode mode);
 

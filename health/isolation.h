@@ -1,7 +1,7 @@
 // Isolation safety: an isolated link leaves the routing like a pulled cable,
 // so isolating one must never cut a node off from the SM.
 //
-// Why pure: the rules (policy.h) and the operator's `isolate` command ask
+// Why pure: the rules (health_policy.h) and the operator's `isolate` command ask
 // the same question over the same fabric; the answer and its reason are a
 // value, tested on synthetic fabrics.
 //
@@ -18,7 +18,7 @@
 // node off together are never both isolated: the second is refused.
 #pragma once
 
-#include "health/policy.h"
+#include "health/health_policy.h"
 #include "health/port_health.h"
 #include "topology/fabric.h"
 

@@ -1,6 +1,7 @@
 #include "health/link_check.h"
 
 #include "mad/link_speed.h"
+#include "mad/port_codes.h"
 
 #include <algorithm>
 #include <string>
@@ -50,32 +51,21 @@ LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, cons
         c.downshifted = true;
         c.findings.push_back("speed " + c.speed_active + " of " + c.speed_possible);
     }
-    c.mtu_active = mtu_bytes(here.neighbor_mtu);
-    c.mtu_possible = mtu_bytes(std::min(here.mtu_cap, there.mtu_cap));
+    // A reserved code on either end (mad::mtu_bytes and vl_count answer 0)
+    // makes the possible value 0: nothing is claimed.
+    c.mtu_active = mad::mtu_bytes(here.neighbor_mtu);
+    c.mtu_possible = std::min(mad::mtu_bytes(here.mtu_cap), mad::mtu_bytes(there.mtu_cap));
     if (c.mtu_possible && c.mtu_active < c.mtu_possible)
         c.findings.push_back("MTU " + std::to_string(c.mtu_active) + " of " + std::to_string(c.mtu_possible));
-    c.vls_active = vl_count(here.operational_vls);
-    c.vls_possible = vl_count(std::min({here.vl_cap, there.vl_cap, options.max_vls_code}));
+    c.vls_active = mad::vl_count(here.operational_vls);
+    c.vls_possible =
+        std::min({mad::vl_count(here.vl_cap), mad::vl_count(there.vl_cap), mad::vl_count(options.max_vls_code)});
     if (c.vls_possible && c.vls_active < c.vls_possible)
         c.findings.push_back("VLs " + std::to_string(c.vls_active) + " of " + std::to_string(c.vls_possible));
     return c;
 }
 
 } // namespace
-
-unsigned mtu_bytes(std::uint8_t code) { return code >= 1 && code <= 5 ? 128u << code : 0; }
-
-unsigned vl_count(std::uint8_t code)
-{
-    switch (code) {
-    case 1: return 1;
-    case 2: return 2;
-    case 3: return 4;
-    case 4: return 8;
-    case 5: return 15;
-    default: return 0;
-    }
-}
 
 LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis,
                        const LinkCheckOptions& options)

@@ -41,10 +41,4 @@ struct LinkCheckOptions {
 LinkChecks check_links(const topology::Fabric& fabric, const std::map<topology::PortRef, mad::PortInfo>& port_info,
                        const LinkCheckOptions& options = {});
 
-// Bytes of an MTU code (1 = 256 .. 5 = 4096); 0 otherwise.
-unsigned mtu_bytes(std::uint8_t code);
-// Data VLs of a VLCap / OperationalVLs code (1 -> 1, 2 -> 2, 3 -> 4, 4 -> 8,
-// 5 -> 15); 0 otherwise.
-unsigned vl_count(std::uint8_t code);
-
 } // namespace ibsm::health

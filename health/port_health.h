@@ -1,6 +1,6 @@
 // The health of one port as the SM knows it: its counters (performance
 // management, counters.h), what the last heavy sweep found of its link
-// (link_check.h), and what the health policy made of both (policy.h).
+// (link_check.h), and what the health policy made of both (health_policy.h).
 //
 // Why one plain record: the poller, the link checks and the policy each
 // fill in a part; `ibsm ports`, metrics.prom, state.json, the control

@@ -1,9 +1,28 @@
 #include "mkey/keys.h"
 
+#include "mkey/wipe.h"
+
 #include <array>
 #include <cstdio>
 
 namespace ibsm::mkey {
+
+KeyRing::~KeyRing()
+{
+    wipe(secret_.data(), secret_.size());
+    wipe(&fixed_, sizeof fixed_);
+}
+
+bool KeyRing::operator==(const KeyRing& other) const
+{
+    // volatile: each byte's difference is folded in as written, so the
+    // compiler cannot stop at the first byte that differs.
+    volatile unsigned diff = 0;
+    for (std::size_t i = 0; i < secret_.size(); ++i) diff = diff | static_cast<unsigned>(secret_[i] ^ other.secret_[i]);
+    const std::uint64_t fixed_diff = fixed_ ^ other.fixed_;
+    diff = diff | static_cast<unsigned>(fixed_diff | fixed_diff >> 32);
+    return diff == 0;
+}
 
 KeyRing KeyRing::per_port(const SipKey& secret)
 {
@@ -40,6 +59,7 @@ std::string KeyRing::fingerprint() const
     for (int i = 0; i < 8; ++i) in[16 + i] = static_cast<std::uint8_t>(fixed_ >> (8 * i));
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(siphash24(label, in)));
+    wipe(in.data(), in.size()); // a copy of the secret
     return buf;
 }
 

@@ -11,6 +11,12 @@
 // wire order); 0 disables the M_Key check (IBA 14.2.4.1), so a 0 result is
 // hashed again with a ninth byte, and 1 is used in the (2^-128) case that
 // is 0 too.
+//
+// The secret and the fixed key are wiped from a ring's memory when it dies
+// (explicit_bzero: a plain memset of an object at the end of its life is a
+// dead store the compiler may drop), and two rings compare in constant time,
+// so neither a core dump of freed memory nor the time a comparison takes
+// tells anything about the key.
 #pragma once
 
 #include "mad/types.h"
@@ -23,6 +29,11 @@ namespace ibsm::mkey {
 
 class KeyRing {
 public:
+    KeyRing() = default; // the all-zero secret: a setting before its ring is loaded
+    KeyRing(const KeyRing&) = default;
+    KeyRing& operator=(const KeyRing&) = default;
+    ~KeyRing();
+
     // Every port's key is the hash of its GUID under `secret`.
     static KeyRing per_port(const SipKey& secret);
     // Every port holds `key` (must not be 0: the parser refuses it).
@@ -36,7 +47,9 @@ public:
     std::string fingerprint() const;
     bool is_fixed() const { return fixed_ != 0; }
 
-    bool operator==(const KeyRing&) const = default;
+    // Looks at every byte whatever the ones before were: the time does not
+    // say how much of a key matched.
+    bool operator==(const KeyRing& other) const;
 
 private:
     SipKey secret_{};

@@ -1,5 +1,8 @@
 #include "mkey/secret_file.h"
 
+#include "common/trim.h"
+#include "mkey/wipe.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,13 +22,6 @@ int hex_digit(char c)
     return -1;
 }
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
-
 } // namespace
 
 std::variant<KeyRing, std::string> parse_secret(std::string_view text, SecretKind kind, const std::string& path)
@@ -39,7 +35,7 @@ std::variant<KeyRing, std::string> parse_secret(std::string_view text, SecretKin
         auto l = text.substr(0, nl);
         text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
         if (const auto hash = l.find('#'); hash != std::string_view::npos) l = l.substr(0, hash);
-        l = trim(l);
+        l = common::trim(l);
         if (l.empty()) continue;
         if (value_line != 0)
             return path + ":" + std::to_string(line) + ": a second value (the secret is on line " +
@@ -61,8 +57,10 @@ std::variant<KeyRing, std::string> parse_secret(std::string_view text, SecretKin
             secret[i] = static_cast<std::uint8_t>(hex_digit(value[2 * i]) << 4 | hex_digit(value[2 * i + 1]));
             all_zero = all_zero && secret[i] == 0;
         }
+        KeyRing ring = KeyRing::per_port(secret);
+        wipe(secret.data(), secret.size());
         if (all_zero) return where + "the secret is all zeros";
-        return KeyRing::per_port(secret);
+        return ring;
     }
     if (value.empty() || value.size() > 16)
         return where + "expected a 64-bit key (1 to 16 hex digits), found " + std::to_string(value.size());
@@ -92,6 +90,9 @@ std::variant<KeyRing, std::string> load_secret_file(const std::string& path, Sec
     if (fd < 0) return path + ": " + std::strerror(errno);
     struct stat st {};
     std::string text;
+    // Room for all that is read, so the text (the secret in hex) is never
+    // moved, leaving a copy behind unwiped.
+    text.reserve(4096 + 512);
     std::string problem;
     if (::fstat(fd, &st) != 0) {
         problem = path + ": " + std::strerror(errno);
@@ -100,10 +101,13 @@ std::variant<KeyRing, std::string> load_secret_file(const std::string& path, Sec
         ssize_t n;
         while ((n = ::read(fd, buf, sizeof buf)) > 0 && text.size() < 4096) text.append(buf, static_cast<std::size_t>(n));
         if (n < 0) problem = path + ": " + std::strerror(errno);
+        wipe(buf, sizeof buf);
     }
     ::close(fd);
     if (!problem.empty()) return problem;
-    return parse_secret(text, kind, path);
+    auto ring = parse_secret(text, kind, path);
+    wipe(text.data(), text.size());
+    return ring;
 }
 
 } // namespace ibsm::mkey

@@ -70,7 +70,7 @@ struct SlVlPlan {
     // table), which the VL programmer derives per port itself.
     bool from_policy = false;
     PortVlTables ca, switch_external, switch_port0;
-    std::vector<std::pair<std::size_t, PortVlTables>> ca_groups; // group index (Policy) -> CA tables
+    std::vector<std::pair<std::size_t, PortVlTables>> ca_groups; // group index (QosPolicy) -> CA tables
     // The SL a host uses for a pair on routing layer `routing_sl` with the
     // given level's SL (nullopt: no level matched).
     std::uint8_t host_sl(std::optional<std::uint8_t> level_sl, std::uint8_t routing_sl) const

@@ -9,6 +9,8 @@
 // header -> two column-title lines -> entries -> "N [valid ]lids dumped".
 #include "routing/lft_dump.h"
 
+#include "common/trim.h"
+
 #include <charconv>
 #include <cstdio>
 #include <istream>
@@ -17,6 +19,7 @@
 
 namespace ibsm::routing {
 
+using common::trim;
 using topology::Fabric;
 using topology::NodeType;
 
@@ -149,13 +152,6 @@ private:
 };
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 template <typename T> bool parse_number(std::string_view s, T& v, int base)
 {

@@ -11,6 +11,7 @@
 // GUID numbering for free-form names mirrors ibsim's per-type counters.
 #include "topology/netfile_reader.h"
 
+#include "common/trim.h"
 #include "topology/netfile_format.h"
 
 #include <array>
@@ -26,6 +27,8 @@
 
 namespace ibsm::topology {
 
+using common::trim;
+
 ParseError::ParseError(std::string file, std::size_t line, std::string message)
     : std::runtime_error(file + ":" + std::to_string(line) + ": " + message), file_(std::move(file)), line_(line),
       message_(std::move(message))
@@ -35,13 +38,6 @@ ParseError::ParseError(std::string file, std::size_t line, std::string message)
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && (is_space(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 // Unsigned integer the way ibsim's strtoul(…, 0) reads it: "0x" hex, else
 // decimal. The whole token must be consumed.

@@ -13,7 +13,7 @@
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "partition/partitions.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 #include "routing/tables.h"
 
@@ -63,7 +63,7 @@ struct SubnetSnapshot {
     // SL/VL plan the VL tables were programmed from for this routing (null
     // when routing failed): the SA gives each PathRecord
     // sl_vl->host_sl(level SL, routing SL) and the level's MTU and rate.
-    std::shared_ptr<const qos::Policy> qos_policy;
+    std::shared_ptr<const qos::QosPolicy> qos_policy;
     std::shared_ptr<const qos::SlVlPlan> sl_vl;
 };
 

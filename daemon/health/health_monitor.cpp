@@ -57,13 +57,13 @@ std::optional<PortId> missing_port(const DiscoveryResult& found, const std::map<
 
 } // namespace
 
-HealthMonitor::HealthMonitor(std::filesystem::path state_dir, health::Policy policy, WallClock clock)
+HealthMonitor::HealthMonitor(std::filesystem::path state_dir, health::HealthPolicy policy, WallClock clock)
     : store_(std::move(state_dir)), clock_(clock ? std::move(clock) : WallClock(unix_now))
 {
     set_policy(policy);
 }
 
-void HealthMonitor::set_policy(const health::Policy& policy)
+void HealthMonitor::set_policy(const health::HealthPolicy& policy)
 {
     policy_ = policy;
 }

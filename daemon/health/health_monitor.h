@@ -5,7 +5,7 @@
 // Why: the poller, the link checks and the sweeps each see one side of a
 // port; the operator wants one row per port and one log line per new
 // finding, and a bad link out of the routing without cutting anyone off.
-// The rules are pure (health/policy.h, health/isolation.h); this object
+// The rules are pure (health/health_policy.h, health/isolation.h); this object
 // keeps their inputs over time, acts on their decisions and remembers the
 // isolations across restarts (isolation_store.h).
 //
@@ -25,7 +25,7 @@
 #include "daemon/core/subnet.h"
 #include "daemon/core/sweep_outcome.h"
 #include "daemon/health/isolation_store.h"
-#include "health/policy.h"
+#include "health/health_policy.h"
 #include "health/port_health.h"
 
 #include <nlohmann/json.hpp>
@@ -53,10 +53,10 @@ public:
     using EventSink = std::function<void(std::string_view kind, const nlohmann::json& fields)>;
     using IsolationSink = std::function<void(const std::set<health::PortId>& isolated, const std::string& reason)>;
 
-    HealthMonitor(std::filesystem::path state_dir, health::Policy policy, WallClock clock = {});
+    HealthMonitor(std::filesystem::path state_dir, health::HealthPolicy policy, WallClock clock = {});
 
     // SIGHUP: the next evaluation uses `policy`; isolations stay.
-    void set_policy(const health::Policy& policy);
+    void set_policy(const health::HealthPolicy& policy);
     // isolation / isolation_cleared / isolation_refused / health_report
     // events, each with node_guid, node_desc, port, remote, rule, reason.
     void on_event(EventSink f) { events_ = std::move(f); }
@@ -100,7 +100,7 @@ private:
     void publish(std::string_view kind, nlohmann::json fields) const;
 
     IsolationStore store_;
-    health::Policy policy_;
+    health::HealthPolicy policy_;
     WallClock clock_;
     EventSink events_;
     IsolationSink isolation_sink_;

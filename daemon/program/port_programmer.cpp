@@ -87,7 +87,7 @@ void PortProgrammer::learn_keys(const DiscoveryResult& found)
 }
 
 void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
-                             const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::Policy* policy)
+                             const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::QosPolicy* policy)
 {
     plan_.clear();
     const auto& f = found.fabric;

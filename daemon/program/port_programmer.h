@@ -36,7 +36,7 @@
 #include "lidassign/lid_map.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 #include "routing/sl_table.h"
 
@@ -125,7 +125,7 @@ public:
     // one each port keeps its own.
     void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                  const routing::SlTable* sls = nullptr, const qos::SlVlPlan* sl_vl = nullptr,
-                 const qos::Policy* policy = nullptr);
+                 const qos::QosPolicy* policy = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     // The ports' M_Keys come from this book (null: left as the ports hold

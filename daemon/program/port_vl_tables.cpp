@@ -4,7 +4,7 @@
 
 namespace ibsm::daemon {
 
-const qos::PortVlTables& port_vl_tables(const qos::SlVlPlan& plan, const qos::Policy* policy, bool is_switch,
+const qos::PortVlTables& port_vl_tables(const qos::SlVlPlan& plan, const qos::QosPolicy* policy, bool is_switch,
                                         PortNum port, Guid port_guid)
 {
     if (is_switch) return port.value() == 0 ? plan.switch_port0 : plan.switch_external;

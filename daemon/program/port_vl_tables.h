@@ -19,7 +19,7 @@
 #include "mad/sl2vl_table.h"
 #include "mad/types.h"
 #include "mad/vl_arbitration.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 
 #include <vector>
@@ -27,7 +27,7 @@
 namespace ibsm::daemon {
 
 // `port_guid`: the CA port's GUID (group membership); unused for switches.
-const qos::PortVlTables& port_vl_tables(const qos::SlVlPlan& plan, const qos::Policy* policy, bool is_switch,
+const qos::PortVlTables& port_vl_tables(const qos::SlVlPlan& plan, const qos::QosPolicy* policy, bool is_switch,
                                         PortNum port, Guid port_guid);
 
 // The plan's SL -> VL for a port operating `vls` data VLs.

@@ -3,6 +3,7 @@
 #include "daemon/core/node_names.h"
 #include "daemon/core/work_pool.h"
 #include "daemon/program/port_vl_tables.h"
+#include "mad/port_codes.h"
 
 #include <algorithm>
 #include <map>
@@ -13,6 +14,11 @@ namespace {
 
 constexpr std::uint32_t cap_sl_mapping = 1u << 6; // PortInfo CapabilityMask IsSLMappingSupported
 constexpr std::size_t sl2vl_bytes = 8;            // 16 SLs, 4 bits each
+
+// The data VLs a port's tables are written for. A port whose OperationalVLs
+// code says nothing (0, or the port reported a reserved VLCap) still has
+// VL0, which every port has: its tables map every SL there and weigh it.
+unsigned data_vls(std::uint8_t operational_vls) { return std::max(1u, mad::vl_count(operational_vls)); }
 
 bool configured_before(const mad::PortInfo& pi)
 {
@@ -88,7 +94,7 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
 // on every port but switch port 0. The plan is port-major, so consecutive
 // SMPs already go to different nodes.
 std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector<PortPlanEntry>& plan,
-                                    const qos::SlVlPlan& sl_vl, const qos::Policy* policy)
+                                    const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy)
 {
     const unsigned vls_needed = sl_vl.layers;
     std::vector<TableWrite> out;
@@ -98,7 +104,7 @@ std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector
     for (const auto& e : plan) {
         const bool sw = f.node(e.port.node).is_switch();
         if (sw && e.port.port.value() == 0) continue;
-        const unsigned opvls = vl_count(e.desired.operational_vls);
+        const unsigned opvls = data_vls(e.desired.operational_vls);
         const qos::PortVlTables* planned =
             sl_vl.from_policy ? &port_vl_tables(sl_vl, policy, sw, e.port.port, f.port(e.port).guid) : nullptr;
         if (!sw && (e.current.capability_mask & cap_sl_mapping))
@@ -149,7 +155,7 @@ std::vector<TableWrite> all_pairs_sl2vl_writes(const DiscoveryResult& found, top
                                                const qos::SlVlPlan& sl_vl)
 {
     unsigned opvls = 15;
-    for (const auto* e : ports) opvls = std::min(opvls, vl_count(e->desired.operational_vls));
+    for (const auto* e : ports) opvls = std::min(opvls, data_vls(e->desired.operational_vls));
     const Guid guid = found.fabric.node(id).guid;
     const std::uint32_t mod = mad::sl2vl_all_input_ports | mad::sl2vl_all_output_ports;
     std::vector<TableWrite> out;
@@ -178,7 +184,7 @@ std::vector<TableWrite> per_pair_sl2vl_writes(const DiscoveryResult& found, topo
     std::vector<TableWrite> list;
     list.reserve(ports.size() * inputs.size());
     for (const auto* out_port : ports) {
-        const unsigned opvls = vl_count(out_port->desired.operational_vls);
+        const unsigned opvls = data_vls(out_port->desired.operational_vls);
         const auto from_port0 = switch_sl2vl(sl_vl, PortNum(0), opvls);
         const auto from_external = switch_sl2vl(sl_vl, PortNum(1), opvls);
         for (PortNum in : inputs) {
@@ -220,18 +226,6 @@ mad::Sl2VlTable identity_sl2vl(unsigned vls)
     return t;
 }
 
-unsigned vl_count(std::uint8_t code)
-{
-    switch (code) {
-    case 1: return 1;
-    case 2: return 2;
-    case 3: return 4;
-    case 4: return 8;
-    case 5: return 15;
-    default: return 1;
-    }
-}
-
 mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_vls, unsigned cap)
 {
     mad::VlArbitrationTable t;
@@ -253,7 +247,7 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
 }
 
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
-                                       const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
+                                       const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy,
                                        const VlSettings& settings, std::uint64_t* switches_left,
                                        std::uint64_t* ports_left)
 {
@@ -334,7 +328,7 @@ VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPl
 }
 
 VlPlan VlProgrammer::plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports,
-                          const qos::SlVlPlan& sl_vl, const qos::Policy* policy) const
+                          const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy) const
 {
     VlPlan p;
     p.writes = plan_vl_tables(found, ports, sl_vl, policy, settings_, &p.switches_left, &p.ports_left);

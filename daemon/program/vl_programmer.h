@@ -68,7 +68,7 @@
 #include "mad/sl2vl_table.h"
 #include "mad/transport.h"
 #include "mad/vl_arbitration.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 
 #include <boost/asio/awaitable.hpp>
@@ -83,9 +83,6 @@ namespace ibsm::daemon {
 
 // SL s -> VL s mod n (n clamped to 1..15).
 mad::Sl2VlTable identity_sl2vl(unsigned vls);
-
-// Number of data VLs a PortInfo OperationalVLs/VLCap code stands for.
-unsigned vl_count(std::uint8_t code);
 
 // Weight of each operational VL in the default low-priority table.
 inline constexpr std::uint8_t default_vl_weight = 64;
@@ -152,7 +149,7 @@ struct TableWrite {
 // `sl_vl`: the tables to program; `policy` places CA ports in their
 // groups (null: no groups).
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
-                                       const qos::SlVlPlan& sl_vl, const qos::Policy* policy,
+                                       const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy,
                                        const VlSettings& settings, std::uint64_t* switches_left,
                                        std::uint64_t* ports_left = nullptr);
 // Without a policy: today's tables for an engine using `vls_needed` VLs.
@@ -182,7 +179,7 @@ public:
     // thread while the LFT blocks are on the wire.
     VlPlan plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports, unsigned vls_needed) const;
     VlPlan plan(const DiscoveryResult& found, const std::vector<PortPlanEntry>& ports, const qos::SlVlPlan& sl_vl,
-                const qos::Policy* policy) const;
+                const qos::QosPolicy* policy) const;
     boost::asio::awaitable<VlReport> program(mad::Transport& transport, VlPlan planned);
     // plan() then program().
     boost::asio::awaitable<VlReport> program(mad::Transport& transport, const DiscoveryResult& found,

@@ -20,7 +20,7 @@
 
 #include "daemon/core/subnet.h"
 #include "mad/sa/records.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 
 #include <cstdint>
 #include <optional>

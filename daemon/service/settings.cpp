@@ -6,6 +6,7 @@
 #include "daemon/program/port_programmer.h"
 #include "daemon/program/vl_programmer.h"
 #include "daemon/service/config_path.h"
+#include "mad/port_codes.h"
 #include "mad/umad_port.h"
 #include "routing/root_guids.h"
 
@@ -75,7 +76,7 @@ BringupSettings bringup_settings(const config::Config& cfg)
     // configuration error and a reload keeps the running configuration.
     std::string why;
     // The ports operate 1, 2, 4, 8 or 15 VLs: routing.max_vls 3 gives 2.
-    if (cfg.qos.enabled && !qos::routing_budget(cfg.qos, vl_count(s.ports.max_operational_vls), &why))
+    if (cfg.qos.enabled && !qos::routing_budget(cfg.qos, mad::vl_count(s.ports.max_operational_vls), &why))
         throw config::ConfigError("qos: the policy does not fit routing.max_vls " +
                                   std::to_string(cfg.routing.max_vls) + ": " + why);
     s.qos = cfg.qos;
@@ -145,7 +146,7 @@ McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width)
     return s;
 }
 
-health::Policy health_policy(const config::Config& cfg)
+health::HealthPolicy health_policy(const config::Config& cfg)
 {
     auto action = [](config::HealthAction a) {
         switch (a) {
@@ -156,7 +157,7 @@ health::Policy health_policy(const config::Config& cfg)
         return health::Action::report;
     };
     const auto& h = cfg.health;
-    health::Policy p;
+    health::HealthPolicy p;
     for (std::size_t i = 0; i < health::error_counter_count; ++i)
         p.thresholds[i] = health::Threshold{h.thresholds[i].per_interval, action(h.thresholds[i].action)};
     p.flap_downs = h.flapping_downs;

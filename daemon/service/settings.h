@@ -65,8 +65,8 @@ SchedulerSettings scheduler_settings(const config::Config& cfg);
 
 PerfSettings perf_settings(const config::Config& cfg);
 
-// The health section as the policy's rules (health/policy.h).
-health::Policy health_policy(const config::Config& cfg);
+// The health section as the policy's rules (health/health_policy.h).
+health::HealthPolicy health_policy(const config::Config& cfg);
 
 // The SA agent's: sm.sm_key makes requests carrying it trusted.
 SaSettings sa_settings(const config::Config& cfg);

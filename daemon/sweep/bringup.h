@@ -48,7 +48,7 @@
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "mad/transport.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 #include "routing/chain.h"
 #include "routing/engine.h"
@@ -166,7 +166,7 @@ private:
         // The SL/VL plan for `tables` (null when no tables) and the policy
         // compiled against the fabric (null without qos:).
         std::shared_ptr<const qos::SlVlPlan> sl_vl;
-        std::shared_ptr<const qos::Policy> policy;
+        std::shared_ptr<const qos::QosPolicy> policy;
         std::string failure;                 // why tables is null
         std::optional<std::string> degraded; // no engine's tables passed verification: why
         PhaseStats phase;
@@ -200,7 +200,7 @@ private:
     // The QoS policy and SL/VL plan of the sweep in progress, for publish()
     // (null until its route step set them).
     std::shared_ptr<const qos::SlVlPlan> sl_vl_;
-    std::shared_ptr<const qos::Policy> policy_;
+    std::shared_ptr<const qos::QosPolicy> policy_;
     // The outcome's totals: time since `start`, SMPs since `smps_before`.
     void stamp_totals(SweepOutcome& o, Clock::time_point start, std::uint64_t smps_before) const;
 
@@ -226,7 +226,7 @@ private:
     void plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const;
     boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
                                                           const routing::RoutingTables& tables,
-                                                          const qos::SlVlPlan& sl_vl, const qos::Policy* policy);
+                                                          const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy);
     void forget_relinked(const DiscoveryResult& found);
     // Runs f() on the worker thread; resumes the caller on its own executor.
     template <class F>

@@ -18,6 +18,7 @@
 #include "daemon/sweep/phase_clock.h"
 #include "daemon/sweep/qos_facts.h"
 #include "health/isolation.h"
+#include "mad/port_codes.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -155,11 +156,14 @@ unsigned Bringup::vl_cap(const DiscoveryResult& found) const
     // Engines may use only the VLs every linked port can carry: an SL the
     // port programmer would fold onto a lower VL would merge two layers.
     unsigned cap = settings_.route.max_vls;
+    // A VLCap code that is reserved (0, 6..15: mad::vl_count answers 0)
+    // says nothing about the port and does not limit.
     for (const auto& [ref, pi] : found.port_info)
-        if (found.fabric.remote(ref) && pi.vl_cap != 0) cap = std::min(cap, vl_count(pi.vl_cap));
+        if (const unsigned vls = mad::vl_count(pi.vl_cap); vls != 0 && found.fabric.remote(ref))
+            cap = std::min(cap, vls);
     // QoS VLs above the OperationalVLs the ports are given (1, 2, 4, 8 or
     // 15: routing.max_vls 3 operates 2) would fold onto others.
-    if (settings_.qos.enabled) cap = std::min(cap, vl_count(settings_.ports.max_operational_vls));
+    if (settings_.qos.enabled) cap = std::min(cap, mad::vl_count(settings_.ports.max_operational_vls));
     return std::max(1u, cap);
 }
 
@@ -242,7 +246,7 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     RouteStep step;
     if (qos->enabled)
-        step.policy = std::make_shared<const qos::Policy>(*qos, qos_port_facts(found, settings_.partitions.get()));
+        step.policy = std::make_shared<const qos::QosPolicy>(*qos, qos_port_facts(found, settings_.partitions.get()));
     if (!chain.tables) {
         step.lids = std::move(lids);
         step.phase = clock.finish("route", "every engine refused");
@@ -302,7 +306,7 @@ void Bringup::forget_relinked(const DiscoveryResult& found)
 
 boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
                                                                const routing::RoutingTables& tables,
-                                                               const qos::SlVlPlan& sl_vl, const qos::Policy* policy)
+                                                               const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy)
 {
     ProgramReport report;
     // The port plan and the VL tables (tens of ms of CPU at thousands of

@@ -5,7 +5,7 @@
 
 #include "daemon/core/fabric_state.h"
 #include "partition/partitions.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 
 #include <vector>
 

@@ -123,7 +123,7 @@ int main(int argc, char** argv)
         lids.push_back(range.base);
     }
     auto with_policy = std::make_shared<daemon::SubnetSnapshot>(*plain);
-    with_policy->qos_policy = std::make_shared<const qos::Policy>(twenty_rules(), ports);
+    with_policy->qos_policy = std::make_shared<const qos::QosPolicy>(twenty_rules(), ports);
     std::mt19937 rng(7);
     std::uniform_int_distribution<std::size_t> pick(0, lids.size() - 1);
     std::vector<std::pair<Lid, Lid>> pairs(queries);

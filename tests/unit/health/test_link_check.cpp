@@ -116,6 +116,29 @@ TEST_CASE("link check: VLs against the smaller VLCap and the SM's own limit; dow
     CHECK(c.count(PortId{Guid(0x100), PortNum(2)}) == 0);
 }
 
+TEST_CASE("link check: a reserved VLCap or MTUCap code on either end claims nothing")
+{
+    // IBA 14.2.5.6: VLCap and MTUCap 0 and 6..15 are reserved. A reserved
+    // code is not "more than 5": 7 against 4 does not make 8 VLs possible.
+    for (std::uint8_t code : {std::uint8_t{0}, std::uint8_t{7}}) {
+        INFO("code " << unsigned{code});
+        Fixture x;
+        x.pis[{x.sw1, PortNum(1)}].operational_vls = 3; // 4 VLs of 8: a finding while the caps are known
+        x.pis[{x.sw1, PortNum(1)}].neighbor_mtu = 4;    // 2048 of 4096: the same
+        x.pis[{x.sw2, PortNum(1)}].vl_cap = code;
+        x.pis[{x.sw2, PortNum(1)}].mtu_cap = code;
+        auto c = check_links(x.f, x.pis);
+        CHECK(x.at(x.sw1, 1, c).vls_possible == 0);
+        CHECK(x.at(x.sw1, 1, c).mtu_possible == 0);
+        CHECK(x.at(x.sw1, 1, c).findings.empty());
+        CHECK(x.at(x.sw2, 1, c).vls_possible == 0);
+        x.pis[{x.sw2, PortNum(1)}].vl_cap = 4;
+        x.pis[{x.sw2, PortNum(1)}].mtu_cap = 5;
+        c = check_links(x.f, x.pis);
+        CHECK(x.at(x.sw1, 1, c).findings == std::vector<std::string>{"MTU 2048 of 4096", "VLs 4 of 8"});
+    }
+}
+
 TEST_CASE("link check: extended speeds count under the switch's port 0 capability mask")
 {
     Fixture x;

@@ -1,7 +1,7 @@
 // examples/qos.yaml parses, and its policy does what its comments say on a
 // small fabric (so the example never rots).
 #include "config/config.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 
 #include <catch2/catch.hpp>
 
@@ -9,7 +9,7 @@ using namespace ibsm;
 
 namespace {
 
-std::size_t level_of(const qos::Policy& p, const config::QosConfig& c, Guid src, Guid dst,
+std::size_t level_of(const qos::QosPolicy& p, const config::QosConfig& c, Guid src, Guid dst,
                      std::optional<std::uint64_t> sid = {}, std::optional<std::uint16_t> pkey = {})
 {
     const auto i = p.match(qos::Request{src, dst, sid, pkey, {}});
@@ -39,7 +39,7 @@ TEST_CASE("examples/qos.yaml parses and sorts traffic as documented", "[qos][exa
         {mgmt, Guid(0x0002c90300e0f000), "mgmt01 HCA-1", false, {0xffff}},
         {other, Guid(0x0002c90300f00000), "login01 HCA-1", false, {0xffff}},
     };
-    const qos::Policy p(q, fabric);
+    const qos::QosPolicy p(q, fabric);
     CHECK(p.members(*p.group_index("storage")) == std::vector<Guid>{stor});
     CHECK(p.members(*p.group_index("storage_clients")) == std::vector<Guid>{stor, cn});
 

@@ -60,9 +60,9 @@ daemon::SweepOutcome link_down(std::vector<PortId> ends)
     return o;
 }
 
-health::Policy flapping_isolates()
+health::HealthPolicy flapping_isolates()
 {
-    health::Policy p;
+    health::HealthPolicy p;
     p.flap_downs = 5;
     p.flap_window_s = 30;
     p.flap_action = health::Action::isolate;
@@ -112,7 +112,7 @@ TEST_CASE("monitor: a flapping switch link is isolated once, saved, and still is
         CHECK(spy.isolations.size() == 1);
     }
     CHECK(std::filesystem::exists(dir.path / "isolated_links.json"));
-    HealthMonitor again(dir.path, health::Policy{}, [&] { return now; });
+    HealthMonitor again(dir.path, health::HealthPolicy{}, [&] { return now; });
     Spy spy;
     spy.attach(again);
     again.load();
@@ -164,7 +164,7 @@ TEST_CASE("monitor: a corrupt isolation file is moved aside and no link is isola
     spdlog::set_level(spdlog::level::off);
     Dir dir;
     std::ofstream(dir.path / "isolated_links.json") << "{not json";
-    HealthMonitor m(dir.path, health::Policy{});
+    HealthMonitor m(dir.path, health::HealthPolicy{});
     Spy spy;
     spy.attach(m);
     m.load();
@@ -185,7 +185,7 @@ TEST_CASE("monitor: after the operator's clear, only new evidence isolates again
     double now = 1000;
     auto snap = snapshot();
     const PortId l2_1{Guid(0x12), PortNum(1)};
-    health::Policy p;
+    health::HealthPolicy p;
     p.thresholds[health::index(health::Counter::symbol_errors)] = health::Threshold{20, health::Action::isolate};
     p.downshift_action = health::Action::isolate;
     HealthMonitor m(dir.path, p, [&] { return now; });

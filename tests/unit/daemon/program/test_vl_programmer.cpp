@@ -8,9 +8,10 @@
 #include "daemon/program/vl_programmer.h"
 #include "mad/port_info.h"
 #include "mad/sl2vl_table.h"
+#include "mad/port_codes.h"
 #include "mad/switch_info.h"
 #include "mad/vl_arbitration.h"
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 #include "qos/sl_vl_plan.h"
 
 #include <catch2/catch.hpp>
@@ -214,6 +215,35 @@ TEST_CASE("planned tables: none while every SL rides VL 0 (auto); per-port SL2VL
     CHECK(count_attr(w, mad::attr::vl_arbitration) == 6);
 }
 
+TEST_CASE("a port whose OperationalVLs code says nothing gets the tables of VL0, which every port has", "[vl]")
+{
+    SmallFabric s(mad::PortState::init);
+    auto plan = s.plan();
+    // 0 (an OperationalVLs Set's "no change", or what a port with a reserved
+    // VLCap is given) and a reserved code: mad::vl_count answers 0 for both.
+    for (std::uint8_t code : {std::uint8_t{0}, std::uint8_t{7}}) {
+        INFO("OperationalVLs code " << unsigned{code});
+        for (auto& e : plan)
+            if (e.node_guid == Guid(0x300)) e.desired.operational_vls = code;
+        std::uint64_t left = 0;
+        const auto w = daemon::plan_vl_tables(s.found, plan, 2, tables_always(), &left);
+        auto table = [&](Guid node, std::uint16_t attr, std::uint32_t mod) {
+            const auto it = std::find_if(w.begin(), w.end(), [&](const daemon::TableWrite& t) {
+                return t.key.node == node && t.attr == attr && t.mod == mod;
+            });
+            REQUIRE(it != w.end());
+            return it->desired;
+        };
+        const std::uint32_t low = mad::vl_arb_attr_mod(mad::VlArbBlock::low_0_31, PortNum(1));
+        // Every SL on VL0 and VL0 weighed, where the port beside it uses two VLs.
+        CHECK(mad::decode_sl2vl_table(table(Guid(0x300), mad::attr::sl2vl_table, 0)) == daemon::identity_sl2vl(1));
+        CHECK(mad::decode_vl_arbitration(table(Guid(0x300), mad::attr::vl_arbitration, low)) ==
+              daemon::default_vl_arbitration(false, 1, 8));
+        CHECK(daemon::default_vl_arbitration(false, 1, 8).entries[0].weight == daemon::default_vl_weight);
+        CHECK(mad::decode_sl2vl_table(table(Guid(0x100), mad::attr::sl2vl_table, 0)) == daemon::identity_sl2vl(2));
+    }
+}
+
 TEST_CASE("fresh ports are written without reading; a second sweep sends nothing", "[vl]")
 {
     SmallFabric s(mad::PortState::init);
@@ -315,8 +345,7 @@ TEST_CASE("SL2VL identity over n VLs and the OperationalVLs codes", "[vl]")
     CHECK(daemon::operational_vls_code(3) == 2);
     CHECK(daemon::operational_vls_code(8) == 4);
     CHECK(daemon::operational_vls_code(15) == 5);
-    CHECK(daemon::vl_count(4) == 8);
-    CHECK(daemon::vl_count(daemon::operational_vls_code(2)) == 2);
+    CHECK(mad::vl_count(daemon::operational_vls_code(2)) == 2);
 }
 TEST_CASE("a QoS plan: CA tables by group, switch tables by input port, VLArb as configured", "[vl]")
 {
@@ -336,7 +365,7 @@ TEST_CASE("a QoS plan: CA tables by group, switch tables by input port, VLArb as
     q.sl2vl_groups = {{"g", config::QosSl2Vl{0, 0, 2}}};
     q.vlarb_ca = config::QosVlArb{{{1, 32}}, {{0, 64}, {1, 16}}, 4};
     const auto sl_vl = std::get<qos::SlVlPlan>(qos::plan_sl_vl(q, 1, 8));
-    const qos::Policy policy(q, {{Guid(0x101), Guid(0x100), "sm", false, {}}, {Guid(0x301), Guid(0x300), "ca", false, {}}});
+    const qos::QosPolicy policy(q, {{Guid(0x101), Guid(0x100), "sm", false, {}}, {Guid(0x301), Guid(0x300), "ca", false, {}}});
 
     std::uint64_t left = 0;
     const auto w = daemon::plan_vl_tables(s.found, s.plan(), sl_vl, &policy, daemon::VlSettings{}, &left);

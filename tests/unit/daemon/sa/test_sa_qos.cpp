@@ -61,7 +61,7 @@ struct QosSubnet {
             ports.push_back(qos::PortFacts{n.port(port.port).guid, n.guid, n.description, false, {0x7fff}});
         }
         auto s = std::make_shared<daemon::SubnetSnapshot>(*base);
-        s->qos_policy = std::make_shared<const qos::Policy>(qos, ports);
+        s->qos_policy = std::make_shared<const qos::QosPolicy>(qos, ports);
         if (plan) s->sl_vl = std::make_shared<const qos::SlVlPlan>(*plan);
         return s;
     }

@@ -1,4 +1,4 @@
-#include "health/policy.h"
+#include "health/health_policy.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,7 +61,7 @@ unsigned downs_within(const std::vector<double>& times, double now, double windo
         std::count_if(times.begin(), times.end(), [&](double t) { return t <= now && now - t <= window_s; }));
 }
 
-std::vector<Finding> evaluate(const Policy& policy, const Inputs& in)
+std::vector<Finding> evaluate(const HealthPolicy& policy, const Inputs& in)
 {
     std::vector<Finding> out;
     if (in.counters)

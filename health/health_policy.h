@@ -6,7 +6,7 @@
 // the rules themselves are tested without a fabric or a clock, and the same
 // inputs always give the same decisions in the same order.
 //
-// Data structures: Policy (a threshold per error counter per counter
+// Data structures: HealthPolicy (a threshold per error counter per counter
 // interval, flapping N downs in W seconds, unresponsive K timeouts in the
 // last M sweeps, downshift, each with an Action); the histories the monitor
 // keeps (link-down times, per-sweep timeouts); a Finding per rule that fired
@@ -39,7 +39,7 @@ struct Threshold {
     bool operator==(const Threshold&) const = default;
 };
 
-struct Policy {
+struct HealthPolicy {
     std::array<Threshold, error_counter_count> thresholds{}; // indexed by Counter
     // Flapping: `flap_downs` link-down events within `flap_window_s`.
     unsigned flap_downs = 5;
@@ -54,7 +54,7 @@ struct Policy {
     Action downshift_action = Action::report;
     // Isolation also sets the switch-side port DISABLED.
     bool disable_port = false;
-    bool operator==(const Policy&) const = default;
+    bool operator==(const HealthPolicy&) const = default;
 };
 
 enum class Rule : std::uint8_t { threshold, flapping, unresponsive, downshift, operator_command };
@@ -86,7 +86,7 @@ struct Finding {
 
 // Every rule that fires on a port, in (port, rule, counter) order. Rules
 // whose action is off, or whose threshold is 0, never fire.
-std::vector<Finding> evaluate(const Policy& policy, const Inputs& in);
+std::vector<Finding> evaluate(const HealthPolicy& policy, const Inputs& in);
 
 // Link-down events of `port` within the flapping window ending at `now`.
 unsigned downs_within(const std::vector<double>& times, double now, double window_s);

@@ -1,6 +1,6 @@
-// qos::Policy: group membership by every selector, first-match rule order,
+// qos::QosPolicy: group membership by every selector, first-match rule order,
 // every rule selector, requests that leave values unsaid, unknown ports.
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 
 #include <catch2/catch.hpp>
 
@@ -81,7 +81,7 @@ TEST_CASE("group membership by every selector", "[qos][groups]")
         QosPortGroup{"switches", {}, {}, {}, {}, false, true},
         QosPortGroup{"nobody", {Guid(0x999)}, {}, {"nothing*"}, {0x0077}, false, false},
     };
-    const Policy p(c, fabric);
+    const QosPolicy p(c, fabric);
     auto members = [&](const char* name) { return p.members(*p.group_index(name)); };
     CHECK(members("by_port") == std::vector<Guid>{Guid(0x21)});
     CHECK(members("by_node") == std::vector<Guid>{Guid(0x11), Guid(0x12)});
@@ -112,7 +112,7 @@ TEST_CASE("the first matching rule gives the level", "[qos][rules]")
     QosRule from_compute = rule("mpi");
     from_compute.source = "compute";
     c.rules = {to_storage, from_compute, rule("rest")};
-    const Policy p(c, fabric);
+    const QosPolicy p(c, fabric);
     REQUIRE_FALSE(p.empty());
     REQUIRE(p.levels().size() == 3);
 
@@ -126,11 +126,11 @@ TEST_CASE("the first matching rule gives the level", "[qos][rules]")
 
     // Reversed order: the catch-all first shadows the rest.
     c.rules = {rule("rest"), to_storage};
-    CHECK(Policy(c, fabric).match(Request{Guid(0x21), Guid(0x11), {}, {}, {}}) == 2u);
+    CHECK(QosPolicy(c, fabric).match(Request{Guid(0x21), Guid(0x11), {}, {}, {}}) == 2u);
 
     // Without a catch-all, unmatched traffic gets no level.
     c.rules = {to_storage};
-    const Policy only(c, fabric);
+    const QosPolicy only(c, fabric);
     CHECK_FALSE(only.match(Request{Guid(0x11), Guid(0x21), {}, {}, {}}));
     CHECK_FALSE(only.match(Request{Guid(0x21), Guid(0xdead), {}, {}, {}}));
 }
@@ -148,7 +148,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         QosRule r = rule("l");
         r.service_ids = {QosRange<std::uint64_t>{0x1000, 0x1fff}, QosRange<std::uint64_t>{0x5000, 0x5000}};
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK(p.match(base) == 0u);
         Request q = base;
         q.service_id = 0x5000;
@@ -167,7 +167,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         QosRule r = rule("l");
         r.pkeys = {0x0001};
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK(p.match(base) == 0u); // 0x8001 asked, 0x0001 listed
         Request q = base;
         q.pkey = 0x0001;
@@ -182,7 +182,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         QosRule r = rule("l");
         r.qos_classes = {QosRange<std::uint16_t>{1, 3}, QosRange<std::uint16_t>{5, 5}};
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK(p.match(base) == 0u);
         Request q = base;
         for (std::uint16_t cls : {1, 2, 3}) {
@@ -201,7 +201,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         QosRule r = rule("l");
         r.source = "storage";
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK_FALSE(p.match(base));
         CHECK(p.match(Request{Guid(0x11), Guid(0x21), {}, {}, {}}) == 0u);
         CHECK_FALSE(p.match(Request{Guid(0xdead), Guid(0x11), {}, {}, {}}));
@@ -211,7 +211,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         QosRule r = rule("l");
         r.destination = "storage";
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK(p.match(base) == 0u);
         CHECK_FALSE(p.match(Request{Guid(0x11), Guid(0x21), {}, {}, {}}));
         CHECK_FALSE(p.match(Request{Guid(0x11), Guid(0xdead), {}, {}, {}}));
@@ -224,7 +224,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
         r.qos_classes = {QosRange<std::uint16_t>{5, 5}};
         r.destination = "storage";
         c.rules = {r};
-        const Policy p(c, fabric);
+        const QosPolicy p(c, fabric);
         CHECK(p.match(base) == 0u);
         Request q = base;
         q.service_id = 0x2000;
@@ -243,7 +243,7 @@ TEST_CASE("every rule selector accepts and refuses", "[qos][rules]")
 
 TEST_CASE("no policy matches nothing", "[qos][rules]")
 {
-    const Policy none;
+    const QosPolicy none;
     CHECK(none.empty());
     CHECK_FALSE(none.match(Request{Guid(0x11), Guid(0x21), {}, {}, {}}));
     CHECK(none.groups_of(Guid(0x11)) == 0);
@@ -253,7 +253,7 @@ TEST_CASE("no policy matches nothing", "[qos][rules]")
     c.enabled = true;
     c.port_groups = {QosPortGroup{"cas", {}, {}, {}, {}, true, false}};
     c.levels = {level("l", 1)};
-    const Policy p(c, fabric);
+    const QosPolicy p(c, fabric);
     CHECK(p.empty());
     CHECK_FALSE(p.match(Request{Guid(0x11), Guid(0x21), {}, {}, {}}));
     CHECK(p.groups_of(Guid(0x11)) == 1);
@@ -269,7 +269,7 @@ TEST_CASE("64 groups: the last one is bit 63", "[qos][groups]")
     QosRule r = rule("l");
     r.source = "g63";
     c.rules = {r};
-    const Policy p(c, fabric);
+    const QosPolicy p(c, fabric);
     CHECK(p.groups_of(Guid(0x31)) == (std::uint64_t{1} << 63));
     CHECK(p.match(Request{Guid(0x31), Guid(0x11), {}, {}, {}}) == 0u);
     CHECK_FALSE(p.match(Request{Guid(0x11), Guid(0x31), {}, {}, {}}));

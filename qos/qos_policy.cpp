@@ -13,7 +13,7 @@
 // tested cheapest first, and a selector the request leaves unsaid (no
 // service ID, P_Key or QoS class given) does not match a rule that
 // constrains it: the SA cannot promise a level for traffic it cannot see.
-#include "qos/policy.h"
+#include "qos/qos_policy.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -118,7 +118,7 @@ bool glob_match(const std::string& pattern, const std::string& text)
     return p == pattern.size();
 }
 
-Policy::Policy(const config::QosConfig& config, const std::vector<PortFacts>& ports) : levels_(config.levels)
+QosPolicy::QosPolicy(const config::QosConfig& config, const std::vector<PortFacts>& ports) : levels_(config.levels)
 {
     for (const auto& g : config.port_groups) group_names_.push_back(g.name);
 
@@ -154,7 +154,7 @@ Policy::Policy(const config::QosConfig& config, const std::vector<PortFacts>& po
     }
 }
 
-std::optional<std::size_t> Policy::match(const Request& request) const
+std::optional<std::size_t> QosPolicy::match(const Request& request) const
 {
     if (rules_.empty()) return std::nullopt;
     const std::uint64_t src = needs_groups_ ? groups_of(request.source) : 0;
@@ -178,20 +178,20 @@ std::optional<std::size_t> Policy::match(const Request& request) const
     return std::nullopt;
 }
 
-std::uint64_t Policy::groups_of(Guid port) const
+std::uint64_t QosPolicy::groups_of(Guid port) const
 {
     const auto it = groups_.find(port);
     return it == groups_.end() ? 0 : it->second;
 }
 
-std::optional<std::size_t> Policy::group_index(const std::string& name) const
+std::optional<std::size_t> QosPolicy::group_index(const std::string& name) const
 {
     const auto it = std::find(group_names_.begin(), group_names_.end(), name);
     if (it == group_names_.end()) return std::nullopt;
     return static_cast<std::size_t>(it - group_names_.begin());
 }
 
-std::vector<Guid> Policy::members(std::size_t index) const
+std::vector<Guid> QosPolicy::members(std::size_t index) const
 {
     std::vector<Guid> out;
     if (index >= 64) return out;

@@ -50,11 +50,11 @@ struct Request {
     std::optional<std::uint16_t> qos_class;
 };
 
-class Policy {
+class QosPolicy {
 public:
-    Policy() = default; // no policy: match() is always nullopt
+    QosPolicy() = default; // no policy: match() is always nullopt
     // `config` passed the schema (groups and levels named by rules exist).
-    Policy(const config::QosConfig& config, const std::vector<PortFacts>& ports);
+    QosPolicy(const config::QosConfig& config, const std::vector<PortFacts>& ports);
 
     bool empty() const { return rules_.empty(); }
     // Index into levels() of the first matching rule's level.

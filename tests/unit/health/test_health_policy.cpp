@@ -1,5 +1,5 @@
 #include "health/isolation.h"
-#include "health/policy.h"
+#include "health/health_policy.h"
 #include "config/config.h"
 
 #include <catch2/catch.hpp>
@@ -55,7 +55,7 @@ struct Tree {
 
 TEST_CASE("threshold per interval: fires at the threshold, not below, not on a first read, not when off")
 {
-    Policy p;
+    HealthPolicy p;
     p.thresholds[index(Counter::symbol_errors)] = {10, Action::report};
     p.thresholds[index(Counter::rcv_errors)] = {5, Action::off};
     CounterTable t;
@@ -73,7 +73,7 @@ TEST_CASE("threshold per interval: fires at the threshold, not below, not on a f
 
 TEST_CASE("flapping: N downs within the window fire, older ones fall out of it")
 {
-    Policy p;
+    HealthPolicy p;
     p.flap_downs = 5;
     p.flap_window_s = 60;
     p.flap_action = Action::isolate;
@@ -91,7 +91,7 @@ TEST_CASE("flapping: N downs within the window fire, older ones fall out of it")
 
 TEST_CASE("unresponsive: K timeouts in the last M sweeps")
 {
-    Policy p;
+    HealthPolicy p;
     p.unresponsive_timeouts = 3;
     p.unresponsive_sweeps = 5;
     TimeoutHistory h;
@@ -105,7 +105,7 @@ TEST_CASE("unresponsive: K timeouts in the last M sweeps")
 
 TEST_CASE("downshift: a downshifted link is reported with the link check's findings")
 {
-    Policy p;
+    HealthPolicy p;
     LinkChecks l;
     l[pid(0x11, 1)].downshifted = true;
     l[pid(0x11, 1)].findings = {"width 1x of 4x"};
