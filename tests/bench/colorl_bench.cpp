@@ -30,6 +30,7 @@
 // speed: wall and CPU seconds of path computation (pathsel) and color/L over
 // all paths (switch paths included), per fabric. Prints figures; judges
 // nothing.
+#include "common/parallel_for.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/path_configs.h"
 #include "routing/paths/path_engine.h"
@@ -47,7 +48,6 @@
 #include <iostream>
 #include <map>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -419,7 +419,7 @@ int main(int argc, char** argv)
         }
         const std::string mode = argv[1];
         unsigned instances = 32;
-        unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        unsigned threads = common::worker_count(); // what the engines use by default
         std::vector<Conf> confs;
         for (const auto& r : kPaper)
             confs.push_back(r.conf);
