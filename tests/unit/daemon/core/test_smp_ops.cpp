@@ -71,7 +71,8 @@ TEST_CASE("a report counts every failure and keeps the first few texts", "[core]
         std::uint64_t failed = 0;
         std::vector<std::string> failures;
     } report;
-    for (std::size_t i = 0; i < daemon::max_failures_kept + 5; ++i) daemon::note_failure(report, "port " + std::to_string(i));
+    for (std::size_t i = 0; i < daemon::max_failures_kept + 5; ++i)
+        daemon::note_failure(report, "port " + std::to_string(i));
     CHECK(report.failed == daemon::max_failures_kept + 5);
     REQUIRE(report.failures.size() == daemon::max_failures_kept);
     CHECK(report.failures.front() == "port 0");

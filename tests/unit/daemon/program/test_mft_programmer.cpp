@@ -79,7 +79,8 @@ struct FakeMftSwitch {
         const auto i = mad::mft_index_of(Lid(mlid));
         std::uint32_t out = 0;
         for (std::uint8_t p = 0; p < 2; ++p)
-            if (auto it = table.find({block, p}); it != table.end()) out |= std::uint32_t{it->second.masks[i]} << (16 * p);
+            if (auto it = table.find({block, p}); it != table.end())
+                out |= std::uint32_t{it->second.masks[i]} << (16 * p);
         return out;
     }
 };

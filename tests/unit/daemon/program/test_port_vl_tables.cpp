@@ -99,7 +99,8 @@ TEST_CASE("vlarb_block leaves out VLs the port does not operate and stops at its
 
     // The second half holds entries 32..63 of what is kept.
     std::vector<QosVlArbEntry> many;
-    for (unsigned i = 0; i < 40; ++i) many.push_back({static_cast<std::uint8_t>(i % 4), static_cast<std::uint8_t>(i + 1)});
+    for (unsigned i = 0; i < 40; ++i)
+        many.push_back({static_cast<std::uint8_t>(i % 4), static_cast<std::uint8_t>(i + 1)});
     const auto first = daemon::vlarb_block(many, 0, 4, 64);
     const auto second = daemon::vlarb_block(many, 1, 4, 64);
     CHECK(first.entries[31] == mad::VlArbEntry{3, 32});
