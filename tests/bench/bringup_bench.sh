@@ -120,11 +120,10 @@ for fab in "${fabrics[@]}"; do
     ours_sc="n/a"
     # shellcheck disable=SC2086
     "$IBSM" topogen pgft $args --out "$net" >&2
-    read -r -a limits <<< "$(ibsim_limits "$net")"
     read -r min min_disc min_prog min_act <<< "$(minimum_smps "$net")"
 
     # ---- ibsmd
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     pin_ibsim
     state="$WORK/state-$fab"
     t0=$(now)
@@ -144,21 +143,19 @@ for fab in "${fabrics[@]}"; do
     ceiling="n/a"
     [ -n "${PROBE:-}" ] && ceiling=$(probe_rate "$PROBE" "$WINDOW" 100000 "${PIN_SM[@]}")
     ibsim_stop
-    rm -f "$WORK/console"
     ours_sc="n/a"
     if [ "${SYSCALLS:-0}" = 1 ]; then
-        ibsim_start "$net" "${limits[@]}"
+        ibsim_start "$net"
         sim perf stat -x, -e raw_syscalls:sys_enter -o "$WORK/sc-ibsmd-$fab" \
             "$IBSMD" --once --state-dir "$state-sc" --smp-window "$WINDOW" 2> /dev/null || true
         ours_sc=$(per_smp "$(syscalls_of "$WORK/sc-ibsmd-$fab")" "$ours_own")
         ibsim_stop
-        rm -f "$WORK/console"
     fi
 
     # ---- OpenSM
     osm_up="n/a"; osm_exit="n/a"; osm_smps="n/a"; osm_sc="n/a"; osm_sim=""
     if [ -z "${SKIP_OPENSM:-}" ]; then
-        ibsim_start "$net" "${limits[@]}"
+        ibsim_start "$net"
     pin_ibsim
         mkdir -p "$WORK/osm-cache-$fab"
         t0=$(now)
@@ -179,16 +176,14 @@ for fab in "${fabrics[@]}"; do
         osm_exit=$(elapsed "$t0" "$t_exit")
         osm_smps=$(xmit_pkts)
         ibsim_stop
-        rm -f "$WORK/console"
         if [ "${SYSCALLS:-0}" = 1 ]; then
-            ibsim_start "$net" "${limits[@]}"
+            ibsim_start "$net"
             rm -rf "$WORK/osm-cache-$fab" && mkdir -p "$WORK/osm-cache-$fab"
             (cd "$WORK" && OSM_CACHE_DIR="$WORK/osm-cache-$fab" LD_PRELOAD="$SIM_PRELOAD" \
                 perf stat -x, -e raw_syscalls:sys_enter -o "$WORK/sc-osm-$fab" \
                 timeout 1800 opensm -o -R ftree -f "$WORK/osm-sc-$fab.log" > /dev/null 2>&1) || true
             osm_sc=$(per_smp "$(syscalls_of "$WORK/sc-osm-$fab")" "$osm_smps")
             ibsim_stop
-            rm -f "$WORK/console"
         fi
     fi
 

@@ -24,8 +24,7 @@ RUNS=${RUNS:-3}
 "$IBSM" topogen pgft "${pgft[@]}" --out "$WORK/fabric.net" >&2
 nodes=$(grep -cE '^(Switch|Ca)' "$WORK/fabric.net")
 switches=$(grep -c '^Switch' "$WORK/fabric.net")
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 
 raw16=$(probe_rate "$PROBE" 16 60000)
 raw64=$(probe_rate "$PROBE" 64 60000)

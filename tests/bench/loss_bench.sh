@@ -44,7 +44,6 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else prin
 net="$WORK/ft-648.net"
 # shellcheck disable=SC2046
 "$IBSM" topogen pgft $(pgft_args 648) --out "$net" >&2
-read -r -a limits <<< "$(ibsim_limits "$net")"
 mapfile -t switches < <(sed -n 's/^Switch[[:space:]]*[0-9]* "\([^"]*\)".*/\1/p' "$net")
 
 set_loss() { local sw; for sw in "${switches[@]}"; do ibsim_cmd "Error \"$sw\" $1"; done; sleep 0.3; }
@@ -85,7 +84,7 @@ up_seconds() {
 # run_sm SM RATE I -> "to_up exit active analyze smps"
 run_sm() {
     local sm=$1 rate=$2 i=$3 log="$WORK/$1-$2-$3.log" rc=0 t0 up
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     [ "$rate" != 0 ] && set_loss "$rate"
     t0=$(now)
     case $sm in
@@ -113,7 +112,6 @@ run_sm() {
     smps=$(xmit_pkts)
     fabric=$(check_fabric)
     ibsim_stop
-    rm -f "$WORK/console"
     echo "$up $rc $fabric $smps"
 }
 

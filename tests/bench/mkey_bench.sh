@@ -18,13 +18,11 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HOSTS=${3:-648}; RUNS=${4:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../integration/ibsim_env.sh"
-. "$HERE/../integration/ibsim_limits.sh"
 . "$HERE/fabrics.sh"
 
 net=$WORK/tree-$HOSTS.net
 # shellcheck disable=SC2046
 "$IBSM" topogen pgft $(pgft_args "$HOSTS") --out "$net" > /dev/null
-read -r -a limits <<< "$(ibsim_limits "$net")"
 SECRET=$WORK/mkey.secret
 (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' > "$SECRET")
 printf 'state_dir: %s\n' "$WORK/state-off" > "$WORK/off.yaml"
@@ -33,11 +31,10 @@ printf 'state_dir: %s\nsecurity:\n  mkey: {mode: per-port, secret_file: %s, prot
 
 # bringup MODE: "SECONDS SMPS" of one bring-up on a fresh ibsim.
 bringup() {
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     local log=$WORK/$1.log
     sim "$IBSMD" --once --config "$WORK/$1.yaml" 2> "$log" || { cat "$log" >&2; echo "FAIL: ibsmd --once ($1)" >&2; exit 1; }
     ibsim_stop
-    rm -f "$WORK/console"
     if [ "$1" = on ]; then grep -q "M_Key protection on" "$log" || { echo "FAIL: M_Key not on" >&2; exit 1; }; fi
     grep -m1 "SUBNET UP" "$log" | sed -n 's/.* \([0-9.]*\) s, \([0-9]*\) SMPs .*/\1 \2/p'
 }

@@ -122,15 +122,14 @@ counter_sweep_fields() {
 }
 
 results=()
-stop_sm() { kill -TERM "$SM_PID"; wait "$SM_PID" || true; SM_PID=""; ibsim_stop; rm -f "$WORK/console"; }
+stop_sm() { kill -TERM "$SM_PID"; wait "$SM_PID" || true; SM_PID=""; ibsim_stop; }
 
 # ---------------------------------------------------------------- 1. sweep
 if [ "$SWEEP_HOSTS" != 0 ]; then
     fab=$SWEEP_HOSTS
     net=$(make_net "$fab")
-    read -r -a limits <<< "$(ibsim_limits "$net")"
 
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     ibsmd_config "$WORK/sweep.yaml" sweep true "$PERF_S"
     sm_start "$WORK/ibsmd-sweep.log" --foreground --config "$WORK/sweep.yaml" --smp-window "$WINDOW"
     sm_wait_for 0 "SUBNET UP" 1200
@@ -150,7 +149,7 @@ if [ "$SWEEP_HOSTS" != 0 ]; then
     stop_sm
 
     if [ -z "${SKIP_OPENSM:-}" ]; then
-        ibsim_start "$net" "${limits[@]}"
+        ibsim_start "$net"
         mkdir -p "$WORK/osm-cache"
         osm_log="$WORK/osm-sweep.log"
         # Bring-up with `opensm -o`, then the daemon with PerfMgr on the
@@ -196,7 +195,7 @@ if [ "$SWEEP_HOSTS" != 0 ]; then
         for _ in $(seq 1 60); do kill -0 "$OSM_PID" 2> /dev/null || break; sleep 1; done
         kill -9 "$OSM_PID" 2> /dev/null || true
         wait "$OSM_PID" 2> /dev/null || true; OSM_PID=""
-        ibsim_stop; rm -f "$WORK/console"
+        ibsim_stop
         osm_ok=$(osm_sweeps | awk '$1 >= 2 && $4 > 0 { print 1; exit }')
         if [ -z "$osm_ok" ]; then
             results+=("$(printf '%-6s OpenSM  n/a: no PerfMgr counter sweep seen (last log line: %s)' "$fab" "$(tail -n1 "$osm_log" 2> /dev/null)")")
@@ -222,7 +221,6 @@ rr_ports=""
 if [ "$REROUTE_HOSTS" != 0 ]; then
     fab=$REROUTE_HOSTS
     net=$(make_net "$fab")
-    read -r -a limits <<< "$(ibsim_limits "$net")"
     down=$(pgft_args "$fab" | sed -n 's/^--m \([0-9]*\),.*/\1/p')
     LEAF=S-0002c90201000005
     grep -q "^Switch.*\"$LEAF\"" "$net" || fail "no leaf $LEAF in $net"
@@ -230,7 +228,7 @@ if [ "$REROUTE_HOSTS" != 0 ]; then
     for run in $(seq 1 "$RUNS"); do
         for mode in off on; do
             tag=rr-$mode-$run
-            ibsim_start "$net" "${limits[@]}"
+            ibsim_start "$net"
             ibsmd_config "$WORK/$tag.yaml" "$tag" "$([ $mode = on ] && echo true || echo false)" 1
             sm_start "$WORK/$tag.log" --foreground --config "$WORK/$tag.yaml" --smp-window "$WINDOW"
             sm_wait_for 0 "SUBNET UP" 1200

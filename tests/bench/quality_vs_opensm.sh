@@ -23,8 +23,7 @@ t1=$(date +%s.%N)
 grep -E "^engine|refused" "$WORK/ours.route" >&2 || true
 "$IBSM" analyze "$WORK/ours" --json --bisections "$BISECTIONS" > "$WORK/ours.json"
 
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 mkdir -p "$WORK/osm-cache"
 (cd "$WORK" && OSM_CACHE_DIR="$WORK/osm-cache" LD_PRELOAD="$SIM_PRELOAD" \
     timeout -s KILL 900 opensm -o -R "$theirs" -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1) || true

@@ -92,7 +92,6 @@ for fab in "${fabrics[@]}"; do
     net="$WORK/ft-$fab.net"
     # shellcheck disable=SC2086
     "$IBSM" topogen pgft $args --out "$net" >&2
-    read -r -a limits <<< "$(ibsim_limits "$net")"
     down=$(echo "$args" | sed -n 's/^--m \([0-9]*\),.*/\1/p')
     LEAF=S-0002c90201000005
     PORT=$((down + 1))
@@ -102,7 +101,7 @@ for fab in "${fabrics[@]}"; do
     # ---- ibsmd, once per engine
     for engine in $ENGINES; do
     tag=$fab-$engine
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     printf 'state_dir: %s\nrouting:\n  engines: [%s]\nsweep:\n  interval_s: %s\nlog:\n  level: debug\n' \
         "$WORK/state-$tag" "$engine" "$LIGHT_S" > "$WORK/ibsmd-$tag.yaml"
     sm_start "$WORK/ibsmd-$tag.log" --foreground --config "$WORK/ibsmd-$tag.yaml" --smp-window "$WINDOW"
@@ -140,7 +139,7 @@ for fab in "${fabrics[@]}"; do
     sm_since "$mark" | grep -E "info (trap|re-route|phase|  link|SUBNET|heavy)" | sed 's/^[0-9-]* //' >&2
     ours_q=$(quality "ibsmd-$tag")
     kill -TERM "$SM_PID"; wait "$SM_PID" || true; SM_PID=""
-    ibsim_stop; rm -f "$WORK/console"
+    ibsim_stop
     of_full=$(awk -v a="$ours_own" -v b="$full_smps" 'BEGIN { printf "%.2f%%", 100 * a / b }')
     results+=("$(printf '%-6s %-7s %9s %7s %7s %7s  %-30s %-35s %6s %6s %8s' "$fab" "$engine" "$ours_t" "$ours_own" "$ours_xmit" "$of_full" \
         "$(echo "$ours_q" | awk '{ print $1 "/" $2 "/" $3 "/" $4 }')" "$ours_kind" \
@@ -153,7 +152,7 @@ for fab in "${fabrics[@]}"; do
 
     # ---- OpenSM
     if [ -z "${SKIP_OPENSM:-}" ]; then
-        ibsim_start "$net" "${limits[@]}"
+        ibsim_start "$net"
         mkdir -p "$WORK/osm-cache-$fab"
         osm_log="$WORK/osm-$fab.log"
         (cd "$WORK" && OSM_CACHE_DIR="$WORK/osm-cache-$fab" LD_PRELOAD="$SIM_PRELOAD" \
@@ -170,7 +169,7 @@ for fab in "${fabrics[@]}"; do
         # logs "Entering MASTER state" and then nothing, waiting for good.
         echo "opensm did not bring $fab up within $OSM_UP_S s; last line: $(tail -n1 "$osm_log")" >&2
         kill "$OSM_PID"; wait "$OSM_PID" 2> /dev/null || true; OSM_PID=""
-        ibsim_stop; rm -f "$WORK/console"
+        ibsim_stop
         results+=("$(printf '%-6s OpenSM   n/a: no SUBNET UP within %s s of starting opensm -R ftree (hangs after "Entering MASTER state")' "$fab" "$OSM_UP_S")")
     elif [ -z "${SKIP_OPENSM:-}" ]; then
         sleep "$LIGHT_S"
@@ -190,7 +189,7 @@ for fab in "${fabrics[@]}"; do
         osm_xmit=$(( $(xmit_pkts) - before ))
         osm_q=$(quality "osm-$fab")
         kill "$OSM_PID"; wait "$OSM_PID" 2> /dev/null || true; OSM_PID=""
-        ibsim_stop; rm -f "$WORK/console"
+        ibsim_stop
         results+=("$(printf '%-6s %-7s %9s %7s %7s %7s  %-30s %-35s %6s %6s %8s' "$fab" OpenSM "$osm_t" n/a "$osm_xmit" "" \
             "$(echo "$osm_q" | awk '{ print $1 "/" $2 "/" $3 "/" $4 }')" "heavy sweep (OpenSM)" \
             "$(echo "$osm_q" | awk '{ print $5 }')" "$(echo "$osm_q" | awk '{ print $6 }')" "$osm_light/n/a")")

@@ -80,7 +80,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 # fabric; sets OURS and THEIRS (queries/s, THEIRS empty without OpenSM).
 bench_size() {
     local HOSTS=$1 SM_PID LOAD_PID lid top up_s ours_line theirs_line r q_med l_med quiet loaded
-    rm -f "$WORK/console" "$WORK/ibsmd.log"
+    rm -f "$WORK/ibsmd.log"
     rm -rf "$WORK/state" "$WORK/osm"
     # shellcheck disable=SC2046
     "$IBSM" topogen pgft $(pgft_args "$HOSTS") --out "$WORK/fabric.net" > /dev/null
@@ -89,8 +89,7 @@ bench_size() {
     echo "fabric: $HOSTS hosts ($(grep -c '^Switch' "$WORK/fabric.net") switches); load: $OUTSTANDING PathRecord Gets outstanding for ${SECONDS_LOAD} s from $LOADER; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
     # ---- ibsmd
-    # shellcheck disable=SC2046
-    ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+    ibsim_start "$WORK/fabric.net"
     (cd "$WORK" && SIM_HOST=${CAS[0]} LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground --state-dir "$WORK/state" \
         --log-level info --smp-window 64) > "$WORK/ibsmd.log" 2>&1 &
     SM_PID=$!
@@ -154,9 +153,7 @@ bench_size() {
     if [ -z "${SKIP_OPENSM:-}" ]; then
         local OSM_PID
         command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
-        rm -f "$WORK/console"
-        # shellcheck disable=SC2046
-        ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+        ibsim_start "$WORK/fabric.net"
         mkdir -p "$WORK/osm/cache"
         opensm -c "$WORK/osm/osm.conf" > /dev/null 2>&1 || true
         sed -i -e 's/^force_log_flush .*/force_log_flush TRUE/' -e "s|^log_file .*|log_file $WORK/osm/osm.log|" \

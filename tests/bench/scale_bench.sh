@@ -43,17 +43,15 @@ for n in "${sizes[@]}"; do
     net="$WORK/pgft-$n.net"
     # shellcheck disable=SC2046
     "$IBSM" topogen pgft $(pgft_args "$n") --out "$net" > /dev/null
-    read -r -a limits <<< "$(ibsim_limits "$net")"
     # ibsim_start exits when ibsim cannot load the fabric; the EXIT trap
     # then prints the rows so far, this one, and ibsim's log.
     loading=$n
-    ibsim_start "$net" "${limits[@]}"
+    ibsim_start "$net"
     loading=
     state="$WORK/state-$n"
     sim /usr/bin/time -f "maxrss_kb %M" "$IBSMD" --once --state-dir "$state" 2> "$WORK/ibsmd-$n.log" || true
     t_exit=$(date +%s.%N)
     ibsim_stop
-    rm -f "$WORK/console"
     up=$(grep -m1 "SUBNET UP" "$WORK/ibsmd-$n.log" || true)
     if [ -z "$up" ]; then
         rows+=("$(printf '%-6s ibsmd did not bring the subnet up: %s' "$n" "$(tail -n 2 "$WORK/ibsmd-$n.log" | tr '\n' ' ')")")

@@ -36,7 +36,6 @@ BISECTIONS=${BISECTIONS:-1000}
 command -v python3 > /dev/null || { echo "sssp_bench: python3 is needed to read the JSON reports" >&2; exit 1; }
 
 . "$here/tests/integration/ibsim_env.sh"
-. "$here/tests/integration/ibsim_limits.sh"
 . "$here/tests/bench/fabrics.sh"
 
 make_net() {
@@ -85,9 +84,7 @@ ours() {
 theirs() {
     local fab=$1 engine=$2 net=$3 dir=$WORK/osm-$1-$2
     mkdir -p "$dir/cache"
-    rm -f "$WORK/console"
-    # shellcheck disable=SC2046
-    ibsim_start "$net" $(ibsim_limits "$net")
+    ibsim_start "$net"
     (cd "$dir" && OSM_CACHE_DIR=$dir/cache LD_PRELOAD=$SIM_PRELOAD \
         timeout -s KILL 1800 opensm -o -R "$engine" -D 0x07 -f "$dir/osm.log" > "$dir/osm.out" 2>&1) || true
     local log=$dir/osm.log

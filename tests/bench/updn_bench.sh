@@ -66,8 +66,7 @@ for key in $(printf '%s\n' "${!fabrics[@]}" | sort); do
     [ "${SKIP_OPENSM:-0}" = 1 ] && continue
     osm=$WORK/$name-osm
     mkdir -p "$osm/cache"
-    # shellcheck disable=SC2046
-    ibsim_start "$net" $(ibsim_limits "$net")
+    ibsim_start "$net"
     (cd "$WORK" && OSM_CACHE_DIR="$osm/cache" LD_PRELOAD="$SIM_PRELOAD" \
         timeout -s KILL "$OSM_TIMEOUT" opensm -o -R updn -D 0x07 -f "$osm/osm.log" > "$osm/osm.out" 2>&1) || true
     if grep -q "SUBNET UP" "$osm/osm.log" 2>/dev/null; then
@@ -85,5 +84,4 @@ for key in $(printf '%s\n' "${!fabrics[@]}" | sort); do
         row "$name" "OpenSM updn" "n/a" "(no SUBNET UP, see $osm)" "" ""
     fi
     ibsim_stop
-    rm -f "$WORK/console"
 done

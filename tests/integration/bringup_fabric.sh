@@ -43,11 +43,9 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 STATE="$WORK/state"
 read -r -a EXTRA <<< "${BRINGUP_IBSMD_ARGS:-}"
 

@@ -19,7 +19,6 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen torus --x 4 --y 3 --hosts-per-switch 2 --out "$WORK/fabric.net"
 ibsim_start "$WORK/fabric.net"

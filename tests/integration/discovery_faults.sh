@@ -9,7 +9,6 @@
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 . "$(dirname "$0")/ibsim_env.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen pgft --m 4,8 --w 1,4 --p 1,1 --out "$WORK/fabric.net"
 ibsim_start "$WORK/fabric.net"

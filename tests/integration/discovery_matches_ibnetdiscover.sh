@@ -12,8 +12,7 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 . "$(dirname "$0")/ibsim_env.sh"
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 
 sim "$IBSMD" --discover-only --dump-dir "$WORK/dump" --log-level info 2> "$WORK/ibsmd.log" || {
     echo "FAIL: ibsmd --discover-only exited with $?" >&2; cat "$WORK/ibsmd.log" >&2; exit 1; }

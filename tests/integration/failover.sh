@@ -26,7 +26,6 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 INTERVAL=1
 RETRIES=2

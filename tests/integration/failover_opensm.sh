@@ -16,7 +16,6 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
 
 INTERVAL=1

@@ -40,8 +40,7 @@ guid() { echo "0x${1#S-}"; }
 LEAF_GUID=$(guid "$LEAF1"); SPINE_GUID=$(guid "$SPINE")
 echo "fabric: $SWITCHES switches, $HOSTS hosts, $LINKS links; erring cable $LEAF1[5] - $SPINE[$SPINE_PORT]"
 
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 STATE=$WORK/state
 SOCK=$WORK/ctl/control.sock
 config() {

@@ -36,8 +36,7 @@ read -r SPINE SPINE_PORT < <(awk -v id="\"$LEAF1\"" '$1 == "Switch" { cur = $3 }
 guid() { echo "0x${1#S-}"; }
 echo "fabric: $SWITCHES switches, $HOSTS hosts, $LINKS links; flapping cable $LEAF1[5] - $SPINE[$SPINE_PORT]"
 
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 cat > "$WORK/ibsmd.yaml" <<YAML
 state_dir: $WORK/state
 sweep:

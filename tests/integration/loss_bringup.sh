@@ -17,11 +17,9 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); LOSS=$3; shift 3
 [ "$1" = "--" ] && shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 mapfile -t switches < <(sed -n 's/^Switch[[:space:]]*[0-9]* "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
 [ ${#switches[@]} -gt 0 ] || fail "no switches in the generated net file"
 set_loss() { local sw; for sw in "${switches[@]}"; do ibsim_cmd "Error \"$sw\" $1"; done; sleep 0.3; }

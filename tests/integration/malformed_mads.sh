@@ -18,7 +18,6 @@ IBSMD=$(realpath "$1"); CLIENT=$(realpath "$2"); BURST=${3:-100000}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 ibsim_start "$IBSMD_SOURCE_ROOT/tests/data/routing/2sw2path4hca.net"
 LOG="$WORK/ibsmd.log"

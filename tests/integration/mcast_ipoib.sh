@@ -41,8 +41,7 @@ if [ $# -gt 0 ]; then
 else
     cp "$HERE/../../examples/fat-tree-648.net" "$WORK/fabric.net"
 fi
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 
 # CA names and port-1 GUIDs in net-file order (the SM is on the first).
 mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")

@@ -28,9 +28,8 @@ bring_up() {
     local net="$WORK/$tag.net" state="$WORK/$tag.state"
     echo "=== $tag: ibsm topogen $*"
     "$IBSM" topogen "$@" --out "$net"
-    rm -f "$WORK/console" # ibsim_start's FIFO, from the previous fabric
-    # shellcheck disable=SC2046
-    ibsim_start "$net" $(ibsim_limits "$net")
+    # Each fabric its own ibsim (socket, console, log), stopped at the end.
+    ibsim_start --name "$tag" "$net"
     printf 'state_dir: %s\n' "$state" > "$WORK/$tag.yaml"
     sm_start "$WORK/$tag.log" --foreground --config "$WORK/$tag.yaml" --log-level info
     sm_wait_up 0 60
@@ -100,7 +99,7 @@ PY
     wait "$SM_PID" || rc=$?
     SM_PID=""
     [ "$rc" -eq 0 ] || fail "$tag: ibsmd exited $rc after SIGTERM"
-    ibsim_stop
+    ibsim_stop "$tag"
 }
 
 bring_up torus torus --x 4 --y 4 --hosts-per-switch 2

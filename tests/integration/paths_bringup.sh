@@ -27,11 +27,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 export WORK SIM_PRELOAD SIM_ASAN_OPTIONS
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 STATE="$WORK/state"
 cat > "$WORK/ibsmd.yaml" <<YAML
 routing:

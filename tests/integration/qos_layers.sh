@@ -30,8 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 command -v saquery > /dev/null || fail "saquery not found (apt-get install infiniband-diags)"
 
 "$IBSM" topogen ring --switches 5 --hosts-per-switch 2 --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
 JUDGE=${CAS[1]}
 judge() { SIM_HOST=$JUDGE sim "$@"; }

@@ -20,7 +20,6 @@ IBSMD=$(realpath "$1")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 ibsim_start "$HERE/../data/routing/2sw2path4hca.net"
 STATE="$WORK/state"

@@ -58,8 +58,7 @@ assert not down
 EOF
 echo "storm: $(grep -c Unlink "$WORK/storm.txt") Unlink + $(grep -c ReLink "$WORK/storm.txt") ReLink on $LINKS links (seed $SEED)"
 
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 printf 'state_dir: %s\nsweep:\n  interval_s: 2\n' "$WORK/state" > "$WORK/ibsmd.yaml"
 sm_start "$WORK/sm.log" --foreground --config "$WORK/ibsmd.yaml"
 sm_wait_up 0 60
@@ -69,7 +68,7 @@ echo "--- storm"
 mark=$(sm_lines)
 # One writer on a fixed schedule (command i at 0.1 s * i), so a loaded
 # machine does not stretch the storm.
-python3 - "$WORK/storm.txt" "$WORK/console" <<'EOF'
+python3 - "$WORK/storm.txt" "$IBSIM_CONSOLE" <<'EOF'
 import sys, time
 cmds = open(sys.argv[1]).read().splitlines()
 t0 = time.monotonic()

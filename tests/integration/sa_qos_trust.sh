@@ -21,8 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 command -v saquery > /dev/null || fail "saquery not found (apt-get install infiniband-diags)"
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 # The SM attaches to the first CA of the net file; the second asks.
 # Each CA line: its ibsim name (SIM_HOST), then its node description as a comment.
 mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")

@@ -27,8 +27,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 command -v saquery > /dev/null || fail "saquery not found (apt-get install infiniband-diags)"
 
 "$IBSM" topogen "$@" --out "$WORK/fabric.net"
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 # The SM attaches to the first CA of the net file; the judge is the second.
 mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.net")
 [ "${#CAS[@]}" -ge 3 ] || fail "need 3 CAs in the fabric"

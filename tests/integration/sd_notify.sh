@@ -26,8 +26,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 "$IBSM" topogen pgft --m 6,12 --w 1,6 --p 1,1 --out "$WORK/fabric.net" > /dev/null
 HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
 SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 
 CFG="$WORK/ibsmd.yaml"
 good_config() { printf 'state_dir: %s\nlog:\n  file: %s\nrouting:\n  engines: [ftree]\n' "$WORK/state" "$WORK/ibsmd.log" > "$CFG"; }

@@ -18,8 +18,6 @@
 #   blocks_sent "$n"              LFT blocks the program phases after mark n sent
 #   blocks_changed TAG_BEFORE TAG_AFTER   blocks that differ between two read-backs
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
 SM_PID=""
 SM_LOG=""
 sm_stop_on_exit() {

@@ -27,8 +27,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
 HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
 SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
-# shellcheck disable=SC2046
-ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
+ibsim_start "$WORK/fabric.net"
 
 CFG="$WORK/ibsmd.yaml"
 LOGFILE="$WORK/ibsmd.log"

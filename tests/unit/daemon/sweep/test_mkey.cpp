@@ -2,7 +2,8 @@
 // 14.2.4: bring-up keys every port in the Sets it sends anyway, a wrong key
 // gets no answer and a violation, the lease clears the protect bits, a
 // rotation re-keys with every port reachable throughout, a port keyed by
-// someone else is recovered after its lease; the rotation through the
+// someone else is waited out by MkeyRecovery and re-keyed by the heavy
+// sweep it asks for once the lease has run out; the rotation through the
 // scheduler, one interrupted by lost answers, one a departed port does not
 // hold open; Bad M_Key traps reach the trap receiver's observer.
 #include "../support/fabric_loop.h"
@@ -12,6 +13,7 @@
 #include "daemon/core/smp_ops.h"
 #include "daemon/core/events.h"
 #include "daemon/sweep/bringup.h"
+#include "daemon/sweep/mkey_recovery.h"
 #include "daemon/sweep/sweep_scheduler.h"
 #include "daemon/sweep/trap_receiver.h"
 
@@ -19,6 +21,9 @@
 
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
+
+#include <functional>
+#include <optional>
 
 using namespace ibsm;
 using test::bringup_settings;
@@ -241,30 +246,100 @@ TEST_CASE("a port keyed by another SM is recovered after its lease", "[fake][mke
     TempDir dir;
     test::TwoSwitches t;
     test::FabricLoop loop(t.f);
-    loop.fabric.set_port_mkey({t.h3, PortNum(1)}, 0x5eed, 1, 60);
-    KeyedBringup keyed_sm(loop, dir.path, keyed(3, 1, 60));
+    // Another SM keyed H3 at level 1 with a 2 s lease: Gets pass (showing
+    // M_Key 0), a Set under any other key is refused and starts the lease.
+    constexpr std::uint16_t lease = 2;
+    const PortRef h3_port{t.h3, PortNum(1)};
+    loop.fabric.set_port_mkey(h3_port, 0x5eed, 1, lease);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(3, 1, lease));
     auto& book = keyed_sm.book;
-    auto& b = keyed_sm.bringup;
+    const Guid h3 = loop.fabric.fabric().port(h3_port).guid;
+
+    // Wired as daemon/main.cpp wires it: the book's incidents go to the
+    // recovery, whose heavy sweep request reaches the scheduler's queue.
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::MkeyRecovery recovery(events, book);
+    using Clock = std::chrono::steady_clock;
+    std::optional<Clock::time_point> first_incident;
     std::vector<daemon::MkeyIncident> incidents;
-    book.set_incident_handler([&](const daemon::MkeyIncident& i) { incidents.push_back(i); });
-    const auto first = loop.run([&] { return b.sweep(); });
-    CHECK_FALSE(first.up);
-    const Guid h3 = loop.fabric.fabric().port({t.h3, PortNum(1)}).guid;
+    // The port's lease runs on real time, as on hardware: from the first
+    // violation on, the fake's clock follows the loop's, a second a tick.
+    boost::asio::steady_timer lease_clock(loop.io);
+    std::function<void()> tick = [&] {
+        lease_clock.expires_after(std::chrono::seconds(1));
+        lease_clock.async_wait([&](boost::system::error_code ec) {
+            if (ec) return;
+            loop.fabric.advance_clock(std::chrono::seconds(1));
+            tick();
+        });
+    };
+    book.set_incident_handler([&](const daemon::MkeyIncident& i) {
+        incidents.push_back(i);
+        recovery.on_incident(i);
+        if (!first_incident) {
+            first_incident = Clock::now();
+            tick();
+        }
+    });
+
+    // The scheduler's own retries come long after the lease: only the
+    // recovery can make the SM sweep again within the test.
+    daemon::SchedulerSettings ss;
+    ss.light_interval = std::chrono::seconds(0);
+    ss.retry_interval = std::chrono::seconds(60);
+    ss.quick_retry = std::chrono::milliseconds(30000);
+    daemon::SweepScheduler scheduler(loop.transport, keyed_sm.bringup, events, nullptr, ss);
+    std::vector<daemon::SweepOutcome> outcomes;
+    std::vector<Clock::time_point> outcome_at;
+    bool waiting_after_first = false;
+    std::uint64_t key_after_first = 0;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
+        outcomes.push_back(o);
+        outcome_at.push_back(Clock::now());
+        if (outcomes.size() == 1) {
+            waiting_after_first = recovery.waiting_for(h3);
+            key_after_first = loop.fabric.port_info(h3_port).mkey;
+        }
+        if (o.up) events.push(daemon::ShutdownEvent{});
+    });
+    boost::asio::steady_timer guard(loop.io, std::chrono::seconds(10));
+    guard.async_wait([&](auto ec) {
+        if (!ec) events.push(daemon::ShutdownEvent{});
+    });
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        co_await scheduler.run();
+        guard.cancel();
+        lease_clock.cancel();
+        co_return 0;
+    });
+
+    // The first sweep could not program H3: its Sets were refused, the key
+    // stayed the other SM's, and the recovery waits for the lease.
+    REQUIRE_FALSE(outcomes.empty());
+    CHECK_FALSE(outcomes[0].up);
     REQUIRE_FALSE(incidents.empty());
     for (const auto& i : incidents) {
         CHECK(i.port == h3);
         CHECK(i.what.ends_with(" Set"));
     }
-    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey == 0x5eed);
-    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey_violations > 0);
+    CHECK(recovery.incidents() == incidents.size());
+    CHECK(waiting_after_first);
+    CHECK(key_after_first == 0x5eed);
+    CHECK(loop.fabric.port_info(h3_port).mkey_violations > 0);
+    CHECK(loop.fabric.counters().lease_expiries == 1);
 
-    loop.fabric.advance_clock(std::chrono::seconds(60));
-    const auto o = loop.run([&] { return b.sweep(); });
-    INFO(o.reason);
-    CHECK(o.up);
-    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey == book.desired(h3));
+    // The recovery's heavy sweep, once the lease ran out, re-keyed H3 with
+    // the key it showed then: up, and nothing else swept in between.
+    REQUIRE(outcomes.size() == 2);
+    INFO(outcomes[1].reason);
+    CHECK(outcomes[1].up);
+    CHECK(outcomes[1].kind == daemon::SweepKind::heavy);
+    REQUIRE(first_incident);
+    CHECK(outcome_at[1] - *first_incident >= std::chrono::seconds(lease + 1));
+    CHECK(recovery.waiting() == 0);
+    CHECK(loop.fabric.port_info(h3_port).mkey == book.desired(h3));
     CHECK(book.held(h3) == book.desired(h3));
-    CHECK(loop.fabric.port_info({t.h3, PortNum(1)}).mkey_protect_bits == 1);
+    CHECK(loop.fabric.port_info(h3_port).mkey_protect_bits == 1);
 }
 
 TEST_CASE("rotation through the scheduler: no SMP refused, every port re-keyed, the rotation completes",

@@ -1,0 +1,282 @@
+// The P_Key programmer: which ports get which tables (pkey_targets, pure),
+// and desired vs confirmed per block against a scripted fabric: nothing
+// sent twice, a membership change rewrites only the ports it touches, a
+// lost or garbled Set stays dirty for the next round and the next call,
+// forget() makes a port's table unknown.
+#include "../support/fake_loop.h"
+
+#include "daemon/program/pkey_programmer.h"
+#include "mad/pkey_table.h"
+#include "mad/switch_info.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+using namespace ibsm;
+using topology::PortRef;
+
+namespace {
+
+//   H0 (SM, 0x100) -[1] S1 [4]-[4] S2 [1]- H2 (0x500)
+//   H1 (0x300) p1  -[2]
+//   H1 p2 not cabled
+// S1 filters its CA ports (PartitionEnforcementCap 16), S2 does not; H2
+// holds one P_Key only.
+struct PKeyFabric {
+    daemon::DiscoveryResult found;
+    topology::NodeId h0, h1, h2, s1, s2;
+
+    PKeyFabric()
+    {
+        using topology::NodeType;
+        auto& f = found.fabric;
+        h0 = f.add_node(NodeType::ca, Guid(0x100), 1, "H0");
+        h1 = f.add_node(NodeType::ca, Guid(0x300), 2, "H1");
+        h2 = f.add_node(NodeType::ca, Guid(0x500), 1, "H2");
+        s1 = f.add_node(NodeType::switch_node, Guid(0x1000), 4, "S1");
+        s2 = f.add_node(NodeType::switch_node, Guid(0x2000), 4, "S2");
+        for (auto [node, port, guid] : {std::tuple{h0, 1, 0x101}, {h1, 1, 0x301}, {h1, 2, 0x302}, {h2, 1, 0x501}}) {
+            const PortRef p{node, PortNum(static_cast<std::uint8_t>(port))};
+            f.set_port_guid(p, Guid(static_cast<std::uint64_t>(guid)));
+            f.port(p).known = true;
+        }
+        for (auto n : {h0, h1, s1, s2}) f.node(n).partition_cap = 64;
+        f.node(h2).partition_cap = 1;
+        f.connect({h0, PortNum(1)}, {s1, PortNum(1)});
+        f.connect({h1, PortNum(1)}, {s1, PortNum(2)});
+        f.connect({s1, PortNum(4)}, {s2, PortNum(4)});
+        f.connect({h2, PortNum(1)}, {s2, PortNum(1)});
+        const DrPath to_s1 = DrPath{}.extended(PortNum(1));
+        const DrPath to_s2 = to_s1.extended(PortNum(4));
+        found.paths = {DrPath{}, to_s1.extended(PortNum(2)), to_s2.extended(PortNum(1)), to_s1, to_s2};
+        found.sm_port = {h0, PortNum(1)};
+        mad::SwitchInfo filtering;
+        filtering.partition_enforcement_cap = 16;
+        found.switch_info[s1] = filtering;
+        found.switch_info[s2] = mad::SwitchInfo{};
+    }
+};
+
+partition::Partitions storage(bool h1_member = true)
+{
+    partition::Definition d{"storage", 0x0010, true, {{Guid(0x501), false}}};
+    if (h1_member) d.members.emplace_back(Guid(0x301), true);
+    return partition::Partitions({d}, Guid(0x101));
+}
+
+// P_Key tables by (DR path, attribute modifier) as the nodes hold them.
+// `drop` lists targets (path, modifier) whose next Sets go unanswered,
+// `garble` ones whose next Set stores and answers another table.
+struct FakePKeys {
+    using Key = std::pair<std::string, std::uint32_t>;
+    std::map<Key, mad::PKeyTable> tables;
+    std::multiset<Key> drop, garble;
+    std::vector<Key> sets;
+
+    static std::string path_of(const mad::Smp& smp)
+    {
+        std::string s = "0";
+        for (std::size_t i = 1; i <= smp.hop_count(); ++i) s += "," + std::to_string(smp.initial_path(i));
+        return s;
+    }
+
+    std::vector<mad::RawReceive> handle(const mad::Smp& req)
+    {
+        REQUIRE(req.attr_id() == mad::attr_pkey_table);
+        REQUIRE(req.method() == static_cast<std::uint8_t>(mad::Method::set));
+        const Key key{path_of(req), req.attr_mod()};
+        sets.push_back(key);
+        if (auto it = drop.find(key); it != drop.end()) {
+            drop.erase(it);
+            return {};
+        }
+        auto t = *mad::decode_pkey_table(req.data());
+        if (auto it = garble.find(key); it != garble.end()) {
+            garble.erase(it);
+            t.keys[31] = 0x1234;
+        }
+        tables[key] = t;
+        std::array<std::uint8_t, 64> data{};
+        mad::encode(t, std::span<std::uint8_t, 64>(data));
+        mad::RawReceive r;
+        r.smp = mad::make_get_resp(req, data);
+        r.length = mad::mad_size;
+        return {r};
+    }
+
+    std::vector<std::uint16_t> keys(const std::string& path, std::uint32_t mod) const
+    {
+        std::vector<std::uint16_t> out;
+        auto it = tables.find({path, mod});
+        if (it == tables.end()) return out;
+        for (auto k : it->second.keys)
+            if (k) out.push_back(k);
+        return out;
+    }
+};
+
+daemon::PKeyReport program(test::Loop& loop, daemon::PKeyProgrammer& p, const PKeyFabric& f,
+                           const partition::Partitions& parts)
+{
+    return loop.run([&] { return p.program(loop.transport, f.found, parts); });
+}
+
+} // namespace
+
+TEST_CASE("pkey_targets: CA ports the SM reaches, switch port 0, and a filtering switch's CA-facing ports",
+          "[pkey]")
+{
+    PKeyFabric f;
+    const auto targets = daemon::pkey_targets(f.found, storage());
+    std::map<std::string, const daemon::PKeyTarget*> by_name;
+    for (const auto& t : targets) by_name[t.name] = &t;
+    std::set<std::string> names;
+    for (const auto& [n, t] : by_name) names.insert(n);
+    CHECK(names == std::set<std::string>{
+                       "0x0000000000000100 (H0) port 1", "0x0000000000000300 (H1) port 1",
+                       "0x0000000000000500 (H2) port 1", "0x0000000000001000 (S1) port 0",
+                       "0x0000000000001000 (S1) port 1", "0x0000000000001000 (S1) port 2",
+                       "0x0000000000002000 (S2) port 0"});
+
+    // The SM's port is a full member of every partition; H1 full, H2 limited.
+    const auto& sm = *by_name.at("0x0000000000000100 (H0) port 1");
+    CHECK(sm.path == DrPath{});
+    CHECK(sm.blocks.at(0).keys[0] == 0xffff);
+    CHECK(sm.blocks.at(0).keys[1] == 0x8010);
+    const auto& h1 = *by_name.at("0x0000000000000300 (H1) port 1");
+    CHECK(h1.path.str() == "0,1,2"); // through the switch it is cabled to
+    CHECK_FALSE(h1.switch_node);
+    CHECK(h1.blocks.at(0).keys[1] == 0x8010);
+    // S1's port 2 filters H1's traffic with H1's keys.
+    const auto& s1p2 = *by_name.at("0x0000000000001000 (S1) port 2");
+    CHECK(s1p2.switch_node);
+    CHECK(s1p2.port == 2);
+    CHECK(s1p2.path.str() == "0,1");
+    CHECK(s1p2.blocks == h1.blocks);
+    // Switch port 0 holds the default partition only.
+    const auto& s2p0 = *by_name.at("0x0000000000002000 (S2) port 0");
+    CHECK(s2p0.blocks.at(0).keys[0] == 0xffff);
+    CHECK(s2p0.blocks.at(0).keys[1] == 0);
+    // H2 holds one key: its limited membership does not fit.
+    const auto& h2 = *by_name.at("0x0000000000000500 (H2) port 1");
+    CHECK(h2.dropped == 1);
+    CHECK(h2.blocks.size() == 1);
+    CHECK(h2.blocks[0].keys[1] == 0);
+}
+
+TEST_CASE("pkey_targets: a port with more keys than one block gets two", "[pkey]")
+{
+    PKeyFabric f;
+    std::vector<partition::Definition> defs;
+    for (std::uint16_t n = 1; n <= 40; ++n) defs.push_back({"p" + std::to_string(n), n, false, {{Guid(0x301), true}}});
+    const partition::Partitions many(defs, Guid(0x101));
+    for (const auto& t : daemon::pkey_targets(f.found, many)) {
+        if (t.name != "0x0000000000000300 (H1) port 1" && t.name != "0x0000000000001000 (S1) port 2") continue;
+        INFO(t.name);
+        // 41 keys; S1 enforces 16 of them only.
+        CHECK(t.blocks.size() == (t.switch_node ? 1u : 2u));
+        CHECK(t.dropped == (t.switch_node ? 25u : 0u));
+    }
+}
+
+TEST_CASE("every block is sent once; a membership change rewrites only the ports it touches", "[pkey]")
+{
+    PKeyFabric f;
+    FakePKeys fake;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return fake.handle(r); };
+    daemon::PKeyProgrammer p(daemon::PKeySettings{3, 8});
+
+    const auto first = program(loop, p, f, storage());
+    CHECK(first.complete());
+    CHECK(first.ports == 7);
+    CHECK(first.blocks_desired == 7);
+    CHECK(first.blocks_sent == 7);
+    CHECK(first.keys_dropped == 1);
+    REQUIRE(first.failures.size() == 1);
+    CHECK(first.failures[0].starts_with("0x0000000000000500 (H2) port 1: 1 P_Key(s) do not fit its table"));
+    CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff, 0x8010});
+    CHECK(fake.keys("0,1", mad::pkey_attr_mod(0, 2)) == std::vector<std::uint16_t>{0xffff, 0x8010});
+    CHECK(fake.keys("0,1", mad::pkey_attr_mod(0, 0)) == std::vector<std::uint16_t>{0xffff});
+    CHECK(fake.keys("0,1,4,1", 0) == std::vector<std::uint16_t>{0xffff});
+
+    fake.sets.clear();
+    const auto again = program(loop, p, f, storage());
+    CHECK(again.complete());
+    CHECK(again.blocks_sent == 0);
+    CHECK(fake.sets.empty());
+
+    // H1 leaves the partition: its port and the switch port filtering it.
+    const auto left = program(loop, p, f, storage(false));
+    CHECK(left.complete());
+    CHECK(left.blocks_sent == 2);
+    CHECK(std::set(fake.sets.begin(), fake.sets.end()) ==
+          std::set<FakePKeys::Key>{{"0,1,2", 0}, {"0,1", mad::pkey_attr_mod(0, 2)}});
+    CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff});
+}
+
+TEST_CASE("an unanswered P_Key Set is sent again next round; one never answered stays dirty for the next call",
+          "[pkey]")
+{
+    PKeyFabric f;
+    FakePKeys fake;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return fake.handle(r); };
+    daemon::PKeyProgrammer p(daemon::PKeySettings{3, 8});
+    const FakePKeys::Key h1{"0,1,2", 0};
+
+    SECTION("lost once")
+    {
+        fake.drop = {h1};
+        const auto r = program(loop, p, f, storage());
+        CHECK(r.complete());
+        CHECK(r.blocks_sent == 8);
+        CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff, 0x8010});
+    }
+    SECTION("lost every round")
+    {
+        fake.drop = {h1, h1, h1};
+        const auto r = program(loop, p, f, storage());
+        CHECK_FALSE(r.complete());
+        CHECK(r.blocks_dirty == 1);
+        CHECK(r.blocks_sent == 7 + 2);
+        CHECK(std::count(r.failures.begin(), r.failures.end(),
+                         "0x0000000000000300 (H1) port 1 block 0: P_KeyTable Set timeout") == 3);
+        CHECK(fake.keys("0,1,2", 0).empty());
+        fake.sets.clear();
+        const auto next = program(loop, p, f, storage());
+        CHECK(next.complete());
+        CHECK(fake.sets == std::vector<FakePKeys::Key>{h1});
+    }
+    SECTION("answered with another table")
+    {
+        fake.garble = {h1};
+        const auto r = program(loop, p, f, storage());
+        CHECK(r.complete());
+        CHECK(r.blocks_sent == 8);
+        CHECK(std::count(r.failures.begin(), r.failures.end(),
+                         "0x0000000000000300 (H1) port 1 block 0: P_KeyTable Set answered with other content") == 1);
+        CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff, 0x8010});
+    }
+}
+
+TEST_CASE("forget() makes a port's P_Key table unknown: only its blocks are sent again", "[pkey]")
+{
+    PKeyFabric f;
+    FakePKeys fake;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return fake.handle(r); };
+    daemon::PKeyProgrammer p(daemon::PKeySettings{3, 8});
+    REQUIRE(program(loop, p, f, storage()).complete());
+    fake.sets.clear();
+    p.forget({{Guid(0x300), 1}, {Guid(0x1000), 2}});
+    const auto r = program(loop, p, f, storage());
+    CHECK(r.blocks_sent == 2);
+    CHECK(std::set(fake.sets.begin(), fake.sets.end()) ==
+          std::set<FakePKeys::Key>{{"0,1,2", 0}, {"0,1", mad::pkey_attr_mod(0, 2)}});
+}
