@@ -40,6 +40,7 @@
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 #define IBSIM_RMPP_EXPORT __attribute__((visibility("default")))
 
@@ -127,6 +128,8 @@ struct State {
     unregister_fn unreg = nullptr;
     close_port_fn close_port = nullptr;
     bool stats = false;
+    std::chrono::milliseconds linger{100};
+    Clock::time_point last_write{};
     ibsm::ibsim_rmpp::Counters closed; // of ports the client closed
 };
 
@@ -193,6 +196,7 @@ __attribute__((constructor)) void init()
     s.settings.receive_timeout =
         std::chrono::milliseconds(env_number("IBSIM_RMPP_RECEIVE_TIMEOUT_MS", s.settings.receive_timeout.count()));
     s.stats = env_number("IBSIM_RMPP_STATS", 0) != 0;
+    s.linger = std::chrono::milliseconds(env_number("IBSIM_RMPP_LINGER_MS", s.linger.count()));
     s.active = s.send && s.recv && umad2sim_loaded();
     if (!s.active && s.send)
         std::fprintf(stderr, "libibsim-rmpp: libumad2sim.so is not loaded; RMPP left to the kernel\n");
@@ -237,6 +241,7 @@ int write_packets(State& s, int fd, const std::vector<Packet>& packets)
                              static_cast<int>(p.hdr.timeout_ms), static_cast<int>(p.hdr.retries));
         if (r < 0 && rc == 0) rc = r;
     }
+    if (!packets.empty()) s.last_write = Clock::now();
     return rc;
 }
 
@@ -332,6 +337,21 @@ int wait_for_message(State& s, int fd, void* umad, int* length, int timeout_ms, 
     }
 }
 
+// Before the client lets go of its port: umad2sim tells ibsim on another
+// socket that the client is gone, and ibsim drops what it has not yet read
+// from the client, so the final ACK of a transfer written just before would
+// be lost and the sender would resend into the next client on the node
+// (which umad2sim crashes). Give ibsim `linger` after our last write.
+void linger_after_writes(State& s)
+{
+    Clock::time_point until;
+    {
+        std::lock_guard lock(s.mu);
+        until = s.last_write + s.linger;
+    }
+    if (Clock::now() < until) std::this_thread::sleep_until(until);
+}
+
 void note_registration(State& s, int fd, int agent, std::uint8_t rmpp_version)
 {
     if (agent < 0) return;
@@ -386,6 +406,7 @@ extern "C" IBSIM_RMPP_EXPORT int umad_unregister(int portid, int agentid)
 {
     auto& s = state();
     if (s.active) {
+        linger_after_writes(s);
         std::lock_guard lock(s.mu);
         port(s, portid).unregistered(static_cast<std::uint32_t>(agentid));
     }
@@ -396,6 +417,7 @@ extern "C" IBSIM_RMPP_EXPORT int umad_close_port(int portid)
 {
     auto& s = state();
     if (s.active) {
+        linger_after_writes(s);
         std::lock_guard lock(s.mu);
         if (auto it = s.ports.find(portid); it != s.ports.end()) {
             add(s.closed, it->second.counters());
