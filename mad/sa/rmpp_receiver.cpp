@@ -52,10 +52,10 @@ RmppReceiver::Step RmppReceiver::on_segment(std::span<const std::uint8_t> mad)
     if (last) {
         // PayloadLength of the last segment: its bytes after the RMPP header.
         const std::size_t header_after_rmpp = data_offset_ - 36;
-        if (h.data2 < header_after_rmpp || h.data2 > rmpp_payload_per_segment)
+        if (h.data2 < header_after_rmpp || h.data2 > rmpp_segment_payload)
             return abort(mad, RmppType::abort, rmpp_status::inconsistent_last);
         const std::size_t segments = expected_ - 1;
-        const std::size_t total = (segments - 1) * rmpp_payload_per_segment + h.data2;
+        const std::size_t total = (segments - 1) * rmpp_segment_payload + h.data2;
         if (first_payload_length_ != 0 && first_payload_length_ != total)
             return abort(mad, RmppType::abort, rmpp_status::inconsistent_last);
         message_.resize(message_.size() - (chunk - (h.data2 - header_after_rmpp)));

@@ -36,15 +36,14 @@ Mad RmppSender::segment(std::uint32_t n) const
     // (the SA fields and the data): the whole transfer on the first segment,
     // what the last one holds on the last (the Linux receiver computes the
     // length from it).
-    const std::size_t per_segment = mad_size - 36;
     const std::size_t pad = std::size_t{count_} * chunk_ - payload_.size();
     if (n == 1) {
         r.flags |= rmpp_flag::first;
-        r.data2 = static_cast<std::uint32_t>(std::size_t{count_} * per_segment - pad);
+        r.data2 = static_cast<std::uint32_t>(std::size_t{count_} * rmpp_segment_payload - pad);
     }
     if (n == count_) {
         r.flags |= rmpp_flag::last;
-        r.data2 = static_cast<std::uint32_t>(per_segment - pad);
+        r.data2 = static_cast<std::uint32_t>(rmpp_segment_payload - pad);
     }
     Mad m{};
     std::copy(header_.begin(), header_.end(), m.begin());

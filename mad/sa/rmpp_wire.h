@@ -26,9 +26,6 @@ std::size_t rmpp_data_offset(std::uint8_t mgmt_class);
 RmppHeader read_rmpp(std::span<const std::uint8_t> mad);
 void write_rmpp(std::span<std::uint8_t> mad, const RmppHeader& h);
 
-// PayloadLength counts the bytes after the RMPP header (IBA 13.6.2.3).
-inline constexpr std::size_t rmpp_payload_per_segment = mad_size - 36; // 220
-
 // A receiver's answer to segment traffic (IBA 13.6.3.3): the header of
 // `received` (its first `data_offset` bytes) with the method's response bit
 // flipped (an answer goes the other way: GetTableResp data is ACKed as

@@ -68,7 +68,10 @@ read_table() {
     end=$(date +%s.%N)
     n=$(grep -c "$pattern" "$WORK/$sm.$t.out" || true)
     if [ "$rc" -ne 0 ] || [ "$n" -eq 0 ]; then
-        RESULT[$sm.$t]="n/a (exit $rc, $n records: $(grep -v libibsim-rmpp "$WORK/$sm.$t.err" | tail -n1))"
+        local why
+        why=$(grep -v libibsim-rmpp "$WORK/$sm.$t.err" | tail -n1 || true)
+        [ "$rc" -eq 124 ] && why="not read within $QUERY_TIMEOUT_S s"
+        RESULT[$sm.$t]="n/a (exit $rc, $n records: $why)"
     else
         RESULT[$sm.$t]=$(awk -v n="$n" -v a="$start" -v b="$end" 'BEGIN { printf "%d records in %.2f s = %.0f records/s", n, b - a, n / (b - a) }')
     fi
