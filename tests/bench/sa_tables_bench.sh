@@ -52,6 +52,24 @@ mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.ne
 READER=${CAS[1]}
 echo "fabric: $HOSTS hosts, $(grep -c '^Switch' "$WORK/fabric.net") switches; reader $READER; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# quiet FILE: its log has not grown for 5 s (at most 300 s): the SM's
+# work after SUBNET UP (dumps, the first counter sweep) is done, so the
+# tables are read from an SM at rest.
+quiet() {
+    local last=-1 size stable=0 i
+    for i in $(seq 1 3000); do
+        size=$(stat -c %s "$1")
+        if [ "$size" = "$last" ]; then
+            stable=$((stable + 1))
+            [ "$stable" -ge 50 ] && return 0
+        else
+            stable=0
+        fi
+        last=$size
+        sleep 0.1
+    done
+}
+
 declare -A RESULT
 # read_table SM TABLE: one saquery through the client, timed.
 read_table() {
@@ -87,7 +105,7 @@ ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 SM_PID=$!
 PIDS+=("$SM_PID")
 wait_log "$WORK/ibsmd.log" "SUBNET (UP|DEGRADED)" 300 || { tail "$WORK/ibsmd.log" >&2; fail "ibsmd not up within 300 s"; }
-sleep 2
+quiet "$WORK/ibsmd.log"
 echo "ibsmd: $(grep -m1 -oE 'SUBNET (UP|DEGRADED) \(generation 1[^)]*\).*' "$WORK/ibsmd.log" | cut -c1-120)"
 for t in $TABLES; do read_table ibsmd "$t"; done
 kill -TERM "$SM_PID"; wait "$SM_PID" 2> /dev/null || true
@@ -108,7 +126,7 @@ if [ -z "${SKIP_OPENSM:-}" ]; then
     OSM_PID=$!
     PIDS+=("$OSM_PID")
     if wait_log "$WORK/osm/osm.log" "SUBNET UP" "$OSM_UP_S"; then
-        sleep 2
+        quiet "$WORK/osm/osm.log"
         echo "OpenSM: SUBNET UP"
         for t in $TABLES; do read_table opensm "$t"; done
     else
