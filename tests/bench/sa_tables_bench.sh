@@ -15,7 +15,8 @@
 # usage: sa_tables_bench.sh IBSMD IBSM BUILD_DIR [HOSTS]
 #   HOSTS: 648 | 3456 | ... (fabrics.sh), default 3456
 # env: QUERY_TIMEOUT_S (600: a table not read by then is n/a),
-#      OSM_UP_S (300), SKIP_OPENSM=1, TABLES ("N PIR p")
+#      OSM_UP_S (300), SKIP_OPENSM=1, TABLES ("N PIR p"), IBSMD_ARGS (more
+#      ibsmd options, e.g. --config FILE)
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); BUILD=$(realpath "$3")
 HOSTS=${4:-3456}
@@ -101,7 +102,7 @@ read_table() {
 # shellcheck disable=SC2046
 ibsim_start "$WORK/fabric.net" $(ibsim_limits "$WORK/fabric.net")
 (cd "$WORK" && SIM_HOST=${CAS[0]} ASAN_OPTIONS="$SIM_ASAN_OPTIONS" LD_PRELOAD="$SIM_PRELOAD" exec "$IBSMD" --foreground \
-    --state-dir "$WORK/state" --log-level info) > "$WORK/ibsmd.log" 2>&1 &
+    --state-dir "$WORK/state" --log-level info ${IBSMD_ARGS:-}) > "$WORK/ibsmd.log" 2>&1 &
 SM_PID=$!
 PIDS+=("$SM_PID")
 wait_log "$WORK/ibsmd.log" "SUBNET (UP|DEGRADED)" 300 || { tail "$WORK/ibsmd.log" >&2; fail "ibsmd not up within 300 s"; }
