@@ -1,5 +1,7 @@
 #include "daemon/sa/sa_agent.h"
 
+#include "mad/sa/rmpp_wire.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -139,6 +141,10 @@ void SaAgent::on_mad(const mad::RawReceive& r)
         on_rmpp_control(r, *h);
         return;
     }
+    if (h->rmpp.active() && !((h->rmpp.flags & sa::rmpp_flag::first) && (h->rmpp.flags & sa::rmpp_flag::last))) {
+        on_request_segment(r, *h);
+        return;
+    }
     // New requests wait behind a sweep; protocol traffic (ACKs, ReportResp)
     // above never does.
     if (!backlog_.empty() || !take_token()) {
@@ -151,7 +157,7 @@ void SaAgent::on_mad(const mad::RawReceive& r)
         arm_backlog();
         return;
     }
-    on_request(r, *h);
+    on_request(r, *h, sa::data_of(r.smp.bytes()));
 }
 
 bool SaAgent::take_token()
@@ -185,7 +191,7 @@ void SaAgent::drain_backlog()
     while (!backlog_.empty() && take_token()) {
         const auto r = std::move(backlog_.front());
         backlog_.pop_front();
-        on_request(r, *sa::decode_header(r.smp.bytes()));
+        on_request(r, *sa::decode_header(r.smp.bytes()), sa::data_of(r.smp.bytes()));
     }
     arm_backlog();
 }
@@ -205,7 +211,15 @@ void SaAgent::on_rmpp_control(const mad::RawReceive& r, const sa::SaHeader& h)
 {
     const TransferKey key{r.source_lid.value(), h.tid};
     auto it = transfers_.find(key);
-    if (it == transfers_.end()) return;
+    if (it == transfers_.end()) {
+        // The requester gave up sending us its request.
+        auto in = requests_.find(key);
+        if (in != requests_.end() && (h.rmpp.type == sa::RmppType::stop || h.rmpp.type == sa::RmppType::abort)) {
+            ++counters_.rmpp_requests_aborted;
+            requests_.erase(in);
+        }
+        return;
+    }
     auto& t = *it->second;
     if (h.rmpp.type == sa::RmppType::ack) {
         switch (t.sender.on_ack(h.rmpp.data1, h.rmpp.data2)) {
@@ -228,7 +242,66 @@ void SaAgent::on_rmpp_control(const mad::RawReceive& r, const sa::SaHeader& h)
     transfers_.erase(it);
 }
 
-void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
+void SaAgent::on_request_segment(const mad::RawReceive& r, const sa::SaHeader& h)
+{
+    const TransferKey key{r.source_lid.value(), h.tid};
+    auto it = requests_.find(key);
+    if (it == requests_.end()) {
+        if (h.rmpp.data1 != 1) return; // no request to continue (a late resend of one answered)
+        if (requests_.size() >= settings_.max_transfers) {
+            ++counters_.rmpp_requests_aborted;
+            send(requester_of(r), sa::rmpp_reply(r.smp.bytes(), sa::header_size, sa::RmppType::stop,
+                                                 sa::rmpp_status::resources_exhausted, 0, 0));
+            return;
+        }
+        const sa::RmppReceiver::Limits limits{settings_.rmpp_request_window, settings_.rmpp_request_max_segments};
+        it = requests_
+                 .emplace(key, std::make_unique<Incoming>(io_, requester_of(r), sa::RmppReceiver(sa::header_size, limits)))
+                 .first;
+    }
+    auto& in = *it->second;
+    const auto step = in.receiver.on_segment(r.smp.bytes());
+    if (step.reply) send(in.from, *step.reply);
+    switch (step.outcome) {
+    case sa::RmppReceiver::Outcome::aborted:
+        ++counters_.rmpp_requests_aborted;
+        requests_.erase(it);
+        return;
+    case sa::RmppReceiver::Outcome::complete: {
+        ++counters_.rmpp_requests;
+        // Kept until its timer ends, so a resent last segment is ACKed again.
+        arm_request(key);
+        const auto& whole = in.receiver.message();
+        auto request = *sa::decode_header(whole);
+        request.rmpp = sa::RmppHeader{}; // received and ACKed: answered as a one-MAD request
+        const std::vector<std::uint8_t> data(whole.begin() + sa::header_size, whole.end());
+        on_request(r, request, data);
+        return;
+    }
+    case sa::RmppReceiver::Outcome::ack:
+    case sa::RmppReceiver::Outcome::ignored:
+        if (!in.receiver.complete()) arm_request(key);
+        return;
+    }
+}
+
+void SaAgent::arm_request(const TransferKey& key)
+{
+    auto& in = *requests_.at(key);
+    in.timer.expires_after(settings_.rmpp_request_timeout);
+    in.timer.async_wait([this, key, alive = alive_](const boost::system::error_code& ec) {
+        if (ec || !*alive) return;
+        auto it = requests_.find(key);
+        if (it == requests_.end()) return;
+        if (auto abort = it->second->receiver.on_timeout()) {
+            send(it->second->from, *abort);
+            ++counters_.rmpp_requests_aborted;
+        }
+        requests_.erase(it);
+    });
+}
+
+void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h, std::span<const std::uint8_t> data)
 {
     const SaTrust trust = sa_trust(settings_.sm_key, h.sm_key);
     if (trust == SaTrust::wrong_key) {
@@ -259,12 +332,6 @@ void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
         answer_error(r, h, sa::status::denied);
         return;
     }
-    if (h.rmpp.active() && !((h.rmpp.flags & sa::rmpp_flag::first) && (h.rmpp.flags & sa::rmpp_flag::last))) {
-        // A request longer than one MAD (a GetMulti with many GIDs): not
-        // served; the receiver side of RMPP is not implemented.
-        answer_error(r, h, sa::status::req_invalid);
-        return;
-    }
     auto reg = handlers_.find(h.attr_id);
     if (reg == handlers_.end() || !reg->second.methods.contains(h.method)) {
         answer_error(r, h, sa::status::method_attr_unsupported);
@@ -288,7 +355,7 @@ void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
     SaAnswer a;
     try {
         a = reg_entry.handler(
-            SaRequest{h, sa::data_of(r.smp.bytes()), requester_of(r), *snapshot_, trust == SaTrust::trusted});
+            SaRequest{h, data, requester_of(r), *snapshot_, trust == SaTrust::trusted});
     } catch (const std::exception& e) {
         spdlog::warn("SA: handler for attribute 0x{:04x} failed: {}", h.attr_id, e.what());
         a = SaAnswer::error(sa::status::no_resources);
@@ -304,10 +371,10 @@ void SaAgent::on_request(const mad::RawReceive& r, const sa::SaHeader& h)
         if (h.method == sa::method::get && a.records.size() > 1)
             return answer_error(r, h, sa::status::too_many_records);
         std::vector<std::uint8_t> one(stride, 0);
-        const auto& rec = a.records.empty() ? std::vector<std::uint8_t>(r.smp.bytes().begin() + sa::header_size,
-                                                                        r.smp.bytes().begin() + sa::header_size +
-                                                                            std::min(stride, sa::data_size))
-                                            : a.records.front();
+        const auto& rec = a.records.empty()
+                              ? std::vector<std::uint8_t>(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(
+                                                                                        std::min(stride, data.size())))
+                              : a.records.front();
         std::copy_n(rec.begin(), std::min(rec.size(), stride), one.begin());
         answer(requester_of(r), h, sa::status::ok, one, offset);
         return;

@@ -28,9 +28,16 @@
 // transport is idle again. Beyond `backlog_max` queued requests the oldest
 // are dropped (the clients' retries cover them), never the SM's loop.
 //
+// Requests longer than one MAD (a GetMulti with many GIDs) arrive as RMPP
+// DATA segments: `requests_` reassembles them (mad/sa/rmpp_receiver.h, one
+// per (requester LID, TID), ACKing each window) like the protocol traffic
+// below, without waiting behind a sweep, and the whole request is then
+// answered as any other; a requester that goes quiet is ABORTed.
+//
 // Data structures: `handlers_` by attribute id (record size, methods,
 // function); `transfers_` the RMPP answers in flight by (requester LID,
-// TID), each with its RmppSender and one timer; `reports_` the Reports we
+// TID), each with its RmppSender and one timer; `requests_` the requests
+// being received, by the same key, each with its RmppReceiver and a timer; `reports_` the Reports we
 // sent (InformInfo subscribers) waiting for their ReportResp, by TID;
 // `backlog_` the requests held while a sweep runs, with a token bucket and
 // one timer. Everything runs on the io_context; a handler must not block.
@@ -38,6 +45,7 @@
 
 #include "daemon/core/subnet.h"
 #include "daemon/sa/sa_trust.h"
+#include "mad/sa/rmpp_receiver.h"
 #include "mad/sa/rmpp_sender.h"
 #include "mad/sa/sa_mad.h"
 #include "mad/transport.h"
@@ -89,6 +97,12 @@ struct SaSettings {
     // and how many times to resend before giving up with ABORT.
     std::chrono::milliseconds rmpp_timeout{200};
     unsigned rmpp_retries = 3;
+    // Requests in several segments: segments per ACK, the longest request
+    // taken (a GetMulti of 255 + 255 GIDs needs 42), and how long the
+    // requester may go quiet before the transfer is ABORTed.
+    std::uint32_t rmpp_request_window = 16;
+    std::uint32_t rmpp_request_max_segments = 64;
+    std::chrono::milliseconds rmpp_request_timeout{2000};
     // Reports (InformInfo subscribers): resend interval and attempts.
     std::chrono::milliseconds report_timeout{500};
     unsigned report_retries = 3;
@@ -110,6 +124,8 @@ struct SaCounters {
     std::uint64_t rmpp_segments = 0;  // DATA segments sent, resends included
     std::uint64_t rmpp_completed = 0;
     std::uint64_t rmpp_aborted = 0;
+    std::uint64_t rmpp_requests = 0;         // multi-segment requests reassembled and answered
+    std::uint64_t rmpp_requests_aborted = 0; // ... given up (bad segment, too long, requester quiet)
     std::uint64_t reports_sent = 0;   // every attempt
     std::uint64_t reports_acked = 0;
     std::uint64_t reports_failed = 0; // retries spent without ReportResp
@@ -155,6 +171,7 @@ public:
     // Tests: whether the SM is busy sweeping (default: SMPs in flight).
     void set_busy_probe(std::function<bool()> busy) { busy_ = std::move(busy); }
     std::size_t transfers_in_flight() const { return transfers_.size(); }
+    std::size_t requests_in_flight() const { return requests_.size(); }
     std::size_t reports_in_flight() const { return reports_.size(); }
 
     // For tests and fuzzers: handles one received MAD as the transport would.
@@ -175,6 +192,15 @@ private:
         {
         }
     };
+    struct Incoming {
+        mad::GsiAddress from;
+        mad::sa::RmppReceiver receiver;
+        boost::asio::steady_timer timer;
+        Incoming(boost::asio::io_context& io, mad::GsiAddress a, mad::sa::RmppReceiver r)
+            : from(a), receiver(std::move(r)), timer(io)
+        {
+        }
+    };
     struct Report {
         mad::GsiAddress to;
         mad::sa::Mad mad;
@@ -183,7 +209,10 @@ private:
     };
     using TransferKey = std::pair<std::uint16_t, std::uint64_t>; // requester LID, TID
 
-    void on_request(const mad::RawReceive& r, const mad::sa::SaHeader& h);
+    // `data`: the request's data area (one MAD's, or a reassembled request's).
+    void on_request(const mad::RawReceive& r, const mad::sa::SaHeader& h, std::span<const std::uint8_t> data);
+    void on_request_segment(const mad::RawReceive& r, const mad::sa::SaHeader& h);
+    void arm_request(const TransferKey& key);
     void on_rmpp_control(const mad::RawReceive& r, const mad::sa::SaHeader& h);
     void on_response(const mad::sa::SaHeader& h);
     void answer_error(const mad::RawReceive& r, const mad::sa::SaHeader& h, std::uint16_t status);
@@ -205,6 +234,7 @@ private:
     SnapshotPtr snapshot_;
     std::map<std::uint16_t, Registration> handlers_;
     std::map<TransferKey, std::unique_ptr<Transfer>> transfers_;
+    std::map<TransferKey, std::unique_ptr<Incoming>> requests_;
     std::map<std::uint64_t, Report> reports_;
     std::uint64_t next_report_tid_ = 1;
     std::function<bool()> busy_;

@@ -4,37 +4,56 @@
 
 namespace ibsm::mad::sa {
 
-RmppSender::RmppSender(const SaHeader& header, std::vector<std::uint8_t> payload, unsigned retries)
-    : header_(header), payload_(std::move(payload)), retries_(retries)
+namespace {
+
+std::vector<std::uint8_t> encoded(const SaHeader& h)
 {
-    count_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>((payload_.size() + data_size - 1) / data_size));
+    const Mad m = make_mad(h);
+    return std::vector<std::uint8_t>(m.begin(), m.begin() + header_size);
+}
+
+} // namespace
+
+RmppSender::RmppSender(const SaHeader& header, std::vector<std::uint8_t> payload, unsigned retries)
+    : RmppSender(std::span<const std::uint8_t>(encoded(header)), std::move(payload), retries)
+{
+}
+
+RmppSender::RmppSender(std::span<const std::uint8_t> header, std::vector<std::uint8_t> payload, unsigned retries)
+    : header_(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(header.size(), 36, mad_size))),
+      payload_(std::move(payload)), retries_(retries)
+{
+    header_.resize(std::max<std::size_t>(header_.size(), 36), 0);
+    chunk_ = mad_size - header_.size();
+    if (chunk_ == 0) chunk_ = 1; // a header filling the MAD: nothing sensible to carry, but no division by zero
+    count_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>((payload_.size() + chunk_ - 1) / chunk_));
 }
 
 Mad RmppSender::segment(std::uint32_t n) const
 {
-    SaHeader h = header_;
-    h.rmpp.version = 1;
-    h.rmpp.type = RmppType::data;
-    h.rmpp.resp_time = 0x1f;
-    h.rmpp.flags = rmpp_flag::active;
-    h.rmpp.status = 0;
-    h.rmpp.data1 = n;
-    h.rmpp.data2 = 0;
-    // PayloadLength counts the SA fields (20 bytes) of every segment plus
-    // the data: the whole transfer on the first segment, what the last one
-    // holds on the last (the Linux receiver computes the length from it).
-    const std::size_t pad = std::size_t{count_} * data_size - payload_.size();
+    RmppHeader r{1, RmppType::data, 0x1f, rmpp_flag::active, 0, n, 0};
+    // PayloadLength counts the bytes after the RMPP header of every segment
+    // (the SA fields and the data): the whole transfer on the first segment,
+    // what the last one holds on the last (the Linux receiver computes the
+    // length from it).
+    const std::size_t pad = std::size_t{count_} * chunk_ - payload_.size();
     if (n == 1) {
-        h.rmpp.flags |= rmpp_flag::first;
-        h.rmpp.data2 = static_cast<std::uint32_t>(std::size_t{count_} * rmpp_segment_payload - pad);
+        r.flags |= rmpp_flag::first;
+        r.data2 = static_cast<std::uint32_t>(std::size_t{count_} * rmpp_segment_payload - pad);
     }
     if (n == count_) {
-        h.rmpp.flags |= rmpp_flag::last;
-        h.rmpp.data2 = static_cast<std::uint32_t>(rmpp_segment_payload - pad);
+        r.flags |= rmpp_flag::last;
+        r.data2 = static_cast<std::uint32_t>(rmpp_segment_payload - pad);
     }
-    const std::size_t from = std::size_t{n - 1} * data_size;
-    const std::size_t len = from < payload_.size() ? std::min(data_size, payload_.size() - from) : 0;
-    return make_mad(h, std::span<const std::uint8_t>(payload_.data() + std::min(from, payload_.size()), len));
+    Mad m{};
+    std::copy(header_.begin(), header_.end(), m.begin());
+    write_rmpp(m, r);
+    const std::size_t from = std::size_t{n - 1} * chunk_;
+    if (from < payload_.size()) {
+        const std::size_t len = std::min(chunk_, payload_.size() - from);
+        std::copy_n(payload_.begin() + static_cast<std::ptrdiff_t>(from), len, m.begin() + static_cast<std::ptrdiff_t>(header_.size()));
+    }
+    return m;
 }
 
 std::vector<std::uint32_t> RmppSender::take_sendable()
@@ -79,15 +98,10 @@ bool RmppSender::on_timeout()
 
 Mad RmppSender::abort_mad(std::uint8_t rmpp_status) const
 {
-    SaHeader h = header_;
-    h.rmpp.version = 1;
-    h.rmpp.type = RmppType::abort;
-    h.rmpp.resp_time = 0x1f;
-    h.rmpp.flags = rmpp_flag::active;
-    h.rmpp.status = rmpp_status;
-    h.rmpp.data1 = 0;
-    h.rmpp.data2 = 0;
-    return make_mad(h);
+    Mad m{};
+    std::copy(header_.begin(), header_.end(), m.begin());
+    write_rmpp(m, RmppHeader{1, RmppType::abort, 0x1f, rmpp_flag::active, rmpp_status, 0, 0});
+    return m;
 }
 
 } // namespace ibsm::mad::sa

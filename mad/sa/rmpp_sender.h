@@ -1,6 +1,7 @@
-// The sending side of RMPP (IBA 13.6.3.2) for the SA's multi-packet answers:
-// segments a payload, hands out the segments a receiver's window allows, and
-// moves on with its ACKs; rewinds on a timeout and gives up after `retries`.
+// The sending side of RMPP (IBA 13.6.3.2) for the SA's multi-packet answers
+// and for the ibsim preload (ibsim_rmpp/): segments a payload, hands out the
+// segments a receiver's window allows, and moves on with its ACKs; rewinds
+// on a timeout and gives up after `retries`.
 //
 // Why ours: umad2sim has no RMPP, and the kernel's only helps agents that
 // register with an RMPP version; the SA registers without one and does the
@@ -8,10 +9,12 @@
 // state, no clock: the SA agent owns the timer and calls on_timeout(), which
 // makes the windows and retries testable packet by packet.
 //
-// Data structures: the header every segment repeats (MAD + SA fields), the
-// payload, and four counters: last_acked (highest segment the receiver
+// Data structures: the header every segment repeats (the class's header up
+// to its data: MAD + RMPP + SA fields for the SA, 56 bytes; see
+// rmpp_data_offset), the payload, and four counters: last_acked (highest segment the receiver
 // confirmed in order), window_last (highest it allows), next (next segment
-// to send), highest_sent. Segment n carries payload bytes [(n-1)*200, n*200).
+// to send), highest_sent. Segment n carries payload bytes [(n-1)*d, n*d),
+// d = 256 - header length (200 for the SA).
 //
 // Algorithm: the window starts at one segment (the receiver's first ACK
 // names the real one). An ACK of segment s with NewWindowLast w: s below
@@ -22,9 +25,11 @@
 #pragma once
 
 #include "mad/sa/sa_mad.h"
+#include "mad/sa/rmpp_wire.h"
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace ibsm::mad::sa {
@@ -35,6 +40,10 @@ public:
     // AttributeOffset); RMPP fields are filled per segment. `payload`: the
     // records back to back at AttributeOffset spacing (may be empty).
     RmppSender(const SaHeader& header, std::vector<std::uint8_t> payload, unsigned retries = 3);
+    // Any RMPP class: `header` is the first rmpp_data_offset(class) bytes of
+    // the MAD as the client wrote it (24..255 bytes; its RMPP fields are
+    // replaced per segment).
+    RmppSender(std::span<const std::uint8_t> header, std::vector<std::uint8_t> payload, unsigned retries = 3);
 
     std::uint32_t segment_count() const { return count_; }
     // Segment n (1..segment_count) as sent: DATA, Active, First on 1, Last
@@ -60,7 +69,8 @@ public:
     unsigned timeouts() const { return timeouts_; }
 
 private:
-    SaHeader header_;
+    std::vector<std::uint8_t> header_; // the bytes every segment starts with
+    std::size_t chunk_ = data_size;    // payload bytes per segment
     std::vector<std::uint8_t> payload_;
     std::uint32_t count_ = 1;
     std::uint32_t last_acked_ = 0;

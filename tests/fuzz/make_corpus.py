@@ -138,6 +138,23 @@ for path in sorted((data / "sa").glob("*.txt")):
             seed("sa", path.stem + "-answer", record(bytes.fromhex(l[4:])))
 seed("sa", "all-queries", sa_stream)
 
+# The RMPP harness (fuzz_rmpp.cpp): window 4, up to 32 segments; a whole
+# 3-segment transfer, a resend, a gap, an ACK of the endpoint's own
+# transfer, and a timeout in the middle of one.
+def rmpp_seg(seg, flags, length, tid_bit=0):
+    return bytes([1 | tid_bit, seg, flags, length >> 8, length & 0xff])
+
+
+def rmpp_ack(seg, win):
+    return bytes([3, 0, seg >> 8, seg & 0xff, win >> 8, win & 0xff])
+
+
+seed("rmpp", "whole", bytes([3, 31]) + rmpp_seg(1, 2, 660) + rmpp_seg(2, 0, 0) + rmpp_seg(3, 4, 220))
+seed("rmpp", "resend-gap", bytes([1, 31]) + rmpp_seg(1, 2, 500) + rmpp_seg(1, 2, 500) + rmpp_seg(3, 4, 60)
+     + rmpp_seg(2, 0, 0) + rmpp_seg(3, 4, 60, 4))
+seed("rmpp", "acks-timeout", bytes([7, 7]) + rmpp_ack(1, 3) + rmpp_ack(3, 5) + rmpp_seg(1, 2, 0) + bytes([2])
+     + rmpp_ack(5, 5))
+
 # The multicast harness: OpenSM's answers to IPoIB joins (tests/data/mcast)
 # as join, Get and leave operations of fuzz_mcast.cpp (63-byte records).
 def mcast_op(method, requester, mask, record):

@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
     harnesses=(node_info node_description port_info switch_info lft sl2vl vl_arbitration sm_info notice
-               transport netfile lft_dump sl_file path_file config sa mcast control)
+               transport netfile lft_dump sl_file path_file config sa mcast control rmpp)
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-fuzz.XXXXXX")
@@ -32,6 +32,7 @@ max_len() {
         notice) echo 96 ;;          # an 80-byte Notice and a little more
         transport|sa) echo 2048 ;;  # several MAD records
         mcast) echo 1024 ;;         # 16 MCMemberRecord operations
+        rmpp) echo 1024 ;;          # a few raw MADs or dozens of built segments
         netfile|lft_dump|sl_file|path_file|config|control) echo 8192 ;;
         *) echo 96 ;;               # a 64-byte SMP data field and a little more
     esac

@@ -2,10 +2,10 @@
 # `meson install --destdir` lays out exactly what an operator needs
 # (the install layout), and a second install keeps an edited configuration.
 #
-# usage: install_layout.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR UNITDIR MANDIR COMPLETIONSDIR
+# usage: install_layout.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR UNITDIR MANDIR COMPLETIONSDIR LIBDIR
 # (absolute install paths, as meson.build computed them)
 set -euo pipefail
-BUILD=$(realpath "$1"); PREFIX=$2; SBINDIR=$3; BINDIR=$4; SYSCONFDIR=$5; UNITDIR=$6; MANDIR=$7; COMPLETIONSDIR=$8
+BUILD=$(realpath "$1"); PREFIX=$2; SBINDIR=$3; BINDIR=$4; SYSCONFDIR=$5; UNITDIR=$6; MANDIR=$7; COMPLETIONSDIR=$8; LIBDIR=$9
 fail() { echo "FAIL: $*" >&2; exit 1; }
 DEST=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-install.XXXXXX")
 trap 'rm -rf "$DEST"' EXIT
@@ -22,7 +22,8 @@ expected=$(printf '%s\n' \
     "$MANDIR/man1/ibsm.1" \
     "$MANDIR/man5/ibsmd.yaml.5" \
     "$COMPLETIONSDIR/ibsmd" \
-    "$COMPLETIONSDIR/ibsm" | sort)
+    "$COMPLETIONSDIR/ibsm" \
+    "$LIBDIR/ibsmd/libibsim-rmpp.so" | sort)
 actual=$(cd "$DEST" && find . -type f -o -type l | sed 's|^\.||' | sort)
 if [ "$expected" != "$actual" ]; then
     diff <(echo "$expected") <(echo "$actual") >&2 || true

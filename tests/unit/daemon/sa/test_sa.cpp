@@ -680,6 +680,92 @@ TEST_CASE("RMPP: a lost window is resent after the timeout, and the transfer abo
     CHECK(ab[0].h().rmpp.status == sa::rmpp_status::seg_num_too_big);
 }
 
+TEST_CASE("RMPP requests: a GetMulti in two segments is ACKed, reassembled and answered; bad or quiet ones abort", "[sa][agent][rmpp]")
+{
+    Subnet n;
+    auto settings = Agent::fast();
+    settings.rmpp_request_timeout = std::chrono::milliseconds(20);
+    Agent a(settings);
+    a.agent.publish(n.snap);
+    a.agent.handle(sa::attr::multipath_record, sa::path_record_size, {sa::method::get_multi},
+                   daemon::sa_multipath_records);
+    // One SGID and twelve DGIDs: 32 + 13 x 16 = 240 bytes, two segments.
+    sa::MultiPathRecord m;
+    m.sgids = {sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x100))).guid)};
+    for (int i = 0; i < 6; ++i) {
+        m.dgids.push_back(sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x300))).guid));
+        m.dgids.push_back(sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x400))).guid));
+    }
+    Req req(sa::method::get_multi, sa::attr::multipath_record, sa::mpr_mask::sgid_count | sa::mpr_mask::dgid_count);
+    req.h.tid = 0x51;
+    const auto payload = sa::encode(m);
+    REQUIRE(payload.size() == 240);
+    sa::RmppSender client(req.h, payload);
+    REQUIRE(client.segment_count() == 2);
+
+    a.agent.on_mad(received(client.segment(1)));
+    auto sent = a.port.take();
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].h().method == sa::method::get_multi_resp);
+    CHECK(sent[0].h().rmpp.type == sa::RmppType::ack);
+    CHECK(sent[0].h().rmpp.data1 == 1);
+    CHECK(sent[0].h().rmpp.data2 == 1 + settings.rmpp_request_window);
+    // The requester missed that ACK and resends: ACKed again, taken once.
+    a.agent.on_mad(received(client.segment(1)));
+    sent = a.port.take();
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].h().rmpp.data1 == 1);
+
+    a.agent.on_mad(received(client.segment(2)));
+    sent = a.port.take();
+    REQUIRE(sent.size() == 2);
+    CHECK(sent[0].h().rmpp.type == sa::RmppType::ack);
+    CHECK(sent[0].h().rmpp.data1 == 2);
+    // The answer: 12 pairs x 1 path = 12 PathRecords of 64 bytes, 4 segments.
+    const auto answer = sent[1].h();
+    CHECK(answer.method == sa::method::get_multi_resp);
+    CHECK(answer.status == sa::status::ok);
+    CHECK(answer.tid == 0x51);
+    CHECK(answer.rmpp.type == sa::RmppType::data);
+    CHECK(answer.rmpp.data2 == 4 * 220 - (800 - 12 * 64));
+    CHECK(a.agent.counters().rmpp_requests == 1);
+    a.agent.on_mad(received(ack(answer, 1, 4)));
+    CHECK(a.port.take().size() == 3);
+    a.agent.on_mad(received(ack(answer, 4, 4)));
+    CHECK(a.agent.counters().rmpp_completed == 1);
+    a.wait(std::chrono::milliseconds(40)); // the finished request is forgotten
+    CHECK(a.agent.requests_in_flight() == 0);
+
+    // Segment 1 again, now without the First flag: ABORT, inconsistent First.
+    // (Segment 2 with First would be First|Last: a request of its own.)
+    a.agent.on_mad(received(client.segment(1), Lid(60)));
+    a.port.take();
+    auto bad = client.segment(1);
+    bad[26] = static_cast<std::uint8_t>(bad[26] & ~sa::rmpp_flag::first);
+    a.agent.on_mad(received(bad, Lid(60)));
+    sent = a.port.take();
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].to.lid == Lid(60));
+    CHECK(sent[0].h().rmpp.type == sa::RmppType::abort);
+    CHECK(sent[0].h().rmpp.status == sa::rmpp_status::inconsistent_first);
+    CHECK(a.agent.requests_in_flight() == 0);
+
+    // A requester that goes quiet after segment 1: ABORT, total time too long.
+    a.agent.on_mad(received(client.segment(1), Lid(61)));
+    a.port.take();
+    a.wait(std::chrono::milliseconds(40));
+    sent = a.port.take();
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].h().rmpp.type == sa::RmppType::abort);
+    CHECK(sent[0].h().rmpp.status == sa::rmpp_status::total_time_too_long);
+    CHECK(a.agent.counters().rmpp_requests_aborted == 2);
+    CHECK(a.agent.counters().rmpp_requests == 1);
+
+    // A segment of no request (2 before 1) is dropped.
+    a.agent.on_mad(received(client.segment(2), Lid(62)));
+    CHECK(a.port.take().empty());
+}
+
 TEST_CASE("ServiceRecords: Set, Get by mask, Delete, and leases that end", "[sa][service]")
 {
     Subnet n;
