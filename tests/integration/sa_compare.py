@@ -25,13 +25,14 @@ FIELD_RULES = {
     # ClassPortInfo: what each SA supports (IBA 15.2.2 table 194).
     ("cpi", r"^Capability mask$"): "capabilities: OpenSM sets IsSubnetOptionalRecordSupported etc., ibsmd what it serves",
     ("cpi", r"^Capability mask 2$"): "capabilities: each SA's own CapabilityMask2 bits",
-    # PortInfo the SM set and keeps vs what OpenSM read back from ibsim,
-    # which keeps only part of a Set (DEVELOPERS.md, "ibsim keeps only part").
-    ("pir", r"^MkeyLeasePeriod:$"): "M_Key lease: ibsmd's setting (ibsim keeps none)",
-    ("pir", r"^SubnetTimeout:$"): "subnet timeout: ibsmd's setting, ibsim keeps 31",
-    ("pir", r"^RespTimeVal:$"): "response time: as each SM last read or set it",
-    ("pir", r"^VLStallCount:$"): "VLStallCount: as each SM last read or set it",
-    ("pir", r"^HoqLife:$"): "HOQLife: ibsmd's setting (sm.head_of_queue_lifetime)",
+    # saquery prints SwitchInfo's MulticastFDBTop only when the SA's
+    # CapabilityMask2 has IsMulticastFDBTopSupported; ibsmd does not set
+    # MulticastFDBTop (its MFTs are sized by the groups), so it does not
+    # claim the bit.
+    ("swir", r"^MulticastFDBTop$"): "MulticastFDBTop: printed for OpenSM's IsMulticastFDBTopSupported only",
+    # OpenSM's SMInfoRecord never carries its SM_Key; ibsmd shows it to a
+    # requester that presented it (trusted), IBA 15.2.5.13.
+    ("smir_key", r"^SM_Key$"): "SM_Key: OpenSM never shows it, ibsmd to trusted requesters",
 }
 
 # Whole fields of a type whose content is compared with the ports instead
@@ -50,6 +51,10 @@ TABLE_CONTENT = {
 # answer under umad2sim (no RMPP), and the two SAs list pairs in different
 # orders (OpenSM walks destinations outermost); sa_vs_opensm.sh checks that
 # ibsmd answers it.
+# Bytes between records in an answer (AttributeOffset * 8).
+RECORD_BYTES = {"lr": 8, "iir": 64, "pir": 72, "gir": 72, "lftr": 72, "pktr": 72, "vlar": 72, "mftr": 72,
+                "mcmr": 56, "sl2vl": 16, "nr": 112, "pr": 64, "sr": 176, "swir": 24, "smir": 32, "smir_key": 32}
+
 AUX = re.compile(r"^(ibnetdiscover_p|dump_fts|smp_.*|sr_set|ii_set|pr_all)$")
 
 
@@ -81,7 +86,7 @@ def parse(path):
             elif line.startswith("\t") and not line.startswith("\t\t") and s.endswith(("dump:", "RID")):
                 continue  # sub-headers: "\tPortInfo dump:", "\tRID"
             else:
-                m = re.match(r"^(.+?)(\.{2,}|:\.+|\s*:\s)(.*)$", s)
+                m = re.match(r"^(.+?)(\.{2,}|:\.+|\s*:\s*)(.*)$", s)
                 if m:
                     key, val = m.group(1).strip(), m.group(3).strip()
                     if m.group(2).startswith(":."):  # PortInfo's "Name:....value"
@@ -93,6 +98,16 @@ def parse(path):
             counts[key] = n + 1
             cur.append((key if n == 0 else "%s#%d" % (key, n), val))
     return [r for r in records if r]
+
+
+def zero_record(rec):
+    """Every value of the record is zero (labels and withheld keys aside)."""
+    # saquery's renderings of 0 (PortInfo: "undefined (0)", "?(0)", "No
+    # change", "NoChange", "Extended speed"...) and its labels.
+    zero = re.compile(r"^((0x)?0+|::|RID|.*dump:|<not displayed>|undefined \(0\).*|\?\(0\)|no ?change|"
+                      r"(no )?extended speed|LFT:|LID\tPort Number)$", re.I)
+    labels = ("SL", "SL#1")  # SL2VL's and VLArb's header rows: "0| 1| 2|..."
+    return all(zero.match(v) or re.fullmatch(r"[0x\s|]*", v) or k in labels or v == "PKey Table:" for k, v in rec)
 
 
 def qtype(name):
@@ -123,12 +138,40 @@ def compare(osm_dir, ib_dir):
             problems.append("%s: not asked of ibsmd" % name)
             continue
         a, b = parse(os.path.join(osm_dir, name + ".txt")), parse(p_ib)
+        if t == "vlar" and a and not b and all(record_vlarb(r)[1] and not any(w for _, w in record_vlarb(r)[1])
+                                               for r in a):
+            # A block past the port's VLArbLowCap/HighCap (8 entries on
+            # ibsim: blocks 2 and 4 hold none): OpenSM lists it empty for
+            # every port, ibsmd lists the blocks the port implements.
+            why = "vlar: blocks past the port's arbitration capacity: OpenSM lists them empty, ibsmd not"
+            excused[why] = excused.get(why, 0) + 1
+            continue
+        size = RECORD_BYTES.get(t, 200)
+        if len(b) > len(a) and all(zero_record(r) or (i * size < 200 and i * size + size > 168)
+                                   for i, r in enumerate(b) if i >= len(a)):
+            # umad2sim (no RMPP): ibsmd's one-segment GetTableResp is a
+            # whole 256-byte MAD, as on the wire, and saquery counts
+            # 200 / AttributeOffset records in it, the trailing ones zero
+            # (LID 0, GID ::) but for data bytes 168..199, which umad2sim
+            # fills with garbage (DEVELOPERS.md); OpenSM writes a datagram
+            # only as long as its records. RMPP's PayloadLength says the
+            # true count.
+            why = "%s: trailing zero records of a 256-byte answer (saquery under umad2sim)" % t
+            excused[why] = excused.get(why, 0) + 1
+            b = b[:len(a)]
         if len(a) != len(b):
             problems.append("%s: OpenSM %d record(s), ibsmd %d\n  OpenSM: %s\n  ibsmd:  %s" %
                             (name, len(a), len(b), a[:1], b[:1]))
             continue
         for i, (ra, rb) in enumerate(zip(a, b)):
             da, db = dict(ra), dict(rb)
+            if t == "pir" and da.get("LinkWidthActive:") == "undefined (0)" and da.get("LocalPort:") == "0":
+                # A switch port without a link: OpenSM reads no PortInfo
+                # there and answers its zeroed copy; ibsmd the PortInfo
+                # discovery read from the port.
+                why = "pir: switch ports without a link: OpenSM answers zeros it never read, ibsmd what the port said"
+                excused[why] = excused.get(why, 0) + 1
+                continue
             for key in sorted(set(da) | set(db)):
                 va, vb = da.get(key), db.get(key)
                 if va == vb:
@@ -213,6 +256,8 @@ def check_ports(ib_dir):
             smp = os.path.join(ib_dir, "smp_sl2vl_%s%s.txt" % (lid, "_" + out_port if out_port else ""))
             held = smp_sl2vl(smp) if os.path.exists(smp) else {}
             for rec in recs:
+                if dict(rec).get("LID") != lid:
+                    continue  # a trailing zero record (see compare())
                 i, o, vls = record_sl2vl(rec)
                 want = held.get((i, o)) if out_port else next(iter(held.values()), None)
                 checked += 1
@@ -229,6 +274,8 @@ def check_ports(ib_dir):
                 smp = os.path.join(ib_dir, "smp_vlarb_%s.txt" % lid)
             held = smp_vlarb(smp)
             for rec in recs:
+                if dict(rec).get("LID") != lid:
+                    continue  # a trailing zero record (see compare())
                 block, entries = record_vlarb(rec)
                 table = held.get("low" if block in (1, 2) else "high", [])
                 part = table[(0 if block in (1, 3) else 32):][:32]
@@ -258,6 +305,8 @@ def check_ports(ib_dir):
             continue
         lid = int(m.group(1))
         for rec in parse(os.path.join(ib_dir, n)):
+            if dict(rec).get("LID") != str(lid):
+                continue  # a trailing zero record (see compare())
             for key, val in rec:
                 k = re.match(r"^lft\[(\d+)\]$", key)
                 if not k:
