@@ -19,9 +19,10 @@
 // becomes a record under the endport's base LID, kept when its selected
 // components equal the query's (component_mask.h).
 //
-// Trust (sa_trust.h): P_KeyTableRecords go to trusted requesters only
-// (IBA 15.4.1, C15-0.2-1.x: "P_KeyTableRecords shall only be provided in
-// response to trusted requests"); the others to anyone.
+// Trust (sa_trust.h): P_KeyTableRecords go to trusted requesters only (IBA
+// 1.2.1 p. 922, with P_KeyTableRecord: "shall only be provided in response
+// to trusted requests"; OpenSM's osm_sa_pkey_record.c cites the same page);
+// the others to anyone.
 #pragma once
 
 #include "daemon/sa/sa_agent.h"
