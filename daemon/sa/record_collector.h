@@ -38,6 +38,9 @@ public:
         return static_cast<std::uint16_t>(query_[byte] << 8 | query_[byte + 1]);
     }
     std::uint8_t query_u8(std::size_t byte) const { return query_[byte]; }
+    // Rewrites one byte of the query (a component a CA's record fills by
+    // itself, whatever was asked); the caller restores it.
+    void set_query_u8(std::size_t byte, std::uint8_t v) { query_[byte] = v; }
 
     // When the query's LID (16 bits at `byte`) is selected: the port owning
     // it, with the query rewritten to the port's base LID. nullopt: no LID

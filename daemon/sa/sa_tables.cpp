@@ -3,6 +3,9 @@
 #include "daemon/program/pkey_programmer.h"
 #include "daemon/sa/record_collector.h"
 
+#include <utility>
+#include <vector>
+
 namespace ibsm::daemon {
 
 using namespace sa_detail;
@@ -23,6 +26,32 @@ void for_ports(const topology::Fabric& f, PortRef endport, std::optional<unsigne
         if (!asked || *asked == p) each(static_cast<std::uint8_t>(p));
 }
 
+// For one CA endport: the query's port components set to what the CA's
+// record holds (so a query naming another port still finds it, as OpenSM
+// answers), restored when the endport is done.
+class CaPortQuery {
+public:
+    using Bytes = std::vector<std::pair<std::size_t, std::uint8_t>>;
+    CaPortQuery(Collector& c, Bytes bytes) : c_(c), bytes_(std::move(bytes))
+    {
+        for (auto& [byte, v] : bytes_) {
+            const auto old = c_.query_u8(byte);
+            c_.set_query_u8(byte, v);
+            v = old;
+        }
+    }
+    ~CaPortQuery()
+    {
+        for (const auto& [byte, v] : bytes_) c_.set_query_u8(byte, v);
+    }
+    CaPortQuery(const CaPortQuery&) = delete;
+    CaPortQuery& operator=(const CaPortQuery&) = delete;
+
+private:
+    Collector& c_;
+    Bytes bytes_;
+};
+
 } // namespace
 
 SaAnswer sa_sl2vl_records(const SaRequest& req)
@@ -38,9 +67,11 @@ SaAnswer sa_sl2vl_records(const SaRequest& req)
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
         const auto& n = f.node(endport.node);
         if (!n.is_switch()) {
-            // A CA's in and out are reserved (0): a query naming others
-            // finds nothing, as the component match says.
+            // A CA's in and out are reserved (0) and the query's ignored
+            // (osmtest asks a CA's table with ports it made up; OpenSM
+            // answers it, osm_sa_slvl_record.c).
             if (c.enough()) return;
+            const CaPortQuery keep(c, {{2, 0}, {3, 0}});
             if (auto t = held->sl2vl_of(n.guid, false, 0, endport.port.value()))
                 c.offer(sa::encode(sa::Sl2VlRecord{lid, 0, 0, *t}));
             return;
@@ -66,6 +97,10 @@ SaAnswer sa_vlarb_records(const SaRequest& req)
     const std::optional<unsigned> port = c.selects(1) ? std::optional<unsigned>(c.query_u8(2)) : std::nullopt;
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
         const Guid guid = f.node(endport.node).guid;
+        // A CA's record names its own port whatever port the query gave
+        // (OpenSM's osm_sa_vlarb_record.c: "we must be looking on port 0").
+        const CaPortQuery keep(c, f.node(endport.node).is_switch() ? CaPortQuery::Bytes{}
+                                                                   : CaPortQuery::Bytes{{2, endport.port.value()}});
         for_ports(f, endport, port, [&](std::uint8_t p) {
             for (const auto& b : held->vlarb_of(guid, p)) {
                 if (c.enough()) return;
@@ -87,6 +122,9 @@ SaAnswer sa_pkey_table_records(const SaRequest& req)
     const auto& f = fabric_of(req);
     const std::optional<unsigned> port = c.selects(2) ? std::optional<unsigned>(c.query_u8(4)) : std::nullopt;
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
+        // As VLArb: a CA's record names its own port (osm_sa_pkey_record.c).
+        const CaPortQuery keep(c, f.node(endport.node).is_switch() ? CaPortQuery::Bytes{}
+                                                                   : CaPortQuery::Bytes{{4, endport.port.value()}});
         for_ports(f, endport, port, [&](std::uint8_t p) {
             const auto blocks = pkey_blocks_of(req.snapshot.found, *partitions, PortRef{endport.node, PortNum(p)});
             if (!blocks) return;

@@ -323,3 +323,38 @@ TEST_CASE("PathRecord GetTable naming neither end: every pair of endports (saque
     CHECK(Req(sa::method::get, sa::attr::path_record, 0).run(*n.snap, daemon::sa_path_records).status ==
           sa::status::insufficient_components);
 }
+
+TEST_CASE("a CA's tables records answer whatever port the query names (osmtest's, OpenSM's way)", "[sa][tables]")
+{
+    Tables n(true);
+    const Lid h1 = n.lid_of(n.t.h1);
+    // osmtest -f q asks VLArb of LID/port 0 for a CA: its port 1's blocks.
+    const auto va = Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
+                        .put(0, 2, h1.value())
+                        .put(2, 1, 0)
+                        .run(*n.snap, daemon::sa_vlarb_records);
+    REQUIRE(va.records.size() == 2);
+    CHECK(sa::decode_vlarb_record(va.records[0])->port == 1);
+    // SL2VL with made-up input and output ports.
+    const auto sl = Req(sa::method::get, sa::attr::slvl_record, 1 | 2 | 4)
+                        .put(0, 2, h1.value())
+                        .put(2, 1, 5)
+                        .put(3, 1, 6)
+                        .run(*n.snap, daemon::sa_sl2vl_records);
+    REQUIRE(sl.records.size() == 1);
+    CHECK(sa::decode_sl2vl_record(sl.records[0])->out_port == 0);
+    // P_Keys of port 0 of a CA: its port's.
+    const auto pk = Req(sa::method::get, sa::attr::pkey_table_record, 1 | 4)
+                        .put(0, 2, h1.value())
+                        .put(4, 1, 0)
+                        .with_key()
+                        .run(*n.snap, daemon::sa_pkey_table_records);
+    REQUIRE(pk.records.size() == 1);
+    CHECK(sa::decode_pkey_table_record(pk.records[0])->port == 1);
+    // A switch's port still selects: VLArb of switch port 0 has none, and
+    // the query's port 0 is no CA's record when no LID narrows it.
+    CHECK(Req(sa::method::get_table, sa::attr::vlarb_record, 2)
+              .put(2, 1, 0)
+              .run(*n.snap, daemon::sa_vlarb_records)
+              .records.size() == 2 * 4);
+}
