@@ -119,7 +119,10 @@ sleep 1
 osm_lid=$(judge sminfo | sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p')
 [ -n "$osm_lid" ] || fail "no SM LID from sminfo under OpenSM"
 queries "$OUT/opensm" "$osm_lid"
+# OpenSM under umad2sim may not leave on SIGTERM (DEVELOPERS.md): 5 s, then KILL.
 kill "$OSM_PID"
+for _ in $(seq 1 50); do kill -0 "$OSM_PID" 2> /dev/null || break; sleep 0.1; done
+kill -9 "$OSM_PID" 2> /dev/null || true
 wait "$OSM_PID" 2> /dev/null || true
 OSM_PID=""
 
