@@ -20,6 +20,7 @@
 #include "daemon/sa/sa_paths.h"
 #include "daemon/sa/sa_records.h"
 #include "daemon/sa/sa_services.h"
+#include "daemon/sa/sa_tables.h"
 #include "daemon/service/discover_only.h"
 #include "daemon/service/log_setup.h"
 #include "daemon/service/mkey_rotation.h"
@@ -62,6 +63,7 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     daemon::SaAgent sa(io, transport, daemon::sa_settings(cfg));
     daemon::register_fabric_records(sa, [&] { return responder.current(); });
     daemon::register_path_records(sa);
+    daemon::register_table_records(sa);
     daemon::ServiceRecords services;
     services.register_with(sa);
     daemon::InformRegistry inform(sa);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "daemon/core/vl_tables_held.h"
 #include "health/port_health.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
@@ -65,6 +66,10 @@ struct SubnetSnapshot {
     // sl_vl->host_sl(level SL, routing SL) and the level's MTU and rate.
     std::shared_ptr<const qos::QosPolicy> qos_policy;
     std::shared_ptr<const qos::SlVlPlan> sl_vl;
+    // The SL2VL and VLArb tables the VL programmer wrote or found in place
+    // for this generation (null or empty: none; ports it left alone keep
+    // tables the SM never read, and the SA names none for them).
+    std::shared_ptr<const VlTablesHeld> vl_tables;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

@@ -57,6 +57,13 @@ public:
                                               const SwitchMasks& masks, Lid top);
     // A switch whose tables are unknown again (reset, replaced).
     void forget(Guid switch_guid) { confirmed_.erase(switch_guid); }
+    // What a switch's SetResps confirmed, per (block, position); null when
+    // nothing was sent to it (the SA's MulticastForwardingTableRecords).
+    const mcast::ConfirmedMft* confirmed(Guid switch_guid) const
+    {
+        auto it = confirmed_.find(switch_guid);
+        return it == confirmed_.end() ? nullptr : &it->second;
+    }
 
 private:
     MftSettings settings_;

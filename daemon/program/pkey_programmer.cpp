@@ -9,44 +9,50 @@ namespace ibsm::daemon {
 
 using topology::PortRef;
 
+std::optional<std::vector<mad::PKeyTable>> pkey_blocks_of(const DiscoveryResult& found,
+                                                          const partition::Partitions& partitions, PortRef ref,
+                                                          std::size_t* dropped)
+{
+    const auto& f = found.fabric;
+    const auto& node = f.node(ref.node);
+    const std::uint8_t p = ref.port.value();
+    if (node.is_switch()) {
+        if (p == 0) return partition::table_blocks(partitions.keys_of(node.guid), node.partition_cap, dropped);
+        auto si = found.switch_info.find(ref.node);
+        const std::uint16_t enforce = si == found.switch_info.end() ? 0 : si->second.partition_enforcement_cap;
+        if (enforce == 0 || p > node.num_ports()) return std::nullopt;
+        auto far = f.remote(ref);
+        if (!far || f.node(far->node).is_switch()) return std::nullopt;
+        const auto& ca_port = f.port(*far);
+        if (!ca_port.known || ca_port.guid.is_zero()) return std::nullopt;
+        return partition::table_blocks(partitions.keys_of(ca_port.guid), enforce, dropped);
+    }
+    if (p == 0 || p > node.num_ports()) return std::nullopt;
+    const auto& port = f.port(ref);
+    // A CA answers only on ports the SM reaches: its own, or cabled.
+    if (!port.known || port.guid.is_zero() || (ref != found.sm_port && !f.remote(ref))) return std::nullopt;
+    return partition::table_blocks(partitions.keys_of(port.guid), node.partition_cap, dropped);
+}
+
 std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions)
 {
     std::vector<PKeyTarget> out;
     const auto& f = found.fabric;
-    auto add = [&](const topology::Node& node, std::uint8_t port, DrPath path, std::vector<std::uint16_t> keys,
-                   std::size_t capacity) {
-        PKeyTarget t;
-        t.node_guid = node.guid;
-        t.port = port;
-        t.path = path;
-        t.switch_node = node.is_switch();
-        t.blocks = partition::table_blocks(keys, capacity, &t.dropped);
-        t.name = node.guid.str() + (node.description.empty() ? "" : " (" + node.description + ")") + " port " +
-                 std::to_string(port);
-        out.push_back(std::move(t));
-    };
     for (auto id : f.node_ids()) {
         const auto& node = f.node(id);
-        if (node.is_switch()) {
-            add(node, 0, found.path_to(id), partitions.keys_of(node.guid), node.partition_cap);
-            auto si = found.switch_info.find(id);
-            const std::uint16_t enforce = si == found.switch_info.end() ? 0 : si->second.partition_enforcement_cap;
-            if (enforce == 0) continue;
-            for (std::uint8_t p = 1; p <= node.num_ports(); ++p) {
-                auto far = f.remote(PortRef{id, PortNum(p)});
-                if (!far || f.node(far->node).is_switch()) continue;
-                const auto& ca_port = f.port(*far);
-                if (!ca_port.known || ca_port.guid.is_zero()) continue;
-                add(node, p, found.path_to(id), partitions.keys_of(ca_port.guid), enforce);
-            }
-            continue;
-        }
-        for (std::uint8_t p = 1; p <= node.num_ports(); ++p) {
-            const PortRef ref{id, PortNum(p)};
-            const auto& port = f.port(ref);
-            // A CA answers only on ports the SM reaches: its own, or cabled.
-            if (!port.known || port.guid.is_zero() || (ref != found.sm_port && !f.remote(ref))) continue;
-            add(node, p, path_to_port(found, ref), partitions.keys_of(port.guid), node.partition_cap);
+        for (unsigned p = 0; p <= node.num_ports(); ++p) {
+            const PortRef ref{id, PortNum(static_cast<std::uint8_t>(p))};
+            PKeyTarget t;
+            auto blocks = pkey_blocks_of(found, partitions, ref, &t.dropped);
+            if (!blocks) continue;
+            t.node_guid = node.guid;
+            t.port = ref.port.value();
+            t.path = node.is_switch() ? found.path_to(id) : path_to_port(found, ref);
+            t.switch_node = node.is_switch();
+            t.blocks = std::move(*blocks);
+            t.name = node.guid.str() + (node.description.empty() ? "" : " (" + node.description + ")") + " port " +
+                     std::to_string(p);
+            out.push_back(std::move(t));
         }
     }
     return out;

@@ -67,6 +67,13 @@ struct PKeyTarget {
     std::string name;
 };
 
+// Pure: the blocks the programmer gives one port (see the header comment;
+// nullopt: it writes none there, as between switches), `dropped` as
+// partition::table_blocks counts them. The SA's P_KeyTableRecords ask it.
+std::optional<std::vector<mad::PKeyTable>> pkey_blocks_of(const DiscoveryResult& found,
+                                                          const partition::Partitions& partitions,
+                                                          topology::PortRef ref, std::size_t* dropped = nullptr);
+
 // Pure: the tables of every port of `found` (see the header comment).
 std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions);
 

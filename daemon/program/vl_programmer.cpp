@@ -238,6 +238,22 @@ mad::VlArbitrationTable default_vl_arbitration(bool high, unsigned operational_v
     return t;
 }
 
+VlTablesHeld held_vl_tables(const std::vector<TableWrite>& writes)
+{
+    VlTablesHeld held;
+    for (const auto& t : writes) {
+        if (t.attr == mad::attr::sl2vl_table) {
+            if (auto table = mad::decode_sl2vl_table(t.desired))
+                held.sl2vl.push_back({t.key.node, t.key.port, t.mod, *table});
+        } else if (t.attr == mad::attr::vl_arbitration) {
+            if (auto table = mad::decode_vl_arbitration(t.desired))
+                held.vlarb.push_back({t.key.node, t.key.port, static_cast<std::uint8_t>(t.mod >> 16), *table});
+        }
+    }
+    held.sort();
+    return held;
+}
+
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left,
                                        std::uint64_t* ports_left)

@@ -63,6 +63,7 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "daemon/core/vl_tables_held.h"
 #include "daemon/program/port_programmer.h"
 #include "daemon/core/smp_ops.h"
 #include "mad/sl2vl_table.h"
@@ -156,6 +157,9 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
 std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                        unsigned vls_needed, const VlSettings& settings, std::uint64_t* switches_left,
                                        std::uint64_t* ports_left = nullptr);
+
+// The tables `writes` bring the ports to, as the SA names them (pure).
+VlTablesHeld held_vl_tables(const std::vector<TableWrite>& writes);
 
 struct VlPlan {
     std::vector<TableWrite> writes;

@@ -1,6 +1,7 @@
 #include "daemon/sa/mcast_service.h"
 
 #include "daemon/sa/path_qos.h"
+#include "daemon/sa/record_collector.h"
 #include "mad/link_speed.h"
 #include "mcast/link_rates.h"
 
@@ -60,6 +61,35 @@ void McastService::install(SaAgent& agent)
     agent.handle(sa::attr::mcmember_record, mad::mc_member_record_size,
                  {sa::method::get, sa::method::get_table, sa::method::set, sa::method::delete_},
                  [this](const SaRequest& r) { return on_request(r); });
+    agent.handle(sa::attr::mft_record, sa::mft_record_size, {sa::method::get, sa::method::get_table},
+                 [this](const SaRequest& r) { return mft_records(r); });
+}
+
+SaAnswer McastService::mft_records(const SaRequest& req) const
+{
+    sa_detail::Collector c(req, sa::mft_record_components(), sa::mft_record_size);
+    if (!c.mask_ok()) return SaAnswer::error(sa::status::req_invalid);
+    const auto sel = c.lid_selection(0, 0);
+    const auto& f = req.snapshot.found.fabric;
+    sa_detail::for_endports(req, sel, [&](PortRef endport, Lid lid) {
+        const auto& n = f.node(endport.node);
+        if (!n.is_switch()) return;
+        const auto* held = mfts_.confirmed(n.guid);
+        if (!held) return;
+        // Blocks in use: up to the highest with a port in a mask; a switch
+        // forwarding no MLID has none (as OpenSM's max block in use).
+        std::optional<std::uint16_t> top;
+        for (const auto& [key, table] : *held)
+            if (table && std::any_of(table->masks.begin(), table->masks.end(), [](auto m) { return m != 0; }))
+                top = std::max(top.value_or(0), key.block);
+        if (!top) return;
+        for (const auto& [key, table] : *held) {
+            if (c.enough() || key.block > *top) return;
+            if (!table) continue; // a Set not (yet) confirmed: the switch may hold anything
+            c.offer(sa::encode(sa::MftRecord{lid, key.position, key.block, *table}));
+        }
+    });
+    return c.done();
 }
 
 const mcast::PortFacts* McastService::facts(const SubnetSnapshot& snap, Guid guid)

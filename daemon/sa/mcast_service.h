@@ -73,7 +73,8 @@ public:
     McastService(const McastService&) = delete;
     McastService& operator=(const McastService&) = delete;
 
-    // Serves MCMemberRecord (Get, GetTable, Set, Delete) on `sa`.
+    // Serves MCMemberRecord (Get, GetTable, Set, Delete) and
+    // MulticastForwardingTableRecord (Get, GetTable) on `sa`.
     void install(SaAgent& sa);
     // A generation the switches confirmed: memberships of ports no longer
     // in the fabric end, and the forwarding tables are to be pushed again.
@@ -85,6 +86,11 @@ public:
 
     // The SA request handler (public for tests).
     SaAnswer on_request(const SaRequest& request);
+    // MulticastForwardingTableRecords (IBA 15.2.5.8): the (block, position)
+    // entries a switch of the snapshot confirmed, up to its highest block
+    // in use (none for a switch that forwards no MLID), under its LID, as
+    // OpenSM's osm_sa_mft_record.c orders them (block, then position).
+    SaAnswer mft_records(const SaRequest& request) const;
 
     const mcast::GroupTable& groups() const { return groups_; }
     const McastStats& stats() const { return stats_; }

@@ -80,6 +80,20 @@ Walk walk(const SubnetSnapshot& s, PortRef src, PortRef dst, Lid dlid)
         w.rate = link_mbps(p);
         return w;
     }
+    // A switch's port 0 at either end has an MtuCap of its own (often below
+    // its external ports': 1024 on ibsim's switches) and a rate as its
+    // PortInfo gives it; the path can carry no more than the end that
+    // sends or takes its packets (IBA 15.2.5.16: MTU and rate are the
+    // path's minimum, endports included, as OpenSM's
+    // pr_rcv_get_path_parms counts them). What was not read (0) caps nothing.
+    auto endport = [&](PortRef p) {
+        if (p.port.value() != 0) return;
+        const auto& pp = f.port(p);
+        if (pp.mtu_cap) w.mtu = std::min(w.mtu, pp.mtu_cap);
+        if (const unsigned r = link_mbps(pp)) w.rate = std::min(w.rate, r);
+    };
+    endport(src);
+    endport(dst);
     topology::NodeId at = src.node;
     if (!f.node(src.node).is_switch()) {
         auto far = f.remote(src);
@@ -316,9 +330,16 @@ SaAnswer sa_path_records(const SaRequest& req)
     const auto dst = end(sa::pr_mask::dgid, q->dgid, sa::pr_mask::dlid, q->dlid);
     if (!src || !dst) return SaAnswer::error(sa::status::invalid_gid);
     const bool get = req.header.method == sa::method::get;
-    if ((get && (!src->asked || !dst->asked)) || (!src->asked && !dst->asked))
-        return SaAnswer::error(sa::status::insufficient_components);
+    if (get && (!src->asked || !dst->asked)) return SaAnswer::error(sa::status::insufficient_components);
     if ((src->asked && !src->port) || (dst->asked && !dst->port)) return SaAnswer{};
+    // Neither end: every pair of endports (`saquery -p`; OpenSM's
+    // pr_rcv_process_world). The answer is built whole before its RMPP
+    // transfer starts (~100 bytes a record), so a subnet with more pairs
+    // than world_paths_max gets ERR_NO_RESOURCES instead of gigabytes.
+    if (!src->asked && !dst->asked) {
+        const std::size_t n = s.lids.lids.entries().size();
+        if (n * n > world_paths_max) return SaAnswer::error(sa::status::no_resources);
+    }
     unsigned limit = ~0u;
     if (get) limit = 1;
     else if (mask & sa::pr_mask::numb_path) limit = q->numb_path;

@@ -33,6 +33,10 @@ namespace ibsm::daemon {
 // subnet timeout.
 inline constexpr std::uint8_t default_packet_life = 18;
 
+// A GetTable naming neither end (every pair) is answered up to this many
+// endport pairs (1 024 endports; ~100 MB while the answer is built).
+inline constexpr std::size_t world_paths_max = std::size_t{1} << 20;
+
 // The PathRecord of path `index` from `src` to `dst` (endports), as it is
 // answered before any selector is applied; nullopt when there is no such
 // path (no LID, no routing, the LFTs do not deliver).

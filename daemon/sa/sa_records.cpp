@@ -1,6 +1,7 @@
 #include "daemon/sa/sa_records.h"
 
 #include "daemon/sa/path_dlids.h"
+#include "daemon/sa/record_collector.h"
 #include "mad/sa/component_mask.h"
 #include "mad/sa/records.h"
 
@@ -13,74 +14,9 @@ namespace sa = mad::sa;
 using topology::NodeId;
 using topology::PortRef;
 
+using namespace sa_detail;
+
 namespace {
-
-// Builds the answer of one record type: the query (LID normalised), the
-// component table, and the records that match.
-class Collector {
-public:
-    Collector(const SaRequest& req, sa::ComponentTable table, std::size_t size)
-        : req_(req), table_(table), query_(req.record.begin(), req.record.begin() + std::min(size, req.record.size()))
-    {
-        query_.resize(std::max(size, sa::table_bytes(table)), 0);
-    }
-
-    bool mask_ok() const { return sa::mask_valid(table_, req_.header.component_mask); }
-    bool selects(unsigned component) const { return (req_.header.component_mask >> component) & 1; }
-    std::uint16_t query_u16(std::size_t byte) const
-    {
-        return static_cast<std::uint16_t>(query_[byte] << 8 | query_[byte + 1]);
-    }
-    std::uint8_t query_u8(std::size_t byte) const { return query_[byte]; }
-
-    // When the query's LID (16 bits at `byte`) is selected: the port owning
-    // it, with the query rewritten to the port's base LID. nullopt: no LID
-    // asked. A LID nobody owns yields a port of nothing (found = false).
-    struct LidSel {
-        bool asked = false;
-        bool found = false;
-        PortRef endport;
-    };
-    LidSel lid_selection(unsigned component, std::size_t byte)
-    {
-        LidSel sel;
-        if (!selects(component)) return sel;
-        sel.asked = true;
-        const auto& lids = req_.snapshot.lids.lids;
-        const auto port = lids.port_of(Lid(query_u16(byte)));
-        if (!port) return sel;
-        const auto range = lids.lids_of(*port);
-        sel.found = true;
-        sel.endport = *port;
-        query_[byte] = static_cast<std::uint8_t>(range->base.value() >> 8);
-        query_[byte + 1] = static_cast<std::uint8_t>(range->base.value() & 0xff);
-        return sel;
-    }
-
-    void offer(std::vector<std::uint8_t> rec)
-    {
-        if (sa::matches(table_, req_.header.component_mask, query_, rec)) out_.records.push_back(std::move(rec));
-    }
-    // A Get with two answers is already an error; stop building.
-    bool enough() const { return req_.header.method == sa::method::get && out_.records.size() > 1; }
-
-    SaAnswer done() { return std::move(out_); }
-
-private:
-    const SaRequest& req_;
-    sa::ComponentTable table_;
-    std::vector<std::uint8_t> query_;
-    SaAnswer out_;
-};
-
-const topology::Fabric& fabric_of(const SaRequest& r) { return r.snapshot.found.fabric; }
-
-std::optional<Lid> base_lid(const SubnetSnapshot& s, PortRef endport)
-{
-    auto l = s.lids.lids.lids_of(endport);
-    if (!l) return std::nullopt;
-    return l->base;
-}
 
 mad::NodeKind kind_of(topology::NodeType t)
 {
@@ -89,18 +25,6 @@ mad::NodeKind kind_of(topology::NodeType t)
     case topology::NodeType::router: return mad::NodeKind::router;
     default: return mad::NodeKind::ca;
     }
-}
-
-// The endports (CA/router ports with a LID, switch port 0) of the snapshot,
-// or only `sel`'s when the query named a LID.
-template <typename F>
-void for_endports(const SaRequest& req, const Collector::LidSel& sel, F&& f)
-{
-    if (sel.asked) {
-        if (sel.found) f(sel.endport, *base_lid(req.snapshot, sel.endport));
-        return;
-    }
-    for (const auto& [port, range] : req.snapshot.lids.lids.entries()) f(port, range.base);
 }
 
 } // namespace

@@ -258,6 +258,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
     count_fabric(o, found.fabric);
     applied_ = isolation_for(found);
     sl_vl_.reset();
+    vl_tables_.reset();
     policy_.reset();
     if (auto why = sm_port_unlinked(found)) {
         o.reason = std::move(*why);
@@ -329,6 +330,7 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     snap->isolated = applied_;
     snap->qos_policy = policy_;
     if (tables) snap->sl_vl = sl_vl_;
+    if (tables) snap->vl_tables = vl_tables_;
     if (lids) snap->summary = subnet_summary(o, fabric, *lids, settings_.lid.lmc);
     if (lids) snap->lids = std::move(*lids);
     snap->tables = std::move(tables);

@@ -200,6 +200,7 @@ private:
     // The QoS policy and SL/VL plan of the sweep in progress, for publish()
     // (null until its route step set them).
     std::shared_ptr<const qos::SlVlPlan> sl_vl_;
+    std::shared_ptr<const VlTablesHeld> vl_tables_; // the last VL plan's tables (the SA's records)
     std::shared_ptr<const qos::QosPolicy> policy_;
     // The outcome's totals: time since `start`, SMPs since `smps_before`.
     void stamp_totals(SweepOutcome& o, Clock::time_point start, std::uint64_t smps_before) const;

@@ -316,11 +316,17 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
     // activated (switch port 0, ports already ACTIVE) are independent.
     ports_.learn_keys(found);
     using namespace boost::asio::experimental::awaitable_operators;
+    std::shared_ptr<const VlTablesHeld> held;
     auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
                                                ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl, &sl_vl,
                                                               policy);
-                                               return vls_.plan(found, ports_.plan(), sl_vl, policy);
+                                               auto planned = vls_.plan(found, ports_.plan(), sl_vl, policy);
+                                               held = std::make_shared<const VlTablesHeld>(
+                                                   held_vl_tables(planned.writes));
+                                               return planned;
                                            }));
+    // Published only with an up outcome, i.e. once every table is confirmed.
+    vl_tables_ = std::move(held);
     report.lfts = std::move(lft_report);
     report.vls = co_await vls_.program(transport_, std::move(vl_plan));
     // P_Key tables before any port goes ACTIVE: IPoIB reads the table when

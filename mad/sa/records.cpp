@@ -144,8 +144,22 @@ constexpr std::array<Component, 16> inform_info_record_table{{
     {192 + 224, 24}, {192 + 248, 3}, {192 + 251, 5}, {192 + 256, 8}, {192 + 264, 24},
 }};
 
+// LID, InputPortNum, OutputPortNum, reserved, SLtoVLMappingTable.
+constexpr std::array<Component, 5> sl2vl_record_table{{{0, 16}, {16, 8}, {24, 8}, {32, 32}, {64, 64}}};
+// LID, Position, reserved, BlockNum, reserved, MulticastForwardingTable
+// (component bits as OpenSM's IB_MFTR_COMPMASK_* number them).
+constexpr std::array<Component, 6> mft_record_table{{{0, 16}, {16, 4}, {20, 3}, {23, 9}, {32, 32}, {64, 512}}};
+// LID, BlockNum, PortNum, reserved, P_KeyTable.
+constexpr std::array<Component, 5> pkey_table_record_table{{{0, 16}, {16, 16}, {32, 8}, {40, 24}, {64, 512}}};
+// LID, OutputPortNum, BlockNum, reserved, VLArbitrationTable.
+constexpr std::array<Component, 5> vlarb_record_table{{{0, 16}, {16, 8}, {24, 8}, {32, 32}, {64, 512}}};
+
 } // namespace
 
+ComponentTable sl2vl_record_components() { return sl2vl_record_table; }
+ComponentTable mft_record_components() { return mft_record_table; }
+ComponentTable pkey_table_record_components() { return pkey_table_record_table; }
+ComponentTable vlarb_record_components() { return vlarb_record_table; }
 ComponentTable node_record_components() { return node_record_table; }
 ComponentTable port_info_record_components() { return port_info_record_table; }
 ComponentTable switch_info_record_components() { return switch_info_record_table; }
@@ -504,6 +518,98 @@ std::vector<std::uint8_t> encode(const InformInfoRecord& r)
     put_gid(out, 0, r.subscriber_gid);
     put(out, 128, 16, r.subscriber_enum);
     encode_ii(r.inform_info, std::span<std::uint8_t>(out).subspan(24));
+    return out;
+}
+
+// ---- SLtoVLMappingTableRecord
+std::optional<Sl2VlRecord> decode_sl2vl_record(std::span<const std::uint8_t> d)
+{
+    if (d.size() < sl2vl_record_size) return std::nullopt;
+    Sl2VlRecord r;
+    r.lid = Lid(get_as<std::uint16_t>(d, 0, 16));
+    r.in_port = get_as<std::uint8_t>(d, 16, 8);
+    r.out_port = get_as<std::uint8_t>(d, 24, 8);
+    auto t = decode_sl2vl_table(extract(d, 8, 8));
+    if (!t) return std::nullopt;
+    r.table = *t;
+    return r;
+}
+std::vector<std::uint8_t> encode(const Sl2VlRecord& r)
+{
+    std::vector<std::uint8_t> out(sl2vl_record_size, 0);
+    put(out, 0, 16, r.lid.value());
+    put(out, 16, 8, r.in_port);
+    put(out, 24, 8, r.out_port);
+    embed(r.table, out, 8, 8);
+    return out;
+}
+
+// ---- MulticastForwardingTableRecord
+std::optional<MftRecord> decode_mft_record(std::span<const std::uint8_t> d)
+{
+    if (d.size() < mft_record_size) return std::nullopt;
+    MftRecord r;
+    r.lid = Lid(get_as<std::uint16_t>(d, 0, 16));
+    r.position = get_as<std::uint8_t>(d, 16, 4);
+    r.block = get_as<std::uint16_t>(d, 23, 9);
+    auto t = decode_multicast_forwarding_table(extract(d, 8, 64));
+    if (!t) return std::nullopt;
+    r.table = *t;
+    return r;
+}
+std::vector<std::uint8_t> encode(const MftRecord& r)
+{
+    std::vector<std::uint8_t> out(mft_record_size, 0);
+    put(out, 0, 16, r.lid.value());
+    put(out, 16, 4, r.position & 0xfu);
+    put(out, 23, 9, r.block & 0x1ffu);
+    embed(r.table, out, 8, 64);
+    return out;
+}
+
+// ---- P_KeyTableRecord
+std::optional<PKeyTableRecord> decode_pkey_table_record(std::span<const std::uint8_t> d)
+{
+    if (d.size() < pkey_table_record_size) return std::nullopt;
+    PKeyTableRecord r;
+    r.lid = Lid(get_as<std::uint16_t>(d, 0, 16));
+    r.block = get_as<std::uint16_t>(d, 16, 16);
+    r.port = get_as<std::uint8_t>(d, 32, 8);
+    auto t = decode_pkey_table(extract(d, 8, 64));
+    if (!t) return std::nullopt;
+    r.table = *t;
+    return r;
+}
+std::vector<std::uint8_t> encode(const PKeyTableRecord& r)
+{
+    std::vector<std::uint8_t> out(pkey_table_record_size, 0);
+    put(out, 0, 16, r.lid.value());
+    put(out, 16, 16, r.block);
+    put(out, 32, 8, r.port);
+    embed(r.table, out, 8, 64);
+    return out;
+}
+
+// ---- VLArbitrationTableRecord
+std::optional<VlArbRecord> decode_vlarb_record(std::span<const std::uint8_t> d)
+{
+    if (d.size() < vlarb_record_size) return std::nullopt;
+    VlArbRecord r;
+    r.lid = Lid(get_as<std::uint16_t>(d, 0, 16));
+    r.port = get_as<std::uint8_t>(d, 16, 8);
+    r.block = get_as<std::uint8_t>(d, 24, 8);
+    auto t = decode_vl_arbitration(extract(d, 8, 64));
+    if (!t) return std::nullopt;
+    r.table = *t;
+    return r;
+}
+std::vector<std::uint8_t> encode(const VlArbRecord& r)
+{
+    std::vector<std::uint8_t> out(vlarb_record_size, 0);
+    put(out, 0, 16, r.lid.value());
+    put(out, 16, 8, r.port);
+    put(out, 24, 8, r.block);
+    embed(r.table, out, 8, 64);
     return out;
 }
 

@@ -14,13 +14,17 @@
 // them up to 8 bytes.
 #pragma once
 
+#include "mad/multicast_forwarding_table.h"
 #include "mad/node_description.h"
 #include "mad/node_info.h"
 #include "mad/notice.h"
+#include "mad/pkey_table.h"
 #include "mad/port_info.h"
+#include "mad/sl2vl_table.h"
 #include "mad/sm_info.h"
 #include "mad/switch_info.h"
 #include "mad/types.h"
+#include "mad/vl_arbitration.h"
 
 #include <array>
 #include <cstdint>
@@ -83,6 +87,63 @@ inline constexpr std::size_t lft_record_size = 72;
 std::optional<LftRecord> decode_lft_record(std::span<const std::uint8_t> data);
 std::vector<std::uint8_t> encode(const LftRecord& r);
 ComponentTable lft_record_components();
+
+// ---- SLtoVLMappingTableRecord (0x0013, IBA 15.2.5.4): LID, InputPortNum,
+// OutputPortNum (both reserved for a CA), reserved, the 8-byte table.
+struct Sl2VlRecord {
+    Lid lid;
+    std::uint8_t in_port = 0;
+    std::uint8_t out_port = 0;
+    Sl2VlTable table;
+    bool operator==(const Sl2VlRecord&) const = default;
+};
+inline constexpr std::size_t sl2vl_record_size = 16;
+std::optional<Sl2VlRecord> decode_sl2vl_record(std::span<const std::uint8_t> data);
+std::vector<std::uint8_t> encode(const Sl2VlRecord& r);
+ComponentTable sl2vl_record_components();
+
+// ---- MulticastForwardingTableRecord (0x0017, IBA 15.2.5.8): LID, Position
+// (4 bits), reserved (3), BlockNum (9), reserved (32), 32 port masks.
+struct MftRecord {
+    Lid lid;
+    std::uint8_t position = 0;
+    std::uint16_t block = 0;
+    MulticastForwardingTable table;
+    bool operator==(const MftRecord&) const = default;
+};
+inline constexpr std::size_t mft_record_size = 72;
+std::optional<MftRecord> decode_mft_record(std::span<const std::uint8_t> data);
+std::vector<std::uint8_t> encode(const MftRecord& r);
+ComponentTable mft_record_components();
+
+// ---- P_KeyTableRecord (0x0033, IBA 15.2.5.11): LID, BlockNum (16), PortNum
+// (switches; reserved for a CA), reserved (24), 32 P_Keys.
+struct PKeyTableRecord {
+    Lid lid;
+    std::uint16_t block = 0;
+    std::uint8_t port = 0;
+    PKeyTable table;
+    bool operator==(const PKeyTableRecord&) const = default;
+};
+inline constexpr std::size_t pkey_table_record_size = 72;
+std::optional<PKeyTableRecord> decode_pkey_table_record(std::span<const std::uint8_t> data);
+std::vector<std::uint8_t> encode(const PKeyTableRecord& r);
+ComponentTable pkey_table_record_components();
+
+// ---- VLArbitrationTableRecord (0x0036, IBA 15.2.5.9): LID, OutputPortNum,
+// BlockNum (1..4 as the attribute modifier: low 0-31, low 32-63, high 0-31,
+// high 32-63), reserved (32), 32 entries.
+struct VlArbRecord {
+    Lid lid;
+    std::uint8_t port = 0;
+    std::uint8_t block = 0;
+    VlArbitrationTable table;
+    bool operator==(const VlArbRecord&) const = default;
+};
+inline constexpr std::size_t vlarb_record_size = 72;
+std::optional<VlArbRecord> decode_vlarb_record(std::span<const std::uint8_t> data);
+std::vector<std::uint8_t> encode(const VlArbRecord& r);
+ComponentTable vlarb_record_components();
 
 // ---- SMInfoRecord (0x0018): LID, reserved, SMInfo (21).
 struct SmInfoRecord {

@@ -70,6 +70,7 @@ inline constexpr std::uint16_t guid_info_record = 0x0030;
 inline constexpr std::uint16_t service_record = 0x0031;
 inline constexpr std::uint16_t pkey_table_record = 0x0033;
 inline constexpr std::uint16_t path_record = 0x0035;
+inline constexpr std::uint16_t vlarb_record = 0x0036;
 inline constexpr std::uint16_t mcmember_record = 0x0038;
 inline constexpr std::uint16_t multipath_record = 0x003A;
 inline constexpr std::uint16_t inform_info_record = 0x00F3;

@@ -16,6 +16,7 @@
 #include "daemon/sa/sa_paths.h"
 #include "daemon/sa/sa_records.h"
 #include "daemon/sa/sa_services.h"
+#include "daemon/sa/sa_tables.h"
 #include "mad/sa/sa_mad.h"
 #include "mad/transport.h"
 
@@ -137,6 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     daemon::SaAgent agent(io, transport, settings);
     daemon::register_fabric_records(agent, [] { return mad::SmInfo{Guid(0x101), 0, 1, 1, mad::SmState::master}; });
     daemon::register_path_records(agent);
+    daemon::register_table_records(agent);
     daemon::ServiceRecords services;
     services.register_with(agent);
     daemon::InformRegistry inform(agent);

@@ -471,3 +471,89 @@ TEST_CASE("OpenSM's answers carry the header an SA answer must (C15-0.1.5)", "[s
     CHECK(decode_header(captured_mad("smir.txt"))->attr_offset == attr_offset_for(sm_info_record_size));
     CHECK(decode_header(captured_mad("sr_set.txt"))->method == method::get_resp);
 }
+
+TEST_CASE("the tables records: round trip, field positions, component tables", "[sa]")
+{
+    Sl2VlRecord sl{Lid(0x1234), 3, 7, {}};
+    for (unsigned s = 0; s < 16; ++s) sl.table.vl[s] = static_cast<std::uint8_t>(s % 15);
+    const auto esl = encode(sl);
+    REQUIRE(esl.size() == sl2vl_record_size);
+    CHECK(decode_sl2vl_record(esl) == sl);
+    CHECK(esl[0] == 0x12);
+    CHECK(esl[1] == 0x34);
+    CHECK(esl[2] == 3); // InputPortNum
+    CHECK(esl[3] == 7); // OutputPortNum
+    CHECK(esl[8] == 0x01); // SL 0 -> VL 0, SL 1 -> VL 1: one nibble each
+    CHECK(esl[15] == 0xe0); // SL 14 -> VL 14, SL 15 -> VL 0
+
+    MftRecord mft{Lid(9), 3, 0x105, {}};
+    mft.table.masks[0] = 0x8001;
+    mft.table.masks[31] = 0x0006;
+    const auto emft = encode(mft);
+    REQUIRE(emft.size() == mft_record_size);
+    CHECK(decode_mft_record(emft) == mft);
+    // Position in the top 4 bits, BlockNum in the low 9 (OpenSM's
+    // position_block_num), the masks from byte 8.
+    CHECK(emft[2] == 0x31);
+    CHECK(emft[3] == 0x05);
+    CHECK(emft[8] == 0x80);
+    CHECK(emft[9] == 0x01);
+    CHECK(emft[71] == 0x06);
+
+    PKeyTableRecord pk{Lid(5), 2, 4, {}};
+    pk.table.keys[0] = 0xffff;
+    pk.table.keys[31] = 0x8001;
+    const auto epk = encode(pk);
+    REQUIRE(epk.size() == pkey_table_record_size);
+    CHECK(decode_pkey_table_record(epk) == pk);
+    CHECK(epk[3] == 2); // BlockNum (16 bits)
+    CHECK(epk[4] == 4); // PortNum
+    CHECK(epk[8] == 0xff);
+    CHECK(epk[70] == 0x80);
+
+    VlArbRecord va{Lid(6), 2, 3, {}};
+    va.table.entries[0] = {1, 64};
+    va.table.entries[31] = {7, 255};
+    const auto eva = encode(va);
+    REQUIRE(eva.size() == vlarb_record_size);
+    CHECK(decode_vlarb_record(eva) == va);
+    CHECK(eva[2] == 2); // OutputPortNum
+    CHECK(eva[3] == 3); // BlockNum
+    CHECK(eva[8] == 1);
+    CHECK(eva[9] == 64);
+    CHECK(eva[70] == 7);
+    CHECK(eva[71] == 255);
+
+    CHECK_FALSE(decode_sl2vl_record(std::vector<std::uint8_t>(sl2vl_record_size - 1)));
+    CHECK_FALSE(decode_mft_record(std::vector<std::uint8_t>(mft_record_size - 1)));
+    CHECK_FALSE(decode_pkey_table_record(std::vector<std::uint8_t>(pkey_table_record_size - 1)));
+    CHECK_FALSE(decode_vlarb_record(std::vector<std::uint8_t>(vlarb_record_size - 1)));
+
+    // The tables are the layouts, with OpenSM's component numbering
+    // (IB_SLVL_COMPMASK_*, IB_MFTR_COMPMASK_*, IB_PKEY_COMPMASK_*,
+    // IB_VLA_COMPMASK_*): the table itself is the last component.
+    auto contiguous = [](ComponentTable t) {
+        std::size_t at = 0;
+        for (const auto& c : t) {
+            if (c.offset != at) return false;
+            at += c.bits;
+        }
+        return true;
+    };
+    for (auto [t, size] : {std::pair{sl2vl_record_components(), sl2vl_record_size},
+                           std::pair{mft_record_components(), mft_record_size},
+                           std::pair{pkey_table_record_components(), pkey_table_record_size},
+                           std::pair{vlarb_record_components(), vlarb_record_size}}) {
+        CHECK(contiguous(t));
+        CHECK(table_bytes(t) == size);
+    }
+    CHECK(mft_record_components()[3].offset == 23); // BlockNum is component 3
+    CHECK(pkey_table_record_components()[2].offset == 32); // PortNum is component 2
+    // Masks select what they name: SL2VL's OutputPortNum (bit 2) only.
+    auto other = sl;
+    other.in_port = 4;
+    CHECK(matches(sl2vl_record_components(), 1u << 2, esl, encode(other)));
+    CHECK_FALSE(matches(sl2vl_record_components(), 1u << 1, esl, encode(other)));
+    CHECK(mask_valid(vlarb_record_components(), 0x1f));
+    CHECK_FALSE(mask_valid(vlarb_record_components(), 0x20));
+}

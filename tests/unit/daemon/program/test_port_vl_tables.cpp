@@ -25,7 +25,7 @@ qos::PortVlTables marked(std::uint8_t vl)
 // the plan's order (the configuration's) decides, not the group index.
 struct Plan {
     qos::SlVlPlan plan;
-    qos::Policy policy;
+    qos::QosPolicy policy;
 
     Plan()
     {
@@ -41,7 +41,7 @@ struct Plan {
                          config::QosPortGroup{"login", {Guid(0xD)}, {}, {}, {}}};
         std::vector<qos::PortFacts> ports;
         for (std::uint64_t g : {0xA, 0xB, 0xC, 0xD, 0xE}) ports.push_back({Guid(g), Guid(g + 0x100), "", false, {}});
-        policy = qos::Policy(q, ports);
+        policy = qos::QosPolicy(q, ports);
     }
 
     std::uint8_t of_ca(std::uint64_t guid, bool with_policy = true) const

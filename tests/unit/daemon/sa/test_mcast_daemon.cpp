@@ -21,6 +21,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <set>
@@ -271,6 +272,56 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     CHECK(service.stats().joins == 9);
     CHECK(service.stats().pushes == 2); // one push for the burst
     CHECK(service.stats().blocks_dirty == 0);
+
+    // MulticastForwardingTableRecords: the blocks in use of the four
+    // switches that forward the group (block 0, position 0 each; the other
+    // spine holds an empty block: none), under the switch's LID, each equal
+    // to what the fake switch holds; by LID one switch's.
+    {
+        sa::SaHeader h;
+        h.method = sa::method::get_table;
+        h.attr_id = sa::attr::mft_record;
+        std::array<std::uint8_t, sa::data_size> data{};
+        const auto all = service.mft_records(daemon::SaRequest{h, data, mad::GsiAddress{Lid(99)}, *snap});
+        REQUIRE(all.status == sa::status::ok);
+        CHECK(all.records.size() == 4);
+        std::set<NodeId> seen;
+        for (const auto& rec : all.records) {
+            const auto r = sa::decode_mft_record(rec);
+            REQUIRE(r);
+            CHECK(r->block == 0);
+            CHECK(r->position == 0);
+            const auto at = snap->lids.lids.port_of(r->lid);
+            REQUIRE(at);
+            CHECK(at->port == PortNum(0));
+            // The snapshot's node ids are discovery's; the fake's by GUID.
+            const auto fake_node = *loop.fabric.fabric().find_node(snap->found.fabric.node(at->node).guid);
+            seen.insert(fake_node);
+            const auto holds = loop.fabric.mft(fake_node);
+            for (unsigned i = 0; i < mad::mft_block_size; ++i) {
+                const auto it = holds.find(static_cast<std::uint16_t>(0xC000 + i));
+                CHECK(r->table.masks[i] == (it == holds.end() ? 0 : it->second.position(0)));
+            }
+        }
+        CHECK(seen.size() == 4);
+        for (const auto& rec : all.records) CHECK(sa::decode_mft_record(rec)->table.masks[0] != 0);
+        // By LID (component 0): one leaf's record; BlockNum 1 (component 3): none.
+        const auto leaf_node = *snap->found.fabric.find_node(loop.fabric.fabric().node(t.leaves[0]).guid);
+        const Lid leaf = snap->lids.lids.lids_of(PortRef{leaf_node, PortNum(0)})->base;
+        data[0] = static_cast<std::uint8_t>(leaf.value() >> 8);
+        data[1] = static_cast<std::uint8_t>(leaf.value());
+        h.component_mask = 1;
+        h.method = sa::method::get;
+        const auto one = service.mft_records(daemon::SaRequest{h, data, mad::GsiAddress{Lid(99)}, *snap});
+        REQUIRE(one.records.size() == 1);
+        CHECK(sa::decode_mft_record(one.records[0])->lid == leaf);
+        data[3] = 1;
+        h.component_mask = 1 | (1u << 3);
+        CHECK(service.mft_records(daemon::SaRequest{h, data, mad::GsiAddress{Lid(99)}, *snap}).records.empty());
+        h.component_mask = 1u << 6; // MulticastForwardingTableRecord has 6 components
+        CHECK(service.mft_records(daemon::SaRequest{h, data, mad::GsiAddress{Lid(99)}, *snap}).status ==
+              sa::status::req_invalid);
+    }
 
     // A trusted query lists the members; an untrusted one sees the group only.
     mad::McMemberRecord q;
