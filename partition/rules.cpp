@@ -1,5 +1,9 @@
 #include "partition/rules.h"
 
+#include <arpa/inet.h>
+
+#include <array>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -71,6 +75,67 @@ std::vector<Rule> effective_rules(std::vector<Rule> configured, bool have_config
     for (auto& r : configured) out.push_back(std::move(r));
     assign_pkeys(out);
     return out;
+}
+
+namespace {
+
+std::string hex(std::uint64_t v, int width)
+{
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%0*llx", width, static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string gid_text(const mad::Gid128& g)
+{
+    std::array<std::uint8_t, 16> raw{};
+    for (int i = 0; i < 8; ++i) {
+        raw[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(g.prefix >> (56 - 8 * i));
+        raw[static_cast<std::size_t>(8 + i)] = static_cast<std::uint8_t>(g.interface_id >> (56 - 8 * i));
+    }
+    char b[INET6_ADDRSTRLEN];
+    return inet_ntop(AF_INET6, raw.data(), b, sizeof b) ? std::string(b) : g.str();
+}
+
+// The flags that differ from `base` (the defaults, or the partition's).
+std::string flag_text(const GroupFlags& f, const GroupFlags& base)
+{
+    std::string t;
+    if (f.mtu != base.mtu) t += ",mtu=" + std::to_string(f.mtu);
+    if (f.rate != base.rate) t += ",rate=" + std::to_string(f.rate);
+    if (f.sl != base.sl) t += ",sl=" + std::to_string(f.sl);
+    for (unsigned s = 1; s < 16; ++s)
+        if ((f.scope_mask & (1u << s)) && !(base.scope_mask & (1u << s))) t += ",scope=" + std::to_string(s);
+    if (f.qkey != base.qkey) t += ",Q_Key=" + hex(f.qkey, 8);
+    if (f.tclass != base.tclass) t += ",TClass=" + std::to_string(f.tclass);
+    if (f.flow_label != base.flow_label) t += ",FlowLabel=" + hex(f.flow_label, 5);
+    return t;
+}
+
+} // namespace
+
+std::string to_conf_text(const Rule& r)
+{
+    std::string t = r.name + "=" + hex(r.pkey, 4);
+    if (r.ipoib) t += ",ipoib";
+    t += flag_text(r.flags, GroupFlags{});
+    if (r.indx0) t += ",indx0";
+    t += " :";
+    bool first = true;
+    for (const auto& g : r.groups) {
+        auto base = r.flags;
+        base.tclass = 0;
+        if (is_ip_mgid(g.mgid) && base.qkey == 0) base.qkey = 0x0b1b;
+        t += std::string(first ? "" : ",") + " mgid=" + gid_text(g.mgid) + flag_text(g.flags, base) + "\n";
+        first = true;
+    }
+    for (const auto& m : r.members) {
+        t += std::string(first ? " " : ", ") +
+             (m.who == Who::port ? hex(m.guid.value(), 16) : std::string(to_string(m.who))) + "=" +
+             std::string(to_string(m.membership));
+        first = false;
+    }
+    return t + " ;";
 }
 
 bool is_ip_mgid(const mad::Gid128& mgid)

@@ -73,7 +73,13 @@ struct Rule {
     std::vector<MemberRule> members;
     std::vector<GroupRule> groups;
     int line = 0;           // where it was written (0: implicit)
-    bool operator==(const Rule&) const = default;
+    // Equal in meaning: where a rule was written does not count, so a
+    // comment added to the file changes nothing.
+    bool operator==(const Rule& o) const
+    {
+        return name == o.name && pkey == o.pkey && ipoib == o.ipoib && flags == o.flags && indx0 == o.indx0 &&
+               members == o.members && groups == o.groups;
+    }
 };
 
 // Gives every rule without a P_Key the one OpenSM gives it: the P_Key of an
@@ -88,6 +94,11 @@ void assign_pkeys(std::vector<Rule>& rules);
 // (`Default=0x7fff : ALL=limited, SELF=full`); otherwise
 // `Default=0x7fff, ipoib : ALL=full` (with its broadcast group).
 std::vector<Rule> effective_rules(std::vector<Rule> configured, bool have_config);
+
+// The rule as one partitions.conf statement (`Name=0x0001,ipoib,mtu=5 :
+// ALL_CAS=limited, 0x...=full ;`), for logs, reload texts and imports;
+// parse_partitions_conf reads it back to the same rule (but `line`).
+std::string to_conf_text(const Rule& r);
 
 // The P_Key an IP multicast group (signature 0x401b/0x601b) of partition
 // `pkey` carries in MGID bytes 4..5, or the MGID as given for others.
