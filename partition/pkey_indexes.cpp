@@ -39,14 +39,16 @@ PortTable IndexBook::place(Guid node, std::uint8_t port, const std::vector<std::
 {
     const std::size_t cap = capacity ? capacity : mad::pkey_block_size;
     auto& mem = ports_[{node, port}];
-    // Index 0: the indx0 key, else the default partition's (its full key
-    // when the port holds both).
+    // Index 0: the indx0 key, else the default partition's; with
+    // allow_both_pkeys only its full key 0xFFFF (OpenSM compares whole keys
+    // then: a port holding only 0x7FFF gets it after its other keys, and
+    // index 0 stays empty, as OpenSM leaves it).
     std::optional<std::uint16_t> zero;
     if (index0) {
         zero = key_of(index0);
     } else {
         for (auto k : keys)
-            if (mad::pkey_base(k) == 0x7fff && (!zero || mad::pkey_full(k))) zero = key_of(k);
+            if (allow_both_ ? k == 0xffff : mad::pkey_base(k) == 0x7fff) zero = key_of(k);
     }
     std::map<std::size_t, std::uint16_t> placed; // index -> key
     std::vector<std::uint16_t> fresh;

@@ -13,7 +13,9 @@
 //
 // Algorithm (osm_pkey_mgr.c, pkey_mgr_process_physical_port and
 // pkey_mgr_update_port): index 0 holds the port's indx0 key, else the
-// default partition's key. A key the port had keeps its index, unless that
+// default partition's key (with allow_both_pkeys only 0xFFFF: a limited
+// 0x7FFF comes after the port's other keys and index 0 stays empty, as
+// OpenSM lays it out). A key the port had keeps its index, unless that
 // index is 0 and it is not the index 0 key. A new key, in the port's key
 // order, takes the index it had before if it was free, else the one after
 // the highest ever used (index 1 on a fresh port); past the capacity, the

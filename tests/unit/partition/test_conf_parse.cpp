@@ -214,9 +214,12 @@ TEST_CASE("partitions.conf: ipoib group flags, scopes, indx0, both, ALL_CAS=limi
     CHECK(s->groups[0].flags.flow_label == 0x123);
     REQUIRE(p.find(0x000a));
     CHECK(p.find(0x000a)->ipoib);
-    // allow_both_pkeys: both keys, the limited one first.
+    // allow_both_pkeys: both keys, the limited one first. OpenSM then keeps
+    // index 0 for 0xffff alone: a limited member of 0x7fff gets it last, and
+    // index 0 stays empty (read back from OpenSM 3.3 on ibsim).
     const auto b = resolve("Both=0x0007, defmember=both : 0x123453 ;", true);
-    CHECK(table(b, Guid(0x123453)) == Keys{0x7fff, 0x0007, 0x8007});
+    CHECK(table(b, Guid(0x123453)) == Keys{0x0000, 0x0007, 0x8007, 0x7fff});
+    CHECK(table(b, sm) == Keys{0xffff});
 }
 
 TEST_CASE("partitions.conf: statements over lines, several on a line, generated and merged P_Keys")
