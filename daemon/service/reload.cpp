@@ -75,9 +75,11 @@ void Reloader::reload()
 void Reloader::check_partitions_file()
 {
     if (running_.partitions_file.empty()) return;
+    // Read at every heavy sweep: its warnings are said when it changed.
     std::vector<partition::Rule> rules;
+    std::vector<std::string> warnings;
     try {
-        rules = read_partitions_file(running_.partitions_file);
+        rules = read_partitions_file(running_.partitions_file, &warnings);
     } catch (const std::exception& e) {
         if (refused_partitions_ != e.what())
             spdlog::error("partitions_file changed but is refused, keeping the running partitions: {}", e.what());
@@ -86,6 +88,7 @@ void Reloader::check_partitions_file()
     }
     refused_partitions_.clear();
     if (rules == running_.partitions) return;
+    for (const auto& w : warnings) spdlog::warn("{}", w);
     auto next = running_;
     next.partitions = std::move(rules);
     try {

@@ -100,7 +100,7 @@ std::vector<partition::Rule> partition_rules(const config::Config& cfg)
     return partition::effective_rules(cfg.partitions, !cfg.partitions.empty() || !cfg.partitions_file.empty());
 }
 
-std::vector<partition::Rule> read_partitions_file(const std::string& path)
+std::vector<partition::Rule> read_partitions_file(const std::string& path, std::vector<std::string>* warnings)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -110,7 +110,10 @@ std::vector<partition::Rule> read_partitions_file(const std::string& path)
     text << in.rdbuf();
     auto r = partition::parse_partitions_conf(text.str(), path);
     if (!r.ok()) throw config::ConfigError(r.errors.front());
-    for (const auto& w : r.warnings) spdlog::warn("{}", w);
+    for (auto& w : r.warnings) {
+        if (warnings) warnings->push_back(std::move(w));
+        else spdlog::warn("{}", w);
+    }
     return std::move(r.rules);
 }
 

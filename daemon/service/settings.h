@@ -39,8 +39,10 @@ config::Config effective_config(const Options& opts);
 
 // The statements of OpenSM's partitions.conf at `path`
 // (partition/conf_parse.h); config::ConfigError "path:line: what" when it
-// cannot be read or parsed. What OpenSM would ignore is logged as warnings.
-std::vector<partition::Rule> read_partitions_file(const std::string& path);
+// cannot be read or parsed. What OpenSM would ignore is logged as warnings,
+// or handed to `warnings` when given.
+std::vector<partition::Rule> read_partitions_file(const std::string& path,
+                                                  std::vector<std::string>* warnings = nullptr);
 
 // The CA and port the SM runs on: sm.port_guid looked up among the local
 // ports, else sm.ca and sm.port (empty and 0: the first usable; the config

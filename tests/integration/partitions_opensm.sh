@@ -5,7 +5,7 @@
 #  1. The file has no Default rule (every end port a limited member of
 #     0x7fff, the SM's port a full one), a partition with `ipoib, mtu=5,
 #     rate=7` and `ALL_CAS=limi`, defined twice; a `defmember=full` list
-#     with one `=limited` member; a `both` member.
+#     with one `=limited` member; a `both` member; an `indx0` partition.
 #  2. OpenSM (-o, on a fresh ibsim) programs the fabric with that file;
 #     `smpquery pkeys` reads every CA port, every switch's port 0 and every
 #     switch port facing a CA. ibsmd on another fresh ibsim with the same
@@ -48,6 +48,7 @@ Both=0x0030 : $(H 5)=both, $(H 6) ;
 # the second definition of 0x0010 merges into the first
 Storage=0x0010 : $(H 7)=full ;
 Gone=0x0040, ipoib : $(H 8)=full, $(H 9) ;
+Admin=0x0006, indx0 : $(H 11)=full ;
 EOF
 cat "$WORK/partitions.conf"
 
@@ -151,6 +152,7 @@ Compute=0x0020, defmember=full : $(H 2), $(H 3), $(H 4) ;
 Both=0x0030 : $(H 5)=both, $(H 6) ;
 Storage=0x0010 : $(H 7)=full ;
 New=0x0050 : $(H 9)=full, $(H 10) ;
+Admin=0x0006, indx0 : $(H 11)=full ;
 EOF
 mark=$(sm_lines)
 kill -HUP "$PID"
