@@ -13,6 +13,7 @@
 
 #include "config/qos_config.h"
 #include "mad/types.h"
+#include "partition/rules.h"
 
 #include <array>
 #include <chrono>
@@ -178,27 +179,17 @@ struct PerfConfig {
     bool operator==(const PerfConfig&) const = default;
 };
 
-// partitions: the first step of what OpenSM's partitions.conf offers
-// (IBA 10.9). The default partition (P_Key 0x7fff) with every port a full
-// member is always there and is not listed; each entry adds one partition
-// with the ports named by GUID as full or limited members. Restart-only.
-enum class Membership { full, limited };
+// partitions: OpenSM's partitions.conf rules (partition/rules.h), written
+// in YAML (`partitions:`) or read from `partitions_file` (which fills
+// `partitions` when the daemon loads the configuration: see
+// daemon/service/settings.h). Reloadable: only the ports whose tables
+// change are programmed again.
+using PartitionConfig = partition::Rule;
 
-struct PartitionMember {
-    Guid port_guid;
-    Membership membership = Membership::full;
-
-    bool operator==(const PartitionMember&) const = default;
-};
-
-struct PartitionConfig {
-    std::string name;
-    std::uint16_t pkey = 0; // partition number, 0x0001..0x7ffe (membership bit clear)
-    bool ipoib = true;      // create the partition's IPoIB broadcast group
-    std::vector<PartitionMember> members;
-
-    bool operator==(const PartitionConfig&) const = default;
-};
+// part_enforce: which direction switch ports facing CAs filter by P_Key
+// (PortInfo PartitionEnforcementInbound/Outbound), as OpenSM's option.
+enum class PartEnforce : std::uint8_t { both, in, out, off };
+std::string_view to_string(PartEnforce e);
 
 // control: the daemon's control socket (`ibsm status`, `ports`, `resweep`,
 // `log-level`, `events` talk to the running SM over it). Restart-only.
@@ -269,6 +260,13 @@ struct Config {
     DumpConfig dump;
     PerfConfig perf;
     std::vector<PartitionConfig> partitions;
+    // partitions_file: OpenSM's partitions.conf; empty: none. Its rules
+    // replace `partitions` (giving both is an error).
+    std::string partitions_file;
+    PartEnforce part_enforce = PartEnforce::both;
+    // allow_both_pkeys: a port may hold a partition's full and limited key
+    // (`both`); otherwise `both` is full, as OpenSM's default.
+    bool allow_both_pkeys = false;
     ControlConfig control;
     HealthConfig health;
     QosConfig qos;           // qos: (config/qos_config.h); reloadable

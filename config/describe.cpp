@@ -4,12 +4,114 @@
 // optional keys are left out, exactly as a file would omit them.
 #include "config/describe.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "config/engines.h"
 #include "config/qos_describe.h"
 
 #include <yaml-cpp/yaml.h>
 
 namespace ibsm::config {
+
+namespace {
+
+int specificity(partition::Who w)
+{
+    using partition::Who;
+    return w == Who::all ? 0 : (w == Who::port || w == Who::self) ? 2 : 1;
+}
+
+void flag_keys(YAML::Emitter& out, const partition::GroupFlags& f, const partition::GroupFlags& base)
+{
+    if (f.mtu != base.mtu) out << YAML::Key << "mtu" << YAML::Value << unsigned{f.mtu};
+    if (f.rate != base.rate) out << YAML::Key << "rate" << YAML::Value << unsigned{f.rate};
+    if (f.sl != base.sl) out << YAML::Key << "sl" << YAML::Value << unsigned{f.sl};
+    if (f.scope_mask != base.scope_mask) {
+        std::vector<unsigned> scopes;
+        for (unsigned s = 1; s < 16; ++s)
+            if (f.scope_mask & (1u << s)) scopes.push_back(s);
+        out << YAML::Key << "scope" << YAML::Value << YAML::Flow << scopes;
+    }
+    if (f.qkey != base.qkey) out << YAML::Key << "qkey" << YAML::Value << ("0x" + [&] {
+        char b[12];
+        std::snprintf(b, sizeof b, "%08x", f.qkey);
+        return std::string(b);
+    }());
+    if (f.tclass != base.tclass) out << YAML::Key << "tclass" << YAML::Value << unsigned{f.tclass};
+    if (f.flow_label != base.flow_label) out << YAML::Key << "flow_label" << YAML::Value << f.flow_label;
+}
+
+// One rule as YAML entries: members in runs the reader keeps in order (it
+// applies broader specifiers first and refuses a port twice in one entry),
+// later runs as further entries of the same P_Key, which merge as
+// partitions.conf statements do.
+void describe_rule(YAML::Emitter& out, const PartitionConfig& p)
+{
+    std::vector<std::vector<partition::MemberRule>> runs(1);
+    for (const auto& m : p.members) {
+        auto& run = runs.back();
+        const bool again = std::any_of(run.begin(), run.end(), [&](const auto& o) {
+            return o.who == m.who && (m.who != partition::Who::port || o.guid == m.guid);
+        });
+        if (!run.empty() && (again || specificity(m.who) < specificity(run.back().who))) runs.emplace_back();
+        runs.back().push_back(m);
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        out << YAML::BeginMap;
+        if (!p.name.empty()) out << YAML::Key << "name" << YAML::Value << p.name;
+        out << YAML::Key << "pkey" << YAML::Value << hex16(p.pkey);
+        const bool head = i == 0;
+        out << YAML::Key << "ipoib" << YAML::Value << (head && p.ipoib);
+        if (head) {
+            flag_keys(out, p.flags, partition::GroupFlags{});
+            if (p.indx0) out << YAML::Key << "indx0" << YAML::Value << true;
+        }
+        for (auto kind : {partition::Membership::full, partition::Membership::limited, partition::Membership::both}) {
+            std::vector<std::string> ids;
+            for (const auto& m : runs[i])
+                if (m.membership == kind)
+                    ids.push_back(m.who == partition::Who::port ? m.guid.str() : std::string(partition::to_string(m.who)));
+            if (!ids.empty())
+                out << YAML::Key << std::string(partition::to_string(kind)) << YAML::Value << YAML::Flow << ids;
+        }
+        if (head && !p.groups.empty()) {
+            out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+            for (const auto& g : p.groups) {
+                auto base = p.flags;
+                base.tclass = 0;
+                if (partition::is_ip_mgid(g.mgid) && base.qkey == 0) base.qkey = 0x0b1b;
+                out << YAML::Flow << YAML::BeginMap << YAML::Key << "mgid" << YAML::Value << g.mgid.str();
+                flag_keys(out, g.flags, base);
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
+        out << YAML::EndMap;
+    }
+}
+
+void describe_partitions(YAML::Emitter& out, const Config& c)
+{
+    if (!c.partitions_file.empty() && c.partitions.empty()) {
+        out << YAML::Key << "partitions_file" << YAML::Value << c.partitions_file;
+    } else {
+        out << YAML::Key << "partitions" << YAML::Value;
+        // `partitions: []` on one line when none are configured, as the sample file writes it.
+        if (c.partitions.empty()) out << YAML::Flow;
+        out << YAML::BeginSeq;
+        for (const auto& p : c.partitions) describe_rule(out, p);
+        out << YAML::EndSeq;
+        if (!c.partitions_file.empty())
+            out << YAML::Comment("read from partitions_file " + c.partitions_file);
+        else if (c.partitions.empty())
+            out << YAML::Comment("Default=0x7fff,ipoib : ALL=full, as OpenSM without a partitions file");
+    }
+    out << YAML::Key << "part_enforce" << YAML::Value << std::string(to_string(c.part_enforce));
+    out << YAML::Key << "allow_both_pkeys" << YAML::Value << c.allow_both_pkeys;
+}
+
+} // namespace
 
 std::string describe(const Config& c)
 {
@@ -91,26 +193,7 @@ std::string describe(const Config& c)
     out << YAML::Key << "window" << YAML::Value << c.perf.window;
     out << YAML::EndMap;
 
-    out << YAML::Key << "partitions" << YAML::Value;
-    // `partitions: []` on one line when none are configured, as the sample file writes it.
-    if (c.partitions.empty()) out << YAML::Flow;
-    out << YAML::BeginSeq;
-    for (const auto& p : c.partitions) {
-        out << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << p.name;
-        out << YAML::Key << "pkey" << YAML::Value << hex16(p.pkey);
-        out << YAML::Key << "ipoib" << YAML::Value << p.ipoib;
-        for (auto kind : {Membership::full, Membership::limited}) {
-            std::vector<std::string> guids;
-            for (const auto& m : p.members)
-                if (m.membership == kind) guids.push_back(m.port_guid.str());
-            if (guids.empty()) continue;
-            out << YAML::Key << (kind == Membership::full ? "full" : "limited") << YAML::Value << YAML::Flow << guids;
-        }
-        out << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
-    if (c.partitions.empty()) out << YAML::Comment("only the default partition 0x7fff, every port a full member");
+    describe_partitions(out, c);
 
     out << YAML::Key << "control" << YAML::Value;
     if (c.control.socket.empty()) {

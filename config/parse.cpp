@@ -29,6 +29,17 @@
 
 namespace ibsm::config {
 
+std::string_view to_string(PartEnforce e)
+{
+    switch (e) {
+    case PartEnforce::both: return "both";
+    case PartEnforce::in: return "in";
+    case PartEnforce::out: return "out";
+    case PartEnforce::off: return "off";
+    }
+    return "both";
+}
+
 std::string_view to_string(HealthAction a)
 {
     switch (a) {
@@ -54,9 +65,9 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 13> top_keys{"routing", "smp",        "sm",      "state_dir", "log",
-                                                   "sweep",   "dump",       "perf",    "partitions", "control",
-                                                   "health",  "qos",        "security"};
+constexpr std::array<std::string_view, 16> top_keys{
+    "routing", "smp",     "sm",      "state_dir", "log",      "sweep",           "dump",             "perf",
+    "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security"};
 constexpr std::array<std::string_view, 10> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
     "lid_assignment", "lid_order",
@@ -468,6 +479,9 @@ std::vector<std::string> schema_keys()
         for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
     out.emplace_back("state_dir");
     out.emplace_back("partitions");
+    out.emplace_back("partitions_file");
+    out.emplace_back("part_enforce");
+    out.emplace_back("allow_both_pkeys");
     out.emplace_back("qos");
     return out;
 }
@@ -524,6 +538,22 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
     if (auto* e = top.find("perf")) read_perf(r, *e, c.perf);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
+    if (auto* e = top.find("partitions_file")) {
+        c.partitions_file = r.text(*e, "a path");
+        if (!c.partitions.empty())
+            r.fail(e->line, e->key,
+                   "give the partitions either in 'partitions' or in a partitions_file, not in both (the file's "
+                   "statements may be written as 'partitions' entries)");
+    }
+    if (auto* e = top.find("part_enforce")) {
+        const auto v = r.text(*e, "both, in, out or off");
+        if (v == "both") c.part_enforce = PartEnforce::both;
+        else if (v == "in") c.part_enforce = PartEnforce::in;
+        else if (v == "out") c.part_enforce = PartEnforce::out;
+        else if (v == "off") c.part_enforce = PartEnforce::off;
+        else r.fail(e->line, e->key, "expected both, in, out or off, got '" + v + "'");
+    }
+    if (auto* e = top.find("allow_both_pkeys")) c.allow_both_pkeys = r.boolean(*e);
     if (auto* e = top.find("control")) read_control(r, *e, c.control);
     if (auto* e = top.find("health")) read_health(r, *e, c.health);
     // After routing (VLs below max_vls) and partitions (named in groups and rules).

@@ -27,12 +27,7 @@ std::string list_text(const std::vector<std::string>& items)
 std::string partitions_text(const std::vector<PartitionConfig>& parts)
 {
     std::vector<std::string> items;
-    for (const auto& p : parts) {
-        std::string t = p.name + "=" + hex16(p.pkey) + (p.ipoib ? ",ipoib" : "") + ":";
-        for (const auto& m : p.members)
-            t += " " + m.port_guid.str() + (m.membership == Membership::full ? "=full" : "=limited");
-        items.push_back(std::move(t));
-    }
+    for (const auto& p : parts) items.push_back(partition::to_conf_text(p));
     return list_text(items);
 }
 
@@ -107,6 +102,9 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"perf.interval_s", std::to_string(c.perf.interval.count())},
         {"perf.window", std::to_string(c.perf.window)},
         {"partitions", partitions_text(c.partitions)},
+        {"partitions_file", c.partitions_file.empty() ? std::string("(none)") : quote(c.partitions_file)},
+        {"part_enforce", std::string(to_string(c.part_enforce))},
+        {"allow_both_pkeys", yes_no(c.allow_both_pkeys)},
     };
     for (auto& kv : health_items(c.health)) items.push_back(std::move(kv));
     items.emplace_back("qos", qos_text(c.qos));
@@ -118,7 +116,8 @@ bool is_reloadable_key(std::string_view key)
 {
     return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") ||
            key.starts_with("perf.") || key.starts_with("health.") || key == "qos" ||
-           key.starts_with("security.") || key == "log.level" ||
+           key.starts_with("security.") || key == "log.level" || key == "partitions" ||
+           key == "partitions_file" || key == "part_enforce" || key == "allow_both_pkeys" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 

@@ -68,10 +68,9 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     services.register_with(sa);
     daemon::InformRegistry inform(sa);
     inform.register_with(sa);
-    // Partitions: the P_Key tables the bring-up programs, and the multicast
-    // groups (MCMemberRecord) whose forwarding tables follow the joins.
-    auto partitions = daemon::add_partitions(settings, cfg, self);
-    daemon::McastService mcast(events, transport, *partitions, daemon::mcast_settings(cfg, settings.lfts.width));
+    // Multicast groups (MCMemberRecord) whose forwarding tables follow the
+    // joins; each generation's partitions bring theirs.
+    daemon::McastService mcast(events, transport, daemon::mcast_settings(cfg, settings.lfts.width));
     mcast.install(sa);
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
@@ -164,6 +163,8 @@ int serve(const daemon::Options& opts, const config::Config& cfg, daemon::Bringu
     // SIGHUP's reader of the configuration (signals below); `ibsm mkey
     // rotate` reads the running configuration's secret file through it too.
     daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf, &mkey_book});
+    // partitions_file is read again at every heavy sweep, as OpenSM does.
+    bringup.before_heavy_sweep([&] { reloader.check_partitions_file(); });
 
     // The control socket (docs/operations.md, "Live control"): the health
     // monitor's rows and commands.

@@ -256,6 +256,16 @@ void GroupTable::erase_group(std::map<mad::Gid128, Group>::iterator it)
     groups_.erase(it);
 }
 
+std::optional<Lid> GroupTable::remove(const mad::Gid128& mgid)
+{
+    auto it = groups_.find(mgid);
+    if (it == groups_.end()) return std::nullopt;
+    const Lid mlid = it->second.params.mlid;
+    erase_group(it);
+    ++version_;
+    return mlid;
+}
+
 JoinOutcome GroupTable::create_permanent(mad::McMemberRecord params)
 {
     if (groups_.count(params.mgid)) return refuse(SaStatus::req_invalid, "group " + params.mgid.str() + " exists");

@@ -136,6 +136,10 @@ public:
     // members changed.
     std::vector<Lid> drop_ports(const std::function<bool(Guid)>& gone);
 
+    // Deletes a group with its members, permanent or not (a partition that
+    // was removed takes its groups with it). Returns its MLID, if it existed.
+    std::optional<Lid> remove(const mad::Gid128& mgid);
+
     // The switches' smallest MulticastFDBCap, once known: later groups get
     // MLIDs up to 0xC000 + cap - 1 only.
     void set_mlid_top(std::uint16_t top) { settings_.mlid_top = top; }

@@ -84,6 +84,19 @@ void publish_outcome(EventFeed& feed, const SweepOutcome& o)
                                {"lft_blocks_sent", o.lft_blocks_sent},
                                {"reason", o.reason},
                                {"changes", std::move(changes)}});
+    for (const auto& c : o.partition_changes) {
+        using K = partition::PartitionChange::Kind;
+        feed.publish("partition", Json{{"pkey", c.pkey},
+                                       {"name", c.name},
+                                       {"change", c.kind == K::added ? "added" : c.kind == K::removed ? "removed" : "changed"},
+                                       {"joined", c.joined},
+                                       {"left", c.left},
+                                       {"to_full", c.to_full},
+                                       {"to_limited", c.to_limited},
+                                       {"groups_changed", c.groups_changed},
+                                       {"generation", o.generation},
+                                       {"text", c.text()}});
+    }
 }
 
 void publish_sm_state(EventFeed& feed, const std::string& from, const std::string& to, const std::string& why)

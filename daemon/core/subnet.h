@@ -9,6 +9,7 @@
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "daemon/core/pkey_tables_held.h"
 #include "daemon/core/vl_tables_held.h"
 #include "health/port_health.h"
 #include "lidassign/base_lids.h"
@@ -70,6 +71,9 @@ struct SubnetSnapshot {
     // for this generation (null or empty: none; ports it left alone keep
     // tables the SM never read, and the SA names none for them).
     std::shared_ptr<const VlTablesHeld> vl_tables;
+    // The P_Key blocks the P_Key programmer laid out for this generation
+    // (null: not programmed).
+    std::shared_ptr<const PKeyTablesHeld> pkey_tables;
 };
 
 using SnapshotPtr = std::shared_ptr<const SubnetSnapshot>;

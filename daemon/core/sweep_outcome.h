@@ -6,6 +6,8 @@
 // pipeline that produces it (four programmers and the routing chain).
 #pragma once
 
+#include "partition/partitions.h"
+
 #include "daemon/core/fabric_state.h"
 
 #include <boost/asio/awaitable.hpp>
@@ -52,6 +54,9 @@ struct SweepOutcome {
     std::string engine;
     std::size_t nodes = 0, switches = 0, cas = 0, links = 0;
     FabricChanges changes; // re-route: what the refresh found
+    // The partitions this sweep changed against the last one's (a reload or
+    // a new partitions file), one entry per partition.
+    std::vector<partition::PartitionChange> partition_changes;
 };
 
 // Decides, between discovery and LID assignment, whether this SM may

@@ -4,55 +4,65 @@
 #include "daemon/core/work_pool.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ibsm::daemon {
 
 using topology::PortRef;
 
-std::optional<std::vector<mad::PKeyTable>> pkey_blocks_of(const DiscoveryResult& found,
-                                                          const partition::Partitions& partitions, PortRef ref,
-                                                          std::size_t* dropped)
-{
-    const auto& f = found.fabric;
-    const auto& node = f.node(ref.node);
-    const std::uint8_t p = ref.port.value();
-    if (node.is_switch()) {
-        if (p == 0) return partition::table_blocks(partitions.keys_of(node.guid), node.partition_cap, dropped);
-        auto si = found.switch_info.find(ref.node);
-        const std::uint16_t enforce = si == found.switch_info.end() ? 0 : si->second.partition_enforcement_cap;
-        if (enforce == 0 || p > node.num_ports()) return std::nullopt;
-        auto far = f.remote(ref);
-        if (!far || f.node(far->node).is_switch()) return std::nullopt;
-        const auto& ca_port = f.port(*far);
-        if (!ca_port.known || ca_port.guid.is_zero()) return std::nullopt;
-        return partition::table_blocks(partitions.keys_of(ca_port.guid), enforce, dropped);
-    }
-    if (p == 0 || p > node.num_ports()) return std::nullopt;
-    const auto& port = f.port(ref);
-    // A CA answers only on ports the SM reaches: its own, or cabled.
-    if (!port.known || port.guid.is_zero() || (ref != found.sm_port && !f.remote(ref))) return std::nullopt;
-    return partition::table_blocks(partitions.keys_of(port.guid), node.partition_cap, dropped);
-}
-
-std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions)
+std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions,
+                                     partition::IndexBook& book, bool peer_tables)
 {
     std::vector<PKeyTarget> out;
     const auto& f = found.fabric;
+    auto add = [&](const topology::Node& node, std::uint8_t port, DrPath path, const partition::PortTable& table) {
+        PKeyTarget t;
+        t.node_guid = node.guid;
+        t.port = port;
+        t.path = path;
+        t.switch_node = node.is_switch();
+        t.dropped = table.dropped;
+        t.blocks.resize(std::max<std::size_t>(1, table.entries.size() / mad::pkey_block_size));
+        for (std::size_t i = 0; i < table.entries.size(); ++i)
+            t.blocks[i / mad::pkey_block_size].keys[i % mad::pkey_block_size] = table.entries[i];
+        t.name = node.guid.str() + (node.description.empty() ? "" : " (" + node.description + ")") + " port " +
+                 std::to_string(port);
+        out.push_back(std::move(t));
+    };
+    // End ports first: a switch port facing a CA copies the CA's table.
+    std::map<PortRef, std::vector<std::uint16_t>> end_tables;
     for (auto id : f.node_ids()) {
         const auto& node = f.node(id);
-        for (unsigned p = 0; p <= node.num_ports(); ++p) {
-            const PortRef ref{id, PortNum(static_cast<std::uint8_t>(p))};
-            PKeyTarget t;
-            auto blocks = pkey_blocks_of(found, partitions, ref, &t.dropped);
-            if (!blocks) continue;
-            t.node_guid = node.guid;
-            t.port = ref.port.value();
-            t.path = node.is_switch() ? found.path_to(id) : path_to_port(found, ref);
-            t.switch_node = node.is_switch();
-            t.blocks = std::move(*blocks);
-            t.name = node.guid.str() + (node.description.empty() ? "" : " (" + node.description + ")") + " port " +
-                     std::to_string(p);
-            out.push_back(std::move(t));
+        if (node.is_switch()) {
+            const auto table = book.place(node.guid, 0, partitions.keys_of(node.guid),
+                                          partitions.index0_key(node.guid), node.partition_cap);
+            add(node, 0, found.path_to(id), table);
+            continue;
+        }
+        for (std::uint8_t p = 1; p <= node.num_ports(); ++p) {
+            const PortRef ref{id, PortNum(p)};
+            const auto& port = f.port(ref);
+            // A CA answers only on ports the SM reaches: its own, or cabled.
+            if (!port.known || port.guid.is_zero() || (ref != found.sm_port && !f.remote(ref))) continue;
+            const auto table = book.place(node.guid, p, partitions.keys_of(port.guid), partitions.index0_key(port.guid),
+                                          node.partition_cap);
+            add(node, p, path_to_port(found, ref), table);
+            end_tables.emplace(ref, table.entries);
+        }
+    }
+    if (!peer_tables) return out;
+    for (auto id : f.node_ids()) {
+        const auto& node = f.node(id);
+        if (!node.is_switch()) continue;
+        auto si = found.switch_info.find(id);
+        const std::uint16_t enforce = si == found.switch_info.end() ? 0 : si->second.partition_enforcement_cap;
+        if (enforce == 0) continue;
+        for (std::uint8_t p = 1; p <= node.num_ports(); ++p) {
+            auto far = f.remote(PortRef{id, PortNum(p)});
+            if (!far) continue;
+            auto ca = end_tables.find(*far);
+            if (ca == end_tables.end()) continue;
+            add(node, p, found.path_to(id), partition::peer_table(ca->second, enforce));
         }
     }
     return out;
@@ -60,6 +70,8 @@ std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partiti
 
 void PKeyProgrammer::forget(const std::set<std::pair<Guid, std::uint8_t>>& ports)
 {
+    // The table is unknown again; where each key goes is not: a port that
+    // came back gets its keys at the indexes its interfaces knew.
     for (const auto& p : ports) confirmed_.erase(p);
 }
 
@@ -67,9 +79,10 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
                                                            const partition::Partitions& partitions)
 {
     PKeyReport report;
-    auto targets = pkey_targets(found, partitions);
+    book_.set_allow_both(partitions.settings().allow_both_pkeys);
+    auto targets = pkey_targets(found, partitions, book_, settings_.peer_tables);
     report.ports = targets.size();
-    for (const auto& t : targets) {
+    for (auto& t : targets) {
         report.blocks_desired += t.blocks.size();
         if (t.dropped) {
             report.keys_dropped += t.dropped;
@@ -78,7 +91,9 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
                                               "configuration are missing there");
         }
         auto& c = confirmed_[{t.node_guid, t.port}];
-        c.resize(std::max(c.size(), t.blocks.size()));
+        // Blocks written before and no longer needed are written empty.
+        if (c.size() > t.blocks.size()) t.blocks.resize(c.size());
+        c.resize(t.blocks.size());
     }
     for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
         std::vector<std::pair<const PKeyTarget*, std::size_t>> work;
@@ -113,11 +128,14 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
                               }
                           });
     }
+    auto held = std::make_shared<PKeyTablesHeld>();
     for (const auto& t : targets) {
         const auto& c = confirmed_[{t.node_guid, t.port}];
         for (std::size_t b = 0; b < t.blocks.size(); ++b)
             if (c[b] != t.blocks[b]) ++report.blocks_dirty;
+        held->emplace(std::make_pair(t.node_guid, t.port), t.blocks);
     }
+    held_ = std::move(held);
     co_return report;
 }
 

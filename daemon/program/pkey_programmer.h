@@ -7,32 +7,39 @@
 // sweep that changes nothing must send nothing.
 //
 // Which ports (as OpenSM's osm_pkey_mgr.c): every CA/router port and every
-// switch's port 0 get their own keys (NodeInfo:PartitionCap entries); a
-// switch port cabled to a CA gets that CA port's keys when the switch has
-// a partition enforcement table (SwitchInfo:PartitionEnforcementCap > 0),
-// so the switch can filter the CA's traffic by partition. Ports between
-// switches get none: they carry every partition. (Turning enforcement on
-// in PortInfo is left to the port programmer; see the report.)
+// switch's port 0 get their own keys (NodeInfo:PartitionCap entries), laid
+// out by partition::IndexBook so a key that stays keeps its index across
+// partition changes; a switch port cabled to a CA gets that CA port's keys,
+// packed, when the switch has a partition enforcement table
+// (SwitchInfo:PartitionEnforcementCap > 0) and enforcement is on
+// (part_enforce other than off), so the switch can filter the CA's traffic
+// by partition. Ports between switches get none: they carry every
+// partition. (The enforcement bits of PortInfo are the port programmer's.)
 //
 // Data structures: per (node GUID, port), the confirmed content of each
-// 32-key block (nullopt: unknown). A block is confirmed only by a SetResp
+// 32-key block (nullopt: unknown); the IndexBook (where each key sits). A block is confirmed only by a SetResp
 // carrying it; forget() drops ports whose links came up again (a reset port
 // may have lost its table).
 //
 // Algorithm, per sweep: the desired blocks of every port from
 // partition::Partitions (keys past a port's capacity are reported, not
-// sent), then up to `rounds` rounds of Sets of the blocks that differ.
+// sent; blocks written before and no longer needed are desired empty),
+// then up to `rounds` rounds of Sets of the blocks that differ: a partition
+// change sends only the blocks it changes.
 #pragma once
 
 #include "daemon/core/fabric_state.h"
+#include "daemon/core/pkey_tables_held.h"
 #include "mad/pkey_table.h"
 #include "mad/transport.h"
 #include "partition/partitions.h"
+#include "partition/pkey_indexes.h"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,6 +61,8 @@ struct PKeyReport {
 struct PKeySettings {
     unsigned rounds = 3;
     std::size_t width = 64;
+    // Switch ports facing CAs get the CA's keys (part_enforce not off).
+    bool peer_tables = true;
 };
 
 // One port's table as the SM wants it.
@@ -67,15 +76,10 @@ struct PKeyTarget {
     std::string name;
 };
 
-// Pure: the blocks the programmer gives one port (see the header comment;
-// nullopt: it writes none there, as between switches), `dropped` as
-// partition::table_blocks counts them. The SA's P_KeyTableRecords ask it.
-std::optional<std::vector<mad::PKeyTable>> pkey_blocks_of(const DiscoveryResult& found,
-                                                          const partition::Partitions& partitions,
-                                                          topology::PortRef ref, std::size_t* dropped = nullptr);
-
-// Pure: the tables of every port of `found` (see the header comment).
-std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions);
+// The tables of every port of `found` (see the header comment); `book`
+// places the keys and remembers where.
+std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partition::Partitions& partitions,
+                                     partition::IndexBook& book, bool peer_tables = true);
 
 class PKeyProgrammer {
 public:
@@ -85,10 +89,17 @@ public:
                                                const partition::Partitions& partitions);
     // Ports (node GUID, port number) whose tables are unknown again.
     void forget(const std::set<std::pair<Guid, std::uint8_t>>& ports);
+    void set_peer_tables(bool on) { settings_.peer_tables = on; }
+    const partition::IndexBook& indexes() const { return book_; }
+    // Every port's blocks as the last program() wanted them (the SA's
+    // P_KeyTableRecords; null before the first).
+    std::shared_ptr<const PKeyTablesHeld> held() const { return held_; }
 
 private:
     PKeySettings settings_;
     std::map<std::pair<Guid, std::uint8_t>, std::vector<std::optional<mad::PKeyTable>>> confirmed_;
+    partition::IndexBook book_;
+    std::shared_ptr<const PKeyTablesHeld> held_;
 };
 
 } // namespace ibsm::daemon

@@ -60,10 +60,13 @@ struct PortSettings {
     std::size_t width = 64;                // jobs in flight
     unsigned set_rounds = 3;               // Sends of one Set when the port shows it never arrived
     // Partition enforcement: switch ports facing a CA filter by the P_Key
-    // table written there (pkey_programmer.h), in the directions SwitchInfo
-    // says the switch can; ports between switches do not. Off: the bits are
-    // left as the ports hold them.
+    // table written there (pkey_programmer.h), in the directions
+    // part_enforce asks for (enforce_in, enforce_out) and SwitchInfo says
+    // the switch can; ports between switches do not. Off: the bits are left
+    // as the ports hold them.
     bool enforce_partitions = false;
+    bool enforce_in = true;
+    bool enforce_out = true;
 };
 
 // PortInfo OperationalVLs encoding of at most `vls` data VLs (1, 2, 4, 8, 15).
@@ -128,6 +131,11 @@ public:
                  const qos::QosPolicy* policy = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
+    void set_partition_enforcement(bool in, bool out)
+    {
+        settings_.enforce_in = in;
+        settings_.enforce_out = out;
+    }
     // The ports' M_Keys come from this book (null: left as the ports hold
     // them); learn_keys() teaches it the sweep's DR paths, activate() ends
     // a rotation that every port has taken.

@@ -39,21 +39,72 @@ std::vector<std::uint8_t> record_bytes(const mad::McMemberRecord& r)
 
 } // namespace
 
-McastService::McastService(EventQueue& events, mad::Transport& transport, const partition::Partitions& partitions,
-                           McastSettings settings)
-    : events_(events), transport_(transport), partitions_(partitions), settings_(settings),
+McastService::McastService(EventQueue& events, mad::Transport& transport, McastSettings settings)
+    : events_(events), transport_(transport), settings_(settings),
       groups_(mcast::GroupSettings{settings.subnet_prefix, 0xC3FF, settings.packet_life_time}), mfts_(settings.mft)
 {
-    for (const auto& d : partitions_.definitions()) {
-        if (!d.ipoib) continue;
-        const auto pkey = static_cast<std::uint16_t>(d.number | mad::pkey_full_bit);
-        auto o = groups_.create_permanent(mcast::ipoib_broadcast_params(pkey, 2, settings_.packet_life_time));
-        if (o.status == mcast::SaStatus::ok)
-            spdlog::info("multicast: IPoIB broadcast group {} of partition {} (P_Key {}) on MLID {}",
-                         o.record.mgid.str(), d.name, hex16(pkey), hex16(o.record.mlid.value()));
-        else
-            spdlog::error("multicast: no IPoIB broadcast group for partition {}: {}", d.name, o.why);
+}
+
+void McastService::sync_partition_groups(const partition::Partitions& partitions)
+{
+    // Created the default partition's first (its broadcast group takes
+    // MLID 0xC000, as it always had), then by P_Key.
+    std::vector<const partition::PartitionInfo*> order;
+    for (const auto& p : partitions.partitions()) order.push_back(&p);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+        return (a->pkey == partition::default_partition) > (b->pkey == partition::default_partition);
+    });
+    std::vector<std::pair<partition::PartitionGroup, const partition::PartitionInfo*>> wanted_order;
+    std::map<mad::Gid128, partition::PartitionGroup> wanted;
+    for (const auto* p : order)
+        for (const auto& g : p->groups)
+            if (wanted.try_emplace(g.mgid, g).second) wanted_order.emplace_back(g, p);
+    bool changed = false;
+    // Gone: groups a partition made that it no longer makes (or makes
+    // otherwise), and any group in a partition that no longer exists.
+    std::vector<std::pair<mad::Gid128, std::string>> gone;
+    for (const auto& [mgid, g] : partition_groups_) {
+        auto w = wanted.find(mgid);
+        if (w == wanted.end()) gone.emplace_back(mgid, "its partition no longer has it");
+        else if (!(w->second == g)) gone.emplace_back(mgid, "its partition changed its parameters");
     }
+    for (const auto& [mgid, g] : groups_.groups())
+        if (!partitions.find(g.params.p_key) && !partition_groups_.count(mgid))
+            gone.emplace_back(mgid, "partition " + hex16(static_cast<std::uint16_t>(g.params.p_key | 0x8000)) +
+                                        " no longer exists");
+    for (const auto& [mgid, why] : gone) {
+        if (auto mlid = groups_.remove(mgid)) {
+            spdlog::info("multicast: group {} on MLID {} deleted: {}", mgid.str(), hex16(mlid->value()), why);
+            changed = true;
+        }
+        partition_groups_.erase(mgid);
+    }
+    for (const auto& [g, p] : wanted_order) {
+        const auto mgid = g.mgid;
+        if (partition_groups_.count(mgid)) continue;
+        mad::McMemberRecord r = mcast::ipoib_broadcast_params(g.pkey, g.scope, settings_.packet_life_time);
+        r.mgid = g.mgid;
+        r.q_key = g.flags.qkey;
+        r.mtu = g.flags.mtu;
+        r.rate = g.flags.rate;
+        r.sl = g.flags.sl;
+        r.traffic_class = g.flags.tclass;
+        r.flow_label = g.flags.flow_label;
+        // A group of that MGID joined before its partition asked for it
+        // gives way to the partition's.
+        groups_.remove(mgid);
+        auto o = groups_.create_permanent(r);
+        if (o.status == mcast::SaStatus::ok) {
+            partition_groups_.emplace(mgid, g);
+            changed = true;
+            spdlog::info("multicast: {}group {} of partition {} (P_Key {}) on MLID {}: MTU {}, rate {}, SL {}, Q_Key {:#x}",
+                         g.broadcast ? "IPoIB broadcast " : "", o.record.mgid.str(), p->name, hex16(g.pkey),
+                         hex16(o.record.mlid.value()), unsigned{r.mtu}, unsigned{r.rate}, unsigned{r.sl}, r.q_key);
+        } else {
+            spdlog::error("multicast: no group {} for partition {}: {}", mgid.str(), p->name, o.why);
+        }
+    }
+    if (changed) request_push();
 }
 
 void McastService::install(SaAgent& agent)
@@ -105,7 +156,10 @@ const mcast::PortFacts* McastService::facts(const SubnetSnapshot& snap, Guid gui
     const auto& port = f.port(*ref);
     mcast::PortFacts pf;
     pf.guid = guid;
-    pf.pkeys = partitions_.keys_of(guid);
+    // A snapshot without partitions: the default partition only, as OpenSM
+    // without a partitions file.
+    static const partition::Partitions no_file;
+    pf.pkeys = (snap.partitions ? *snap.partitions : no_file).keys_of(guid);
     // The link the port's traffic takes: its own cable, or for a switch's
     // port 0 no cable at all (the switch's fastest MTU and rate apply).
     if (auto pi = snap.found.port_info.find(*ref); pi != snap.found.port_info.end() && pi->second.neighbor_mtu)
@@ -209,6 +263,7 @@ void McastService::on_snapshot(SnapshotPtr snap)
 {
     if (!snap) return;
     snapshot_ = std::move(snap);
+    if (snapshot_->partitions) sync_partition_groups(*snapshot_->partitions);
     const auto& f = snapshot_->found.fabric;
     // The smallest multicast table of the switches bounds the MLIDs.
     std::uint16_t cap = 0;

@@ -26,9 +26,12 @@
 // (joins meanwhile only mark the tables dirty: one push for the burst).
 // push() computes every group's tree (mcast/tree.h) over the current
 // snapshot's fabric and lets the MftProgrammer send the blocks that
-// differ; a join during the push asks again. Start-up creates the IPoIB
-// broadcast group of the default partition and of every configured
-// partition that asks for one.
+// differ; a join during the push asks again. Each snapshot's partitions
+// (partition/partitions.h) bring their groups: the IPoIB broadcast group
+// of each partition with ipoib and its `mgid=` groups, created permanent;
+// a group whose partition is gone (or whose parameters the partition no
+// longer gives) is deleted with its members, as is any group joined with
+// the P_Key of a partition that no longer exists.
 #pragma once
 
 #include "daemon/core/events.h"
@@ -43,6 +46,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 
 namespace ibsm::daemon {
@@ -68,8 +72,7 @@ struct McastStats {
 class McastService {
 public:
     // Requests for pushes go to `events`, read by the sweep scheduler.
-    McastService(EventQueue& events, mad::Transport& transport, const partition::Partitions& partitions,
-                 McastSettings settings);
+    McastService(EventQueue& events, mad::Transport& transport, McastSettings settings);
     McastService(const McastService&) = delete;
     McastService& operator=(const McastService&) = delete;
 
@@ -106,11 +109,14 @@ private:
     // missing). Joins of existing groups and unmatched ones are unchanged.
     void with_qos_level(const SubnetSnapshot& snap, mad::McMemberRecord& r, std::uint64_t& mask);
     void request_push();
+    // The partitions' groups made to match `partitions` (see the header).
+    void sync_partition_groups(const partition::Partitions& partitions);
     boost::asio::awaitable<void> push_trees();
 
     EventQueue& events_;
     mad::Transport& transport_;
-    const partition::Partitions& partitions_;
+    // The groups the partitions made, by MGID, with what made them.
+    std::map<mad::Gid128, partition::PartitionGroup> partition_groups_;
     McastSettings settings_;
     mcast::GroupTable groups_;
     MftProgrammer mfts_;

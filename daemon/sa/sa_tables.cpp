@@ -117,8 +117,8 @@ SaAnswer sa_pkey_table_records(const SaRequest& req)
     Collector c(req, sa::pkey_table_record_components(), sa::pkey_table_record_size);
     if (!c.mask_ok()) return SaAnswer::error(sa::status::req_invalid);
     const auto sel = c.lid_selection(0, 0);
-    const auto* partitions = req.snapshot.partitions.get();
-    if (!partitions) return c.done();
+    const auto* held = req.snapshot.pkey_tables.get();
+    if (!held) return c.done();
     const auto& f = fabric_of(req);
     const std::optional<unsigned> port = c.selects(2) ? std::optional<unsigned>(c.query_u8(4)) : std::nullopt;
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
@@ -126,11 +126,11 @@ SaAnswer sa_pkey_table_records(const SaRequest& req)
         const CaPortQuery keep(c, f.node(endport.node).is_switch() ? CaPortQuery::Bytes{}
                                                                    : CaPortQuery::Bytes{{4, endport.port.value()}});
         for_ports(f, endport, port, [&](std::uint8_t p) {
-            const auto blocks = pkey_blocks_of(req.snapshot.found, *partitions, PortRef{endport.node, PortNum(p)});
-            if (!blocks) return;
-            for (std::size_t b = 0; b < blocks->size() && !c.enough(); ++b) {
+            const auto blocks = held->find({f.node(endport.node).guid, p});
+            if (blocks == held->end()) return;
+            for (std::size_t b = 0; b < blocks->second.size() && !c.enough(); ++b) {
                 if (c.selects(1) && c.query_u16(2) != b) continue;
-                c.offer(sa::encode(sa::PKeyTableRecord{lid, static_cast<std::uint16_t>(b), p, (*blocks)[b]}));
+                c.offer(sa::encode(sa::PKeyTableRecord{lid, static_cast<std::uint16_t>(b), p, blocks->second[b]}));
             }
         });
     });

@@ -8,9 +8,9 @@
 // generation (SubnetSnapshot::vl_tables); a port it left alone
 // (routing.vl_tables: auto with a one-VL engine) keeps tables nobody read,
 // so it has no record here, where OpenSM answers zeros it never read. The
-// P_Key blocks are those the P_Key programmer gives each port from the
-// generation's partitions (pkey_blocks_of), confirmed before the snapshot
-// was published.
+// P_Key blocks are those the P_Key programmer laid out for each port in
+// that generation (SubnetSnapshot::pkey_tables, its IndexBook's indexes),
+// confirmed before the snapshot was published.
 //
 // Algorithm (each, as OpenSM's osm_sa_*_record.c walk them): the endports
 // of the snapshot (or the one owning a queried LID, any of its LMC range);

@@ -72,6 +72,35 @@ void Reloader::reload()
     }
 }
 
+void Reloader::check_partitions_file()
+{
+    if (running_.partitions_file.empty()) return;
+    // Read at every heavy sweep: its warnings are said when it changed.
+    std::vector<partition::Rule> rules;
+    std::vector<std::string> warnings;
+    try {
+        rules = read_partitions_file(running_.partitions_file, &warnings);
+    } catch (const std::exception& e) {
+        if (refused_partitions_ != e.what())
+            spdlog::error("partitions_file changed but is refused, keeping the running partitions: {}", e.what());
+        refused_partitions_ = e.what();
+        return;
+    }
+    refused_partitions_.clear();
+    if (rules == running_.partitions) return;
+    for (const auto& w : warnings) spdlog::warn("{}", w);
+    auto next = running_;
+    next.partitions = std::move(rules);
+    try {
+        auto settings = bringup_settings(next);
+        spdlog::info("partitions_file {} changed: its partitions apply from this sweep", next.partitions_file);
+        running_ = std::move(next);
+        wings_.bringup.reconfigure(settings);
+    } catch (const std::exception& e) {
+        spdlog::error("partitions_file changed, not applied: {}", e.what());
+    }
+}
+
 void Reloader::apply(const config::Config& next, const BringupSettings& bringup, const MkeySettings& mkeys)
 {
     running_ = next;

@@ -22,7 +22,11 @@
 // policy's next evaluation), security.mkey (service/mkey_rotation.h: the
 // secret file is read again on every reload, so a new secret under the same
 // YAML is a change too; a file that cannot be read or is refused makes the
-// whole reload unreadable and the keys in use stay). Whatever the decision, the heavy sweep the
+// whole reload unreadable and the keys in use stay), partitions,
+// partitions_file, part_enforce and allow_both_pkeys at the next sweep (only
+// the P_Key blocks that change are sent; a partitions_file that does not
+// parse makes the reload unreadable). partitions_file is also checked at
+// every heavy sweep (check_partitions_file). Whatever the decision, the heavy sweep the
 // SIGHUP queues follows (the caller pushes it).
 #pragma once
 
@@ -91,6 +95,11 @@ public:
 
     // SIGHUP, on the loop: reads, decides, applies, and logs the decision.
     void reload();
+    // At every heavy sweep (as OpenSM re-reads its partitions file): when
+    // partitions_file's statements differ from the running ones, they are
+    // applied alone, now; a file that does not parse keeps the running
+    // partitions (said once per content of the file).
+    void check_partitions_file();
     const config::Config& running() const { return running_; }
 
 private:
@@ -99,6 +108,7 @@ private:
     Options opts_;
     config::Config running_;
     Wings wings_;
+    std::string refused_partitions_; // the error last said for partitions_file
 };
 
 } // namespace ibsm::daemon

@@ -8,12 +8,16 @@
 #include "daemon/service/config_path.h"
 #include "mad/port_codes.h"
 #include "mad/umad_port.h"
+#include "partition/conf_parse.h"
 #include "routing/root_guids.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
 
 namespace ibsm::daemon {
 
@@ -23,6 +27,7 @@ config::Config effective_config(const Options& opts)
     config::Config cfg = file ? config::load_config_file(file->string()) : config::Config{};
     cfg = config::apply_overrides(std::move(cfg), opts.overrides);
     if (opts.lmc) cfg.routing.lmc = *opts.lmc;
+    if (!cfg.partitions_file.empty()) cfg.partitions = read_partitions_file(cfg.partitions_file);
     return cfg;
 }
 
@@ -80,27 +85,37 @@ BringupSettings bringup_settings(const config::Config& cfg)
         throw config::ConfigError("qos: the policy does not fit routing.max_vls " +
                                   std::to_string(cfg.routing.max_vls) + ": " + why);
     s.qos = cfg.qos;
+    // Partitions: the P_Key tables and, on switch ports facing CAs, their
+    // enforcement as part_enforce asks.
+    s.partitions = std::make_shared<const std::vector<partition::Rule>>(partition_rules(cfg));
+    s.allow_both_pkeys = cfg.allow_both_pkeys;
+    s.ports.enforce_partitions = true;
+    s.ports.enforce_in = cfg.part_enforce == config::PartEnforce::both || cfg.part_enforce == config::PartEnforce::in;
+    s.ports.enforce_out = cfg.part_enforce == config::PartEnforce::both || cfg.part_enforce == config::PartEnforce::out;
+    s.pkeys.peer_tables = cfg.part_enforce != config::PartEnforce::off;
     return s;
 }
 
-std::vector<partition::Definition> partition_definitions(const config::Config& cfg)
+std::vector<partition::Rule> partition_rules(const config::Config& cfg)
 {
-    std::vector<partition::Definition> out;
-    for (const auto& p : cfg.partitions) {
-        partition::Definition d{p.name, p.pkey, p.ipoib, {}};
-        for (const auto& m : p.members) d.members.emplace_back(m.port_guid, m.membership == config::Membership::full);
-        out.push_back(std::move(d));
-    }
-    return out;
+    return partition::effective_rules(cfg.partitions, !cfg.partitions.empty() || !cfg.partitions_file.empty());
 }
 
-std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
-                                                            Guid sm_port)
+std::vector<partition::Rule> read_partitions_file(const std::string& path, std::vector<std::string>* warnings)
 {
-    auto partitions = std::make_shared<const partition::Partitions>(partition_definitions(cfg), sm_port);
-    bringup.partitions = partitions;
-    bringup.ports.enforce_partitions = true;
-    return partitions;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw config::ConfigError("partitions_file '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto r = partition::parse_partitions_conf(text.str(), path);
+    if (!r.ok()) throw config::ConfigError(r.errors.front());
+    for (auto& w : r.warnings) {
+        if (warnings) warnings->push_back(std::move(w));
+        else spdlog::warn("{}", w);
+    }
+    return std::move(r.rules);
 }
 
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)

@@ -9,7 +9,7 @@
 // Data structures: none of its own; each function reads one config::Config
 // and returns one wing's settings. Only bringup_settings and
 // read_root_guid_file touch the file system (routing.root_guid_file), and
-// effective_config reads the configuration file.
+// effective_config reads the configuration file and partitions_file.
 #pragma once
 
 #include "config/config.h"
@@ -33,8 +33,16 @@
 namespace ibsm::daemon {
 
 // The file (--config, else the installed default when it exists, else the
-// defaults) with the command line on top. Throws config::ConfigError.
+// defaults) with the command line on top, and partitions_file's statements
+// read into `partitions`. Throws config::ConfigError.
 config::Config effective_config(const Options& opts);
+
+// The statements of OpenSM's partitions.conf at `path`
+// (partition/conf_parse.h); config::ConfigError "path:line: what" when it
+// cannot be read or parsed. What OpenSM would ignore is logged as warnings,
+// or handed to `warnings` when given.
+std::vector<partition::Rule> read_partitions_file(const std::string& path,
+                                                  std::vector<std::string>* warnings = nullptr);
 
 // The CA and port the SM runs on: sm.port_guid looked up among the local
 // ports, else sm.ca and sm.port (empty and 0: the first usable; the config
@@ -45,19 +53,15 @@ std::pair<std::string, int> sm_port(const config::Config& cfg);
 // naming the key and the fix when the file cannot be read.
 std::vector<Guid> read_root_guid_file(const std::string& path);
 
-// Everything but the partitions (add_partitions: they need the SM's port
-// GUID). Reads routing.root_guid_file. Throws config::ConfigError when the
-// qos policy's VLs alone exceed what routing.max_vls lets the ports carry.
+// Everything the bring-up takes, the partitions' rules (effective_rules:
+// with the default partition's) and part_enforce included. Reads
+// routing.root_guid_file. Throws config::ConfigError when the qos policy's
+// VLs alone exceed what routing.max_vls lets the ports carry.
 BringupSettings bringup_settings(const config::Config& cfg);
 
-// The configured partitions as the partition model's definitions.
-std::vector<partition::Definition> partition_definitions(const config::Config& cfg);
-
-// The partitions with the SM's port in each, handed to `bringup`, which
-// programs and enforces their P_Key tables; returned for multicast, whose
-// groups live in them.
-std::shared_ptr<const partition::Partitions> add_partitions(BringupSettings& bringup, const config::Config& cfg,
-                                                            Guid sm_port);
+// The partition rules the SM runs on: `partitions` (or the file's) after
+// the default partition's implicit rules, as OpenSM.
+std::vector<partition::Rule> partition_rules(const config::Config& cfg);
 
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid);
 

@@ -67,11 +67,18 @@ void Bringup::apply_pending()
     vls_.set_all_port_tables(pending_->vls.all_port_tables);
     settings_.disable_isolated_ports = pending_->disable_isolated_ports;
     settings_.qos = pending_->qos;
+    settings_.partitions = pending_->partitions;
+    settings_.allow_both_pkeys = pending_->allow_both_pkeys;
+    settings_.ports.enforce_in = pending_->ports.enforce_in;
+    settings_.ports.enforce_out = pending_->ports.enforce_out;
+    ports_.set_partition_enforcement(pending_->ports.enforce_in, pending_->ports.enforce_out);
+    pkeys_.set_peer_tables(pending_->pkeys.peer_tables);
     pending_.reset();
 }
 
 boost::asio::awaitable<SweepOutcome> Bringup::sweep()
 {
+    if (before_heavy_) before_heavy_();
     apply_pending();
     SweepOutcome o;
     o.kind = SweepKind::heavy;
@@ -265,6 +272,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         co_return publish(std::move(o), std::move(found), std::nullopt, nullptr, start, smps_before);
     }
 
+    partitions_ = resolve_partitions(found, o);
     auto assigned = assign_lids(found);
     if (!assigned.lids) {
         o.reason = std::move(assigned.failure);
@@ -326,7 +334,8 @@ SweepOutcome Bringup::publish(SweepOutcome o, DiscoveryResult fabric, std::optio
     snap->reason = o.reason;
     snap->engine = o.engine;
     snap->lmc = settings_.lid.lmc;
-    snap->partitions = settings_.partitions;
+    snap->partitions = partitions_;
+    if (partitions_) snap->pkey_tables = pkeys_.held();
     snap->isolated = applied_;
     snap->qos_policy = policy_;
     if (tables) snap->sl_vl = sl_vl_;

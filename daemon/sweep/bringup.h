@@ -76,10 +76,13 @@ struct BringupSettings {
     LftSettings lfts;
     VlSettings vls;
     std::filesystem::path state_dir;
-    // The partitions the P_Key tables are programmed from (pkey_programmer.h),
-    // before activation, when set; null leaves every port's table as it is.
-    // Restart-only.
-    std::shared_ptr<const partition::Partitions> partitions;
+    // The partition rules (partition/rules.h, effective_rules: the default
+    // partition's included) the P_Key tables are programmed from
+    // (pkey_programmer.h), before activation, when set; null leaves every
+    // port's table as it is. Each sweep resolves them against its fabric.
+    // Reloadable: the next sweep sends only the blocks that change.
+    std::shared_ptr<const std::vector<partition::Rule>> partitions;
+    bool allow_both_pkeys = false;
     PKeySettings pkeys;
     // health.disable_port: the switch-side port of each isolated link is
     // set DISABLED (port_disabler.h). Reloadable.
@@ -138,6 +141,9 @@ public:
     // options, LMC, OperationalVLs cap, switch SL2VL policy. The state
     // directory, SMP settings and programmer state stay.
     void reconfigure(const BringupSettings& settings);
+    // Called when a heavy sweep starts, before pending settings apply (the
+    // partitions file is checked there: a change applies in that sweep).
+    void before_heavy_sweep(std::function<void()> f) { before_heavy_ = std::move(f); }
 
     // Called when a sweep has brought the subnet up (or degraded), before
     // anything else is done with the outcome (the SM reports MASTER from then on).
@@ -225,6 +231,9 @@ private:
                                     const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap) const;
     // After routing: the SL/VL plan and the compiled policy (route()).
     void plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const;
+    // The partitions over `found` (null without rules); what changed since
+    // the rules the last sweep ran on goes to the log and `o`.
+    std::shared_ptr<const partition::Partitions> resolve_partitions(const DiscoveryResult& found, SweepOutcome& o);
     boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
                                                           const routing::RoutingTables& tables,
                                                           const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy);
@@ -242,6 +251,7 @@ private:
     mad::Transport& transport_;
     BringupSettings settings_;
     std::optional<BringupSettings> pending_;
+    std::function<void()> before_heavy_;
     LidStore store_;
     // Every port GUID -> base LID this process has handed out or read from
     // guid2lid: the file's content, kept in memory so a state directory
@@ -252,6 +262,10 @@ private:
     PortProgrammer ports_;
     VlProgrammer vls_;
     PKeyProgrammer pkeys_;
+    // This sweep's partitions (resolve_partitions), the rules the last
+    // resolution ran on and that resolution.
+    std::shared_ptr<const partition::Partitions> partitions_, last_partitions_;
+    std::shared_ptr<const std::vector<partition::Rule>> last_rules_;
     SnapshotPtr snapshot_;
     std::uint64_t generation_ = 0;
     // Asked for (set_isolated_links) and applied by the sweep in progress or

@@ -246,7 +246,7 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
     RouteStep step;
     if (qos->enabled)
-        step.policy = std::make_shared<const qos::QosPolicy>(*qos, qos_port_facts(found, settings_.partitions.get()));
+        step.policy = std::make_shared<const qos::QosPolicy>(*qos, qos_port_facts(found, partitions_.get()));
     if (!chain.tables) {
         step.lids = std::move(lids);
         step.phase = clock.finish("route", "every engine refused");
@@ -291,6 +291,48 @@ void Bringup::plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned c
                      step.sl_vl->layers, step.sl_vl->vls / std::max(1u, step.sl_vl->layers), step.sl_vl->vls);
 }
 
+// ---- partitions
+
+std::shared_ptr<const partition::Partitions> Bringup::resolve_partitions(const DiscoveryResult& found, SweepOutcome& o)
+{
+    if (!settings_.partitions) return nullptr;
+    const auto& f = found.fabric;
+    std::vector<partition::EndPort> ports;
+    for (auto id : f.node_ids()) {
+        const auto& node = f.node(id);
+        if (node.is_switch()) {
+            ports.push_back({node.guid, partition::PortKind::switch_node});
+            continue;
+        }
+        const auto kind = node.type == topology::NodeType::router ? partition::PortKind::router : partition::PortKind::ca;
+        for (std::uint8_t p = 1; p <= node.num_ports(); ++p) {
+            const auto& port = f.port(topology::PortRef{id, PortNum(p)});
+            if (port.known && !port.guid.is_zero()) ports.push_back({port.guid, kind});
+        }
+    }
+    Guid sm_port;
+    if (found.sm_port.node.value < f.node_count()) {
+        const auto& node = f.node(found.sm_port.node);
+        sm_port = node.is_switch() ? node.guid : f.port(found.sm_port).guid;
+    }
+    auto p = std::make_shared<const partition::Partitions>(*settings_.partitions, ports,
+                                                           partition::Settings{sm_port, settings_.allow_both_pkeys});
+    if (last_rules_ != settings_.partitions) {
+        if (last_partitions_) {
+            o.partition_changes = partition::changes(*last_partitions_, *p, ports);
+            for (const auto& c : o.partition_changes) spdlog::info("partitions: {}", c.text());
+            if (o.partition_changes.empty()) spdlog::info("partitions: new rules, no port's membership changes");
+        }
+        for (const auto& info : p->partitions())
+            spdlog::info("partition {} ({}): {} full, {} limited member port(s){}", info.name, hex16(info.pkey),
+                         info.full, info.limited,
+                         info.groups.empty() ? "" : ", " + std::to_string(info.groups.size()) + " multicast group(s)");
+        last_rules_ = settings_.partitions;
+    }
+    last_partitions_ = p;
+    return p;
+}
+
 // ---- program
 
 void Bringup::forget_relinked(const DiscoveryResult& found)
@@ -331,7 +373,7 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
     report.vls = co_await vls_.program(transport_, std::move(vl_plan));
     // P_Key tables before any port goes ACTIVE: IPoIB reads the table when
     // its port comes up.
-    if (settings_.partitions) report.pkeys = co_await pkeys_.program(transport_, found, *settings_.partitions);
+    if (partitions_) report.pkeys = co_await pkeys_.program(transport_, found, *partitions_);
     report.ports = co_await ports_.configure(transport_);
     co_return report;
 }
@@ -345,7 +387,7 @@ boost::asio::awaitable<Bringup::ProgramStep> Bringup::program(const DiscoveryRes
     ProgramStep step;
     step.report = co_await run_programmers(found, lids, tables, *routed.sl_vl, routed.policy.get());
     const auto& r = step.report;
-    step.phase = clock.finish("program", program_detail(r, settings_.partitions != nullptr));
+    step.phase = clock.finish("program", program_detail(r, partitions_ != nullptr));
     if (r.vls.switches_left && kind == SweepKind::heavy)
         spdlog::info("SL2VL: {} switch(es) without OptimizedSLtoVLMappingProgramming keep their own tables: engine {} "
                      "needs one VL and no qos table moves an SL off VL 0 between switches, so any SL-to-VL map is "

@@ -5,7 +5,7 @@
 #     holds the default partition 0xffff; the ports a `partitions:` entry
 #     lists hold its key with their membership bit (0x8001 full, 0x0001
 #     limited); a leaf's port facing such a CA enforces the same keys; the
-#     SM's port is a full member of every partition.
+#     SM's port holds what the rules give it (as OpenSM: not listed, none).
 #  2. IPoIB-style joins of the broadcast group ff12:401b:ffff::ffff:ffff
 #     (MGID, PortGID, P_Key, JoinState: what the kernel's ipoib sends):
 #     three hosts join for themselves (tests/tools/mcast_join as ibsim
@@ -53,12 +53,16 @@ JUDGE=${CAS[1]}
 judge() { SIM_HOST=$JUDGE sim "$@"; }
 SMKEY=0x1
 
-# Partition 0x0001: CA 1 full, CAs 2 and 3 limited.
+# Partition 0x0001: CA 1 full, CAs 2 and 3 limited. With partitions given,
+# every port is a limited member of 0x7fff unless a rule says otherwise (as
+# OpenSM with a partitions file): here every port is a full member, with
+# the broadcast group.
 cat > "$WORK/ibsmd.yaml" << EOF
 sm:
   sm_key: $SMKEY
 state_dir: $WORK/state
 partitions:
+  - {name: Default, pkey: 0x7fff, ipoib: true, full: [ALL]}
   - name: storage
     pkey: 0x0001
     full: [0x$(port 1)]
@@ -82,7 +86,7 @@ expect_keys() { # WHAT WANT SMPQUERY_ARGS...
     echo "$what: $got"
     [ "$got" = "$want" ] || fail "$what holds '$got', expected '$want'"
 }
-expect_keys "SM port (${CAS[0]})" "0xffff 0x8001 0x0000" "$(lid_of "$(port 0)")"
+expect_keys "SM port (${CAS[0]})" "0xffff 0x0000 0x0000" "$(lid_of "$(port 0)")"
 expect_keys "full member (${CAS[1]})" "0xffff 0x8001 0x0000" "$(lid_of "$(port 1)")"
 expect_keys "limited member (${CAS[2]})" "0xffff 0x0001 0x0000" "$(lid_of "$(port 2)")"
 expect_keys "no partition (${CAS[4]})" "0xffff 0x0000 0x0000" "$(lid_of "$(port 4)")"

@@ -77,6 +77,10 @@ printf 'routing:\n  lmx: 1\n' > "$WORK/key.yaml"
 expect 78 "key.yaml:2: key 'routing.lmx': unknown key \(did you mean 'routing.lmc'\?\)" "$IBSMD" --once --config "$WORK/key.yaml"
 expect 78 "key.yaml:2: key 'routing.lmx'" "$IBSMD" --print-config --config "$WORK/key.yaml"
 expect 78 "key.yaml:2" "$IBSMD" --once --config "$WORK/key.yaml" --log-level off
+# OpenSM's partitions.conf: its errors name the file and line.
+printf 'Storage=0x0010, ipoib : ALL_CAS=limi ;\nShareIO = 0x80 : defmember=limited : 0x123456 ;\n' > "$WORK/partitions.conf"
+printf 'partitions_file: %s\n' "$WORK/partitions.conf" > "$WORK/prtn.yaml"
+expect 78 "partitions.conf:2: 'defmember' is not a port: partition flags go before the ':'" "$IBSMD" --once --config "$WORK/prtn.yaml"
 printf 'routing: [\n' > "$WORK/syntax.yaml"
 expect 78 "syntax.yaml" "$IBSMD" --once --config "$WORK/syntax.yaml"
 printf 'smp:\n  window: 0\n' > "$WORK/range.yaml"

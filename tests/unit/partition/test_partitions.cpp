@@ -7,30 +7,37 @@ using namespace ibsm;
 using namespace ibsm::partition;
 
 namespace {
+
+MemberRule port(std::uint64_t g, Membership m) { return MemberRule{Who::port, Guid(g), m}; }
+
 Partitions sample()
 {
-    return Partitions({Definition{"storage", 0x0001, true, {{Guid(0x10), true}, {Guid(0x11), false}, {Guid(0x12), false}}},
-                       Definition{"mgmt", 0x0002, false, {{Guid(0x11), true}}}},
-                      Guid(0x99));
+    Rule storage{"storage", 0x0001, true, {}, false, {port(0x10, Membership::full), port(0x11, Membership::limited),
+                                                       port(0x12, Membership::limited)}, {}, 1};
+    Rule mgmt{"mgmt", 0x0002, false, {}, false, {port(0x11, Membership::full)}, {}, 2};
+    const std::vector<EndPort> ports{{Guid(0x10)}, {Guid(0x11)}, {Guid(0x12)}, {Guid(0x55)}, {Guid(0x99)}};
+    return Partitions(effective_rules({storage, mgmt}, true), ports, Settings{Guid(0x99), false});
 }
+
 } // namespace
 
-TEST_CASE("Every port holds the default partition as a full member, first")
+TEST_CASE("Without configuration every port holds the default partition as a full member")
 {
     const Partitions p;
     CHECK(p.keys_of(Guid(0x1234)) == std::vector<std::uint16_t>{0xffff});
-    REQUIRE(p.definitions().size() == 1);
-    CHECK(p.definitions()[0].number == 0x7fff);
+    REQUIRE(p.partitions().size() == 1);
+    CHECK(p.partitions()[0].pkey == 0x7fff);
+    CHECK(p.partitions()[0].ipoib);
     CHECK(p.path_pkey(Guid(1), Guid(2)) == std::uint16_t{0xffff});
 }
 
-TEST_CASE("Configured partitions add keys with their membership bit; the SM port holds all in full")
+TEST_CASE("Configured partitions add keys with their membership bit; the default partition is limited but for the SM")
 {
     const auto p = sample();
-    CHECK(p.keys_of(Guid(0x10)) == std::vector<std::uint16_t>{0xffff, 0x8001});
-    CHECK(p.keys_of(Guid(0x11)) == std::vector<std::uint16_t>{0xffff, 0x0001, 0x8002});
-    CHECK(p.keys_of(Guid(0x99)) == std::vector<std::uint16_t>{0xffff, 0x8001, 0x8002});
-    CHECK(p.keys_of(Guid(0x55)) == std::vector<std::uint16_t>{0xffff});
+    CHECK(p.keys_of(Guid(0x10)) == std::vector<std::uint16_t>{0x8001, 0x7fff});
+    CHECK(p.keys_of(Guid(0x11)) == std::vector<std::uint16_t>{0x0001, 0x8002, 0x7fff});
+    CHECK(p.keys_of(Guid(0x99)) == std::vector<std::uint16_t>{0xffff});
+    CHECK(p.keys_of(Guid(0x55)) == std::vector<std::uint16_t>{0x7fff});
 }
 
 TEST_CASE("A path uses a partition both hold with a full member on one side")
@@ -38,13 +45,15 @@ TEST_CASE("A path uses a partition both hold with a full member on one side")
     const auto p = sample();
     CHECK(p.path_pkey(Guid(0x10), Guid(0x11), std::uint16_t{0x0001}) == std::uint16_t{0x8001});
     CHECK(p.path_pkey(Guid(0x11), Guid(0x10), std::uint16_t{0x8001}) == std::uint16_t{0x0001});
-    // Two limited members of storage cannot talk in it.
+    // Two limited members of storage cannot talk in it, nor in the default partition.
     CHECK_FALSE(p.path_pkey(Guid(0x11), Guid(0x12), std::uint16_t{0x0001}));
+    CHECK_FALSE(p.path_pkey(Guid(0x11), Guid(0x12)));
     // Not a member at all.
     CHECK_FALSE(p.path_pkey(Guid(0x10), Guid(0x55), std::uint16_t{0x0001}));
     CHECK_FALSE(p.path_pkey(Guid(0x10), Guid(0x11), std::uint16_t{0x0003}));
-    // Without a P_Key asked, the default partition joins everyone.
-    CHECK(p.path_pkey(Guid(0x11), Guid(0x12)) == std::uint16_t{0xffff});
+    // The SM's port, a full member of the default partition, reaches everyone.
+    CHECK(p.path_pkey(Guid(0x11), Guid(0x99)) == std::uint16_t{0x7fff});
+    CHECK(p.path_pkey(Guid(0x10), Guid(0x11)) == std::uint16_t{0x8001});
 }
 
 TEST_CASE("P_Key table blocks: 32 keys a block, zero-filled, capped at the port's capacity")

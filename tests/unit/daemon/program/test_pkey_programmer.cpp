@@ -132,7 +132,8 @@ TEST_CASE("pkey_targets: CA ports the SM reaches, switch port 0, and a filtering
           "[pkey]")
 {
     PKeyFabric f;
-    const auto targets = daemon::pkey_targets(f.found, storage());
+    partition::IndexBook book;
+    const auto targets = daemon::pkey_targets(f.found, storage(), book);
     std::map<std::string, const daemon::PKeyTarget*> by_name;
     for (const auto& t : targets) by_name[t.name] = &t;
     std::set<std::string> names;
@@ -175,7 +176,8 @@ TEST_CASE("pkey_targets: a port with more keys than one block gets two", "[pkey]
     std::vector<partition::Definition> defs;
     for (std::uint16_t n = 1; n <= 40; ++n) defs.push_back({"p" + std::to_string(n), n, false, {{Guid(0x301), true}}});
     const partition::Partitions many(defs, Guid(0x101));
-    for (const auto& t : daemon::pkey_targets(f.found, many)) {
+    partition::IndexBook book;
+    for (const auto& t : daemon::pkey_targets(f.found, many, book)) {
         if (t.name != "0x0000000000000300 (H1) port 1" && t.name != "0x0000000000001000 (S1) port 2") continue;
         INFO(t.name);
         // 41 keys; S1 enforces 16 of them only.

@@ -39,6 +39,16 @@ namespace m = mad::mcr_mask;
 
 namespace {
 
+partition::MemberRule full(Guid g) { return {partition::Who::port, g, partition::Membership::full}; }
+partition::MemberRule limited(Guid g) { return {partition::Who::port, g, partition::Membership::limited}; }
+
+// `configured` after the default partition of a site without a partitions
+// file (every port a full member of 0x7fff, its broadcast group).
+std::shared_ptr<const std::vector<partition::Rule>> rules(std::vector<partition::Rule> configured)
+{
+    return std::make_shared<const std::vector<partition::Rule>>(partition::effective_rules(std::move(configured), false));
+}
+
 // CA port GUIDs in the fake are node GUID + port (as ibsim's).
 Guid port_guid(const test::FakeFabric& fake, NodeId ca) { return fake.fabric().port(PortRef{ca, PortNum(1)}).guid; }
 
@@ -102,9 +112,18 @@ struct McastSm {
         return s;
     }
 
-    McastSm(test::FabricLoop& l, const daemon::BringupSettings& bs, const partition::Partitions& parts,
-            const daemon::McastSettings& ms)
-        : loop(l), events(l.io.get_executor()), bringup(l.transport, bs), service(events, l.transport, parts, ms),
+    // Without partitions in `bs`: OpenSM's without a file (the default
+    // partition's broadcast group).
+    static daemon::BringupSettings with_partitions(daemon::BringupSettings bs)
+    {
+        if (!bs.partitions)
+            bs.partitions =
+                std::make_shared<const std::vector<partition::Rule>>(partition::effective_rules({}, false));
+        return bs;
+    }
+
+    McastSm(test::FabricLoop& l, const daemon::BringupSettings& bs, const daemon::McastSettings& ms)
+        : loop(l), events(l.io.get_executor()), bringup(l.transport, with_partitions(bs)), service(events, l.transport, ms),
           scheduler(l.transport, bringup, events, nullptr, scheduler_settings())
     {
         scheduler.set_mcast_push([this] { return service.push(); });
@@ -180,8 +199,7 @@ TEST_CASE("P_Key tables: the default partition everywhere, configured keys where
     auto settings = bringup_settings(dir.path);
     const Guid h1 = port_guid(loop.fabric, t.hosts[1]), h2 = port_guid(loop.fabric, t.hosts[2]),
                sm = port_guid(loop.fabric, t.hosts[0]);
-    settings.partitions = std::make_shared<const partition::Partitions>(
-        std::vector<partition::Definition>{{"storage", 0x0001, true, {{h1, true}, {h2, false}}}}, sm);
+    settings.partitions = rules({{"storage", 0x0001, true, {}, false, {full(h1), limited(h2)}, {}, 1}});
     settings.ports.enforce_partitions = true;
     daemon::Bringup b(loop.transport, settings);
     auto o = loop.run([&] { return b.sweep(); });
@@ -191,7 +209,8 @@ TEST_CASE("P_Key tables: the default partition everywhere, configured keys where
         auto k = loop.fabric.pkey_table(p).keys;
         return std::vector<std::uint16_t>(k.begin(), k.begin() + 3);
     };
-    CHECK(keys({t.hosts[0], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0x8001, 0});
+    CHECK(keys({t.hosts[0], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0, 0}); // the SM's: not listed
+    CHECK(sm == port_guid(loop.fabric, t.hosts[0]));
     CHECK(keys({t.hosts[1], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0x8001, 0});
     CHECK(keys({t.hosts[2], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0x0001, 0});
     CHECK(keys({t.hosts[3], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0, 0});
@@ -222,12 +241,10 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     Tree t;
     test::FabricLoop loop(t.f);
     auto settings = bringup_settings(dir.path);
-    const partition::Partitions parts({}, port_guid(loop.fabric, t.hosts[0]));
     daemon::McastSettings ms;
     ms.batch = std::chrono::milliseconds(1);
-    McastSm sm(loop, settings, parts, ms);
+    McastSm sm(loop, settings, ms);
     auto& service = sm.service;
-    REQUIRE(service.groups().find(bcast));
     loop.fabric.reset_counters();
     // The first heavy sweep's generation reaches the service, which asks
     // for one push.
@@ -235,6 +252,7 @@ TEST_CASE("Joins of every host build an MFT that reaches every member; leaves an
     run_until(loop, [&] { return sm.scheduler.stats().heavy_sweeps == 1 && sm.idle(); });
     REQUIRE(sm.outcomes.size() == 1);
     REQUIRE(sm.outcomes[0].up);
+    REQUIRE(service.groups().find(bcast)); // the default partition's, made with the first generation
     CHECK(held(loop.fabric, 0xC000).empty()); // a group without members forwards nowhere
     // First contact: what the switches hold is unknown, so block 0 is written (empty) on all five.
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr_multicast_forwarding_table) == 5);
@@ -396,10 +414,9 @@ TEST_CASE("No multicast table reaches a switch but as the scheduler's work, afte
     TempDir dir;
     Tree t;
     test::FabricLoop loop(t.f);
-    const partition::Partitions parts({}, port_guid(loop.fabric, t.hosts[0]));
     daemon::McastSettings ms;
     ms.batch = std::chrono::milliseconds(1);
-    McastSm sm(loop, bringup_settings(dir.path), parts, ms);
+    McastSm sm(loop, bringup_settings(dir.path), ms);
     std::vector<std::string> order; // sweeps and pushes, as they ran
     sm.scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr&) {
         order.push_back(o.kind == daemon::SweepKind::heavy ? "heavy sweep" : "re-route");
@@ -470,9 +487,7 @@ TEST_CASE("PathRecords respect partitions: only within a partition both ends sha
     auto settings = bringup_settings(dir.path);
     const Guid h1 = port_guid(loop.fabric, t.hosts[1]), h2 = port_guid(loop.fabric, t.hosts[2]),
                h3 = port_guid(loop.fabric, t.hosts[3]), h4 = port_guid(loop.fabric, t.hosts[4]);
-    settings.partitions = std::make_shared<const partition::Partitions>(
-        std::vector<partition::Definition>{{"storage", 0x0001, true, {{h1, true}, {h2, false}, {h3, false}}}},
-        port_guid(loop.fabric, t.hosts[0]));
+    settings.partitions = rules({{"storage", 0x0001, true, {}, false, {full(h1), limited(h2), limited(h3)}, {}, 1}});
     daemon::Bringup b(loop.transport, settings);
     REQUIRE(loop.run([&] { return b.sweep(); }).up);
     const auto snap = b.snapshot();

@@ -294,8 +294,7 @@ TEST_CASE("MCMemberRecord: a new group takes what the request leaves open from t
     q.rules = {from_storage};
     const auto s = n.with(q);
     daemon::EventQueue events(n.loop.io.get_executor());
-    const partition::Partitions parts({}, n.port_guid(Guid(0x100)));
-    daemon::McastService service(events, n.loop.transport, parts, daemon::McastSettings{});
+    daemon::McastService service(events, n.loop.transport, daemon::McastSettings{});
     namespace m = mad::mcr_mask;
     auto create = [&](Guid node, std::uint64_t extra, std::uint8_t sl) {
         mad::McMemberRecord r;

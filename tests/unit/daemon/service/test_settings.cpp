@@ -109,32 +109,71 @@ TEST_CASE("settings: routing.root_guid_file adds its GUIDs; unreadable, a Config
     fs::remove_all(file.parent_path());
 }
 
-TEST_CASE("settings: partitions become the partition model's definitions", "[settings]")
+TEST_CASE("settings: partitions become the bring-up's rules, with the default partition's as OpenSM", "[settings]")
 {
+    using partition::Membership;
+    using partition::Who;
     config::Config cfg;
-    cfg.partitions.push_back({"storage", 0x0002, true,
-                              {{Guid(0xa), config::Membership::full}, {Guid(0xb), config::Membership::limited}}});
-    cfg.partitions.push_back({"mgmt", 0x0003, false, {}});
-    auto defs = daemon::partition_definitions(cfg);
-    REQUIRE(defs.size() == 2);
-    CHECK(defs[0].name == "storage");
-    CHECK(defs[0].number == 0x0002);
-    CHECK(defs[0].ipoib);
-    CHECK(defs[0].members == std::vector<std::pair<Guid, bool>>{{Guid(0xa), true}, {Guid(0xb), false}});
-    CHECK(defs[1].name == "mgmt");
-    CHECK(defs[1].number == 0x0003);
-    CHECK_FALSE(defs[1].ipoib);
-    CHECK(defs[1].members.empty());
-    CHECK(daemon::partition_definitions(config::Config{}).empty());
+    auto b = daemon::bringup_settings(cfg);
+    REQUIRE(b.partitions);
+    // No partitions at all: Default=0x7fff,ipoib : ALL=full.
+    REQUIRE(b.partitions->size() == 1);
+    CHECK(b.partitions->at(0).ipoib);
+    CHECK(b.partitions->at(0).members.at(0) == partition::MemberRule{Who::all, Guid(), Membership::full});
+    CHECK(b.ports.enforce_partitions);
+    CHECK(b.ports.enforce_in);
+    CHECK(b.ports.enforce_out);
+    CHECK(b.pkeys.peer_tables);
 
-    daemon::BringupSettings bringup;
-    auto partitions = daemon::add_partitions(bringup, cfg, Guid(0x5));
-    CHECK(bringup.partitions == partitions);
-    CHECK(bringup.ports.enforce_partitions);
-    CHECK(partitions->definitions().size() == 3); // the default partition first
-    // The SM's port is a full member of every partition; others as configured.
-    CHECK(partitions->keys_of(Guid(0x5)) == std::vector<std::uint16_t>{0xffff, 0x8002, 0x8003});
-    CHECK(partitions->keys_of(Guid(0xb)) == std::vector<std::uint16_t>{0xffff, 0x0002});
+    cfg.partitions.push_back({"storage", 0x0002, true, {}, false, {{Who::port, Guid(0xa), Membership::full}}, {}, 3});
+    cfg.part_enforce = config::PartEnforce::in;
+    cfg.allow_both_pkeys = true;
+    b = daemon::bringup_settings(cfg);
+    // Configured: Default=0x7fff : ALL=limited, SELF=full, then the configured ones.
+    REQUIRE(b.partitions->size() == 2);
+    CHECK_FALSE(b.partitions->at(0).ipoib);
+    CHECK(b.partitions->at(0).members.at(0) == partition::MemberRule{Who::all, Guid(), Membership::limited});
+    CHECK(b.partitions->at(1).name == "storage");
+    CHECK(b.allow_both_pkeys);
+    CHECK(b.ports.enforce_in);
+    CHECK_FALSE(b.ports.enforce_out);
+    cfg.part_enforce = config::PartEnforce::off;
+    b = daemon::bringup_settings(cfg);
+    CHECK_FALSE(b.ports.enforce_in);
+    CHECK_FALSE(b.ports.enforce_out);
+    CHECK_FALSE(b.pkeys.peer_tables);
+}
+
+TEST_CASE("settings: partitions_file is read into the partitions, errors with its file and line", "[settings]")
+{
+    const auto file = scratch("partitions.conf");
+    {
+        std::ofstream out(file);
+        out << "# site partitions\nStorage=0x0005, ipoib, mtu=5 : ALL_CAS=limi, 0x10=full ;\n";
+    }
+    auto rules = daemon::read_partitions_file(file.string());
+    REQUIRE(rules.size() == 1);
+    CHECK(rules[0].pkey == 0x0005);
+    CHECK(rules[0].flags.mtu == 5);
+    {
+        std::ofstream out(file);
+        out << "Storage=0x0005 : ALL_CAS ;\nBroken 0x10 ;\n";
+    }
+    try {
+        daemon::read_partitions_file(file.string());
+        FAIL("a partitions file that does not parse must throw");
+    } catch (const config::ConfigError& e) {
+        CHECK(std::string(e.what()) == file.string() +
+                                           ":2: no partition definition here: a statement is 'Name[=PKey][,flag...] : "
+                                           "members ;' and its ':' must be on its first line");
+    }
+    try {
+        daemon::read_partitions_file(scratch("missing.conf").string());
+        FAIL("a missing partitions file must throw");
+    } catch (const config::ConfigError& e) {
+        CHECK(std::string(e.what()).starts_with("partitions_file '" + scratch("missing.conf").string() + "': cannot read: "));
+    }
+    fs::remove_all(file.parent_path());
 }
 
 TEST_CASE("settings: the election's identity and polling, the scheduler's timers, multicast's", "[settings]")
