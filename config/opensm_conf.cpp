@@ -48,7 +48,7 @@ const std::map<std::string, std::string, std::less<>>& no_equivalent()
         {"reassign_lids", "ibsmd keeps every LID it assigned (guid2lid in state_dir)"},
         {"force_heavy_sweep", "ibsmd sweeps on events, light sweeps and SIGHUP; `ibsm resweep --heavy` asks one"},
         {"sweep_on_trap", "ibsmd always acts on traps"},
-        {"port_profile_switch_nodes", "no equivalent (path engines balance globally)"},
+        {"port_profile_switch_nodes", "no equivalent"},
         {"port_prof_ignore_file", "no equivalent"},
         {"hop_weights_file", "no equivalent"},
         {"port_search_ordering_file", "no equivalent"},
