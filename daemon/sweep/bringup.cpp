@@ -67,6 +67,7 @@ void Bringup::apply_pending()
     vls_.set_all_port_tables(pending_->vls.all_port_tables);
     settings_.disable_isolated_ports = pending_->disable_isolated_ports;
     settings_.qos = pending_->qos;
+    settings_.node_names = pending_->node_names;
     pending_.reset();
 }
 
@@ -255,6 +256,10 @@ std::set<health::PortId> Bringup::isolation_for(const DiscoveryResult& found) co
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                        std::uint64_t smps_before, bool resuming)
 {
+    // The names this sweep's log lines and snapshot give nodes (a reloaded
+    // map, or none, takes effect here).
+    static const topology::NodeNameMap no_names;
+    topology::apply_node_names(found.fabric, settings_.node_names ? *settings_.node_names : no_names);
     count_fabric(o, found.fabric);
     applied_ = isolation_for(found);
     sl_vl_.reset();
