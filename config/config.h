@@ -59,6 +59,13 @@ struct RoutingConfig {
     // Alternative to root_guids: a file with one GUID per line. Only the path
     // is kept here; the daemon reads the file.
     std::optional<std::string> root_guid_file;
+    // OpenSM's GUID files, read by the daemon (topology/node_map_file.h
+    // format; routing/guid_roles.h says what each engine does with them):
+    // compute nodes and I/O nodes by port GUID (ftree, sssp, dfsssp, nue),
+    // and the destinations to route first, in order (minhop, sssp, dfsssp, nue).
+    std::optional<std::string> cn_guid_file;
+    std::optional<std::string> io_guid_file;
+    std::optional<std::string> guid_routing_order_file;
     // Cap on data VLs per port (the daemon rounds down to a count PortInfo
     // OperationalVLs can express: 1, 2, 4, 8 or 15).
     unsigned max_vls = 8;
@@ -255,6 +262,10 @@ struct Config {
     SmConfig sm;
     // guid2lid and the dump files live here.
     std::string state_dir = "/var/lib/ibsmd";
+    // infiniband-diags' node-name-map (GUID "name" per line): the names log
+    // lines, the status, the events feed, metrics and report.html give
+    // nodes. Only the path; the daemon reads the file. Reloadable.
+    std::optional<std::string> node_name_map;
     LogConfig log;
     SweepConfig sweep;
     DumpConfig dump;

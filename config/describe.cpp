@@ -134,6 +134,10 @@ std::string describe(const Config& c)
         out << YAML::EndSeq;
         if (c.routing.root_guids.empty()) out << YAML::Comment("none: the engine finds the roots");
     }
+    for (auto [key, value] : {std::pair{"cn_guid_file", &c.routing.cn_guid_file},
+                              std::pair{"io_guid_file", &c.routing.io_guid_file},
+                              std::pair{"guid_routing_order_file", &c.routing.guid_routing_order_file}})
+        if (*value) out << YAML::Key << key << YAML::Value << **value;
     out << YAML::Key << "max_vls" << YAML::Value << c.routing.max_vls;
     out << YAML::Key << "switch_sl2vl" << YAML::Value << std::string(to_string(c.routing.switch_sl2vl));
     out << YAML::Key << "vl_tables" << YAML::Value << std::string(to_string(c.routing.vl_tables));
@@ -162,6 +166,7 @@ std::string describe(const Config& c)
     out << YAML::EndMap;
 
     out << YAML::Key << "state_dir" << YAML::Value << c.state_dir;
+    if (c.node_name_map) out << YAML::Key << "node_name_map" << YAML::Value << *c.node_name_map;
 
     out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "level" << YAML::Value << std::string(to_string(c.log.level));

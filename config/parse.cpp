@@ -65,12 +65,14 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 16> top_keys{
+constexpr std::array<std::string_view, 17> top_keys{
     "routing", "smp",     "sm",      "state_dir", "log",      "sweep",           "dump",             "perf",
-    "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security"};
-constexpr std::array<std::string_view, 10> routing_keys{
+    "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security",
+    "node_name_map"};
+constexpr std::array<std::string_view, 13> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
     "lid_assignment", "lid_order",
+    "cn_guid_file", "io_guid_file", "guid_routing_order_file",
 };
 // Spelled as lidassign/path_configs.h and path_lids.h accept them (config/
 // does not link lidassign; the daemon maps the names).
@@ -210,6 +212,9 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
     if (auto* e = s.find("lmc")) c.lmc = small(r.integer(*e, limits::lmc));
     if (auto* e = s.find("root_guids")) c.root_guids = read_root_guids(r, *e);
     if (auto* e = s.find("root_guid_file")) c.root_guid_file = r.text(*e, "a path");
+    if (auto* e = s.find("cn_guid_file")) c.cn_guid_file = r.text(*e, "a path");
+    if (auto* e = s.find("io_guid_file")) c.io_guid_file = r.text(*e, "a path");
+    if (auto* e = s.find("guid_routing_order_file")) c.guid_routing_order_file = r.text(*e, "a path");
     if (auto* e = s.find("max_vls")) c.max_vls = small(r.integer(*e, limits::max_vls));
     for (auto [key, field] : {std::pair{"switch_sl2vl", &c.switch_sl2vl}, std::pair{"vl_tables", &c.vl_tables}}) {
         auto* e = s.find(key);
@@ -478,6 +483,7 @@ std::vector<std::string> schema_keys()
     for (const auto& s : sections)
         for (auto k : s.keys) out.push_back(std::string(s.name) + "." + std::string(k));
     out.emplace_back("state_dir");
+    out.emplace_back("node_name_map");
     out.emplace_back("partitions");
     out.emplace_back("partitions_file");
     out.emplace_back("part_enforce");
@@ -533,6 +539,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("smp")) read_smp(r, *e, c.smp);
     if (auto* e = top.find("sm")) read_sm(r, *e, c.sm);
     if (auto* e = top.find("state_dir")) c.state_dir = r.text(*e, "a path");
+    if (auto* e = top.find("node_name_map")) c.node_name_map = r.text(*e, "a path");
     if (auto* e = top.find("log")) read_log(r, *e, c.log);
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);

@@ -65,6 +65,9 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.lmc", std::to_string(c.routing.lmc)},
         {"routing.root_guids", list_text(roots)},
         {"routing.root_guid_file", optional_text(c.routing.root_guid_file, quote)},
+        {"routing.cn_guid_file", optional_text(c.routing.cn_guid_file, quote)},
+        {"routing.io_guid_file", optional_text(c.routing.io_guid_file, quote)},
+        {"routing.guid_routing_order_file", optional_text(c.routing.guid_routing_order_file, quote)},
         {"routing.max_vls", std::to_string(c.routing.max_vls)},
         {"routing.switch_sl2vl", std::string(to_string(c.routing.switch_sl2vl))},
         {"routing.vl_tables", std::string(to_string(c.routing.vl_tables))},
@@ -84,6 +87,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"sm.polling_retries", std::to_string(c.sm.polling_retries)},
         {"sm.sm_key", hex64(c.sm.sm_key)},
         {"state_dir", quote(c.state_dir)},
+        {"node_name_map", optional_text(c.node_name_map, quote)},
         {"log.level", std::string(to_string(c.log.level))},
         {"log.file", quote(c.log.file)},
         {"log.max_size_mb", std::to_string(c.log.max_size_mb)},
@@ -117,7 +121,7 @@ bool is_reloadable_key(std::string_view key)
     return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") ||
            key.starts_with("perf.") || key.starts_with("health.") || key == "qos" ||
            key.starts_with("security.") || key == "log.level" || key == "partitions" ||
-           key == "partitions_file" || key == "part_enforce" || key == "allow_both_pkeys" ||
+           key == "partitions_file" || key == "part_enforce" || key == "allow_both_pkeys" || key == "node_name_map" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
 }
 
@@ -134,7 +138,7 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
                                " needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, "
-                                 "sm.priority and sm.polling_* reload)");
+                                 "node_name_map, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

@@ -1,5 +1,7 @@
 #include "health/isolation.h"
 
+#include "topology/node_map_file.h"
+
 #include <deque>
 
 namespace ibsm::health {
@@ -13,7 +15,8 @@ using topology::PortRef;
 std::string node_text(const Fabric& f, NodeId n)
 {
     const auto& node = f.node(n);
-    return node.description.empty() ? node.guid.str() : node.description;
+    const auto& shown = topology::display_name(node);
+    return shown.empty() ? node.guid.str() : shown;
 }
 
 // The ends of every link `isolated` names, and of `extra`'s link.

@@ -126,6 +126,7 @@ std::string_view state_name(HealthState s); // "ok", "reported", "isolated", "is
 struct PortHealth {
     PortId id;
     std::string node_desc;
+    std::string node_name; // from the node-name-map; empty: none
     std::optional<PortId> remote;
     Lid lid; // the node's LID (switch port 0's for switch ports)
     std::optional<PortCounters> counters;

@@ -122,6 +122,7 @@ json to_json(const PortHealth& r)
            {"since", r.since},
            {"link_downs_recent", r.link_downs_recent},
            {"reasons", r.reasons}};
+    if (!r.node_name.empty()) j["node_name"] = r.node_name;
     if (r.remote) j["remote"] = json{{"node_guid", guid_text(r.remote->node)}, {"port", r.remote->port.value()}};
     if (r.counters) {
         const auto& c = *r.counters;
@@ -231,6 +232,7 @@ PortHealth port_health_from_json(const json& j, std::string_view where)
     r.id.node = read_guid(*member(j, where, "node_guid", true), at(where, "node_guid"));
     r.id.port = read_port(*member(j, where, "port", true), at(where, "port"));
     optional(j, where, "node_desc", r.node_desc, read_string);
+    optional(j, where, "node_name", r.node_name, read_string);
     optional(j, where, "lid", r.lid,
              [](const json& v, std::string_view w) { return Lid(static_cast<std::uint16_t>(read_unsigned(v, w, 0xffff))); });
     optional(j, where, "state", r.state, read_state);

@@ -35,7 +35,7 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
                              const Options& options) const
 {
     const unsigned available = std::clamp<unsigned>(options.max_vls, 1, layer_limit);
-    SsspRoutes routes = compute_sssp(fabric, lids);
+    SsspRoutes routes = compute_sssp(fabric, lids, options);
     VirtualLayers layers = assign_virtual_layers(routes, layer_limit);
     std::string note;
     if (!layers.complete || layers.needed > available) {

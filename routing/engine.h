@@ -61,6 +61,14 @@ struct Options {
     lidassign::LidOrder lid_order = lidassign::LidOrder::colour_first;
     lidassign::GuidLidMap previous_lids;
     std::uint16_t max_lid = Lid::max_unicast; // colour-first's highest LID (lowered in tests)
+    // OpenSM's GUID files, as port GUIDs (routing/guid_roles.h says what
+    // each engine makes of them). compute_nodes (cn_guid_file): when not
+    // empty, only these CA ports are compute nodes; io_nodes (io_guid_file):
+    // I/O nodes, never compute nodes; routing_order
+    // (guid_routing_order_file): these destinations first, in this order.
+    std::vector<Guid> compute_nodes;
+    std::vector<Guid> io_nodes;
+    std::vector<Guid> routing_order;
 };
 
 // Why an engine will not route this fabric, e.g. engine "ftree",

@@ -15,7 +15,8 @@
 // - per switch, the number of CA/router LIDs already routed through each port.
 //
 // Algorithm: one BFS per switch fills dist (O(S * E)). Then, switch by
-// switch, LIDs are routed in OpenSM's order (LMC offset outermost; end ports
+// switch, LIDs are routed in OpenSM's order (LMC offset outermost; the ports
+// of the guid_routing_order_file first, in its order; then end ports
 // grouped by their leaf switch, busiest leaves first; switch LIDs last). The
 // LFT entry is the least-hop port with, in this order of preference, a remote
 // system, then a remote node, not yet used by the other LIDs of the same LMC
@@ -30,6 +31,7 @@
 #include "routing/minhop.h"
 
 #include "common/parallel_for.h"
+#include "routing/guid_roles.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -67,11 +69,12 @@ struct Hop {
 // Where a destination port is delivered: the switch that hands the packet
 // over and the port it uses (0 for the switch's own LIDs).
 struct Destination {
-    std::uint32_t base;
-    std::uint16_t count;
+    std::uint32_t base = 0;
+    std::uint16_t count = 1;
     std::int64_t target = -1; // switch index, -1 when unreachable from any switch
     std::uint8_t final_port = 0;
     bool counts_as_traffic = true;
+    Guid port_guid;
 };
 
 struct Graph {
@@ -131,7 +134,10 @@ std::vector<Destination> destinations(const Fabric& fabric, const lidassign::Lid
 {
     std::vector<Destination> out;
     for (const auto& [ref, pl] : lids.entries()) {
-        Destination d{pl.base.value(), pl.count()};
+        Destination d;
+        d.base = pl.base.value();
+        d.count = pl.count();
+        d.port_guid = fabric.port(ref).guid;
         const auto& node = fabric.node(ref.node);
         if (node.is_switch()) {
             d.target = index[ref.node.value];
@@ -153,8 +159,11 @@ std::vector<Destination> destinations(const Fabric& fabric, const lidassign::Lid
 // (switches with more end ports first, then node order; within a switch by
 // port number), then everything else (switch LIDs, unreachable ports) in LID
 // order. Routing a leaf's hosts consecutively spreads them evenly over its
-// uplinks, which is what makes MinHop tolerable on fat-trees.
-std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, const Graph& g)
+// uplinks, which is what makes MinHop tolerable on fat-trees. The ports of
+// the guid_routing_order_file come before all of them, in the file's order
+// (ucast_mgr_build_lfts).
+std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, const Graph& g,
+                                         const GuidRoles& roles)
 {
     std::vector<std::uint32_t> end_ports(g.size(), 0);
     for (std::size_t i = 0; i < dests.size(); ++i)
@@ -170,7 +179,11 @@ std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, 
         const std::uint64_t sw_key = (std::uint64_t{~end_ports[t]} << 32) | g.switches[t].value;
         return std::tuple<int, std::uint64_t, std::uint64_t>{0, sw_key, d.final_port};
     };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto pa = roles.position(dests[a].port_guid), pb = roles.position(dests[b].port_guid);
+        if (pa != pb) return pa < pb;
+        return rank(a) < rank(b);
+    });
     return {order.begin(), order.end()};
 }
 
@@ -274,7 +287,7 @@ Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids
     std::vector<std::int64_t> index;
     const Graph g = build_graph(fabric, index);
     const auto dests = destinations(fabric, lids, index);
-    const auto order = routing_order(dests, g);
+    const auto order = routing_order(dests, g, GuidRoles(options));
     std::uint16_t max_count = 1;
     for (const auto& d : dests) max_count = std::max(max_count, d.count);
 

@@ -22,7 +22,7 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
     routes.out_port.assign(static_cast<std::size_t>(g.lid_limit) * S, no_route);
 
     const unsigned budget = std::clamp<unsigned>(options.max_vls, 1, 15);
-    const auto split = nue::split_destinations(g, sssp_routing_order(g), budget);
+    const auto split = nue::split_destinations(g, sssp_routing_order(g, options), budget);
     std::size_t total = 0;
     for (const auto& l : split.lids) total += l.size();
 
@@ -45,7 +45,7 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
         layers.emplace_back(turns, split.lids[l], weight);
         for (auto lid : split.lids[l]) layer_of_lid[lid] = static_cast<std::uint8_t>(l);
     }
-    for (auto i : sssp_routing_order(g)) {
+    for (auto i : sssp_routing_order(g, options)) {
         const auto& d = g.destinations[i];
         for (std::uint32_t lid = d.base; lid < d.base + d.count; ++lid) {
             const auto t = static_cast<std::size_t>(g.lid_target[lid]);

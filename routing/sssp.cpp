@@ -1,6 +1,7 @@
 // P-SSSP routing (see header).
 #include "routing/sssp.h"
 
+#include "routing/guid_roles.h"
 #include "routing/tree_flow.h"
 
 #include <algorithm>
@@ -12,9 +13,12 @@ namespace ibsm::routing {
 
 // OpenSM's dfsssp order: CA ports grouped by their switch (more CAs first,
 // then switch index, then port), then the switches' own LIDs in the same
-// switch order. Unconnected ports are left out.
-std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& g)
+// switch order; with GUID files, the guid_routing_order_file's ports first
+// and the CA ports by class (compute, I/O, rest: guid_roles.h). Unconnected
+// ports are left out.
+std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& g, const Options& options)
 {
+    const GuidRoles roles(options);
     const auto& dests = g.destinations;
     std::vector<std::uint32_t> order;
     for (std::uint32_t i = 0; i < dests.size(); ++i)
@@ -22,8 +26,9 @@ std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& g)
     auto key = [&](std::uint32_t i) {
         const auto& d = dests[i];
         const auto t = static_cast<std::size_t>(d.target);
-        return std::tuple<bool, std::uint32_t, std::size_t, std::uint8_t>{
-            d.is_switch, std::numeric_limits<std::uint32_t>::max() - g.hosts[t], t, d.final_port};
+        return std::tuple<std::size_t, int, std::uint32_t, std::size_t, std::uint8_t>{
+            roles.position(d.port_guid), d.is_switch ? 3 : roles.class_of(d.port_guid),
+            std::numeric_limits<std::uint32_t>::max() - g.hosts[t], t, d.final_port};
     };
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
     return order;
@@ -107,13 +112,13 @@ private:
 
 } // namespace
 
-SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids)
+SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options)
 {
     SsspRoutes r;
     r.graph = build_switch_graph(fabric, lids);
     r.out_port.assign(static_cast<std::size_t>(r.graph.lid_limit) * r.graph.size(), no_route);
     Router router(r);
-    for (std::uint32_t i : sssp_routing_order(r.graph)) {
+    for (std::uint32_t i : sssp_routing_order(r.graph, options)) {
         const auto& d = r.graph.destinations[i];
         for (std::uint32_t k = 0; k < d.count; ++k)
             router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);
@@ -145,9 +150,10 @@ RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top)
     return tables;
 }
 
-Result SsspEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options&) const
+Result SsspEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                               const Options& options) const
 {
-    return sssp_tables(compute_sssp(fabric, lids), name(), lids.top());
+    return sssp_tables(compute_sssp(fabric, lids, options), name(), lids.top());
 }
 
 } // namespace ibsm::routing

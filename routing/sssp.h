@@ -50,9 +50,12 @@ struct SsspRoutes {
 // The order sssp routes destinations in (indices into graph.destinations,
 // connected ones only): CA ports grouped by their switch, switches with more
 // CAs first, then the switches' own LIDs. nue routes each layer in it too.
-std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& graph);
+// The options' GUID files change it as OpenSM's do (guid_roles.h): the
+// routing-order file's ports first, then compute nodes, I/O nodes, the
+// other CA ports, the switches.
+std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& graph, const Options& options = {});
 
-SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids);
+SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options = {});
 
 // The per-switch tables of `routes` (engine name, LinearFDBTop = top LID).
 RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top);

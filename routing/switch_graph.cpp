@@ -66,6 +66,7 @@ SwitchGraph build_switch_graph(const topology::Fabric& fabric, const lidassign::
     for (const auto& [ref, pl] : lids.entries()) {
         GraphDestination d;
         d.port = ref;
+        d.port_guid = fabric.port(ref).guid;
         d.base = pl.base.value();
         d.count = pl.count();
         if (fabric.node(ref.node).is_switch()) {

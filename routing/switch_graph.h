@@ -38,6 +38,7 @@ inline constexpr std::uint8_t unreachable_hops = 255;
 
 struct GraphDestination {
     topology::PortRef port;
+    Guid port_guid;
     std::uint32_t base = 0;   // first LID
     std::uint16_t count = 1;  // LIDs (2^LMC)
     std::int32_t target = -1; // delivering switch, -1 when none (an unconnected CA)

@@ -24,7 +24,8 @@ const std::vector<cli::ExitStatus>& exit_statuses()
                             "--fail-on-problem found unreachable pairs or loops; topodiff found differences; "
                             "status: the subnet is up but degraded"},
         {cli::exit_usage, "bad command line"},
-        {cli::exit_config, "status --config: the configuration file cannot be read or is not valid"},
+        {cli::exit_config, "status --config: the configuration file cannot be read or is not valid; import-opensm: "
+                           "a file has no ibsmd equivalent or a bad line (named with its line)"},
     };
     return table;
 }
@@ -38,7 +39,7 @@ IbsmCli::IbsmCli()
     for (const CommandSpec* spec :
          {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command(),
           &report_command(), &ports_command(), &port_command(), &resweep_command(), &log_level_command(),
-          &events_command(), &mkey_command()})
+          &events_command(), &mkey_command(), &import_opensm_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }

@@ -79,7 +79,10 @@ std::string ports_table(const Json& answer)
         std::string state = str(p, "state");
         if (p.contains("reasons") && p["reasons"].is_array() && !p["reasons"].empty() && p["reasons"].back().is_string())
             state += ": " + p["reasons"].back().get<std::string>();
-        rows.push_back({str(p, "node_desc"), str(p, "node_guid"), str(p, "port"),
+        // The node-name-map's name when the daemon has one, else NodeDescription.
+        const bool named = p.contains("node_name") && p["node_name"].is_string() &&
+                           !p["node_name"].get<std::string>().empty();
+        rows.push_back({named ? str(p, "node_name") : str(p, "node_desc"), str(p, "node_guid"), str(p, "port"),
                         remote.is_object() ? str(remote, "node_guid") + "/" + str(remote, "port") : "-", state,
                         errors(p.contains("counters") ? p["counters"] : Json(nullptr)),
                         rates(p.contains("rates") ? p["rates"] : Json(nullptr)),

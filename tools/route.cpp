@@ -11,6 +11,7 @@
 // 64 usage. Defaults are ibsmd's: the same engine chain, LMC and VLs.
 #include "tools/args.h"
 #include "tools/progress.h"
+#include "tools/route_input.h"
 #include "tools/subcommands.h"
 
 #include "cli/app.h"
@@ -145,6 +146,10 @@ int route_main(const Args& args)
     options.lmc = static_cast<std::uint8_t>(args.number("lmc", defaults.lmc, 0, 7));
     options.max_vls = static_cast<std::uint8_t>(args.number("max-vls", defaults.max_vls, 1, 15));
     if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
+    if (auto f = args.value("cn-guid-file")) options.compute_nodes = read_guid_file(*f, "cn-guid-file");
+    if (auto f = args.value("io-guid-file")) options.io_nodes = read_guid_file(*f, "io-guid-file");
+    if (auto f = args.value("guid-routing-order-file"))
+        options.routing_order = read_guid_file(*f, "guid-routing-order-file");
     if (auto b = args.value("balancing")) {
         if (*b == "global")
             options.balancing = routing::Balancing::global;
@@ -172,6 +177,7 @@ int route_main(const Args& args)
         ProgressFileStream in(net, line, "read topology");
         return topology::read_net(in, net);
     }();
+    if (auto names = args.value("node-name-map")) apply_node_name_map(*names, fabric);
     progress(line, "read " + net + ": " + std::to_string(fabric.switch_count()) + " switches, " +
                  std::to_string(fabric.node_count() - fabric.switch_count()) + " CAs/routers, " +
                  std::to_string(fabric.link_count()) + " links",
@@ -301,6 +307,15 @@ const CommandSpec& route_command()
             {"lmc", "N", "LID mask control, 0..7 (default 0)"},
             {"max-vls", "N", "data VLs the engines may use, 1..15 (default 8)"},
             {"roots", "FILE", "root switch node GUIDs for tree engines and updn, one per line"},
+            {"cn-guid-file", "FILE",
+             "OpenSM's cn_guid_file: the compute nodes' port GUIDs (ftree balances them alone; sssp, dfsssp and "
+             "nue route them first)"},
+            {"io-guid-file", "FILE",
+             "OpenSM's io_guid_file: the I/O nodes' port GUIDs (ftree routes them after the compute nodes; sssp, "
+             "dfsssp and nue after the compute nodes, before the rest)"},
+            {"guid-routing-order-file", "FILE",
+             "OpenSM's guid_routing_order_file: port GUIDs minhop, sssp, dfsssp and nue route first, in order"},
+            node_name_map_option(),
             {"balancing", "B",
              "global (default) or local: how updn spreads routes over equal-hop paths (SSSP channel loads, or "
              "the least used port at each switch as OpenSM does)"},

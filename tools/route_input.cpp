@@ -4,6 +4,7 @@
 #include "routing/path_file.h"
 #include "routing/sl_file.h"
 #include "topology/netfile_file.h"
+#include "topology/node_map_file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -30,7 +31,7 @@ std::vector<std::string> read_lines(const std::string& path)
 
 RouteFiles route_dir_files(const std::string& dir, const std::string& sl, const std::string& paths)
 {
-    RouteFiles f{dir + "/topology.net", dir + "/lfts.dump", sl, paths};
+    RouteFiles f{dir + "/topology.net", dir + "/lfts.dump", sl, paths, {}};
     if (!std::filesystem::exists(f.lfts) && std::filesystem::exists(dir + "/opensm-lfts.dump"))
         f.lfts = dir + "/opensm-lfts.dump";
     if (f.sl.empty() && std::filesystem::exists(dir + "/sl.txt")) f.sl = dir + "/sl.txt";
@@ -42,12 +43,16 @@ RouteFiles route_files(const Args& args)
 {
     const std::string sl = args.value("sl").value_or("");
     const std::string paths = args.value("paths").value_or("");
+    const std::string names = args.value("node-name-map").value_or("");
     if (args.positional().size() == 1) {
         if (args.has("topology") || args.has("lfts"))
             throw UsageError("give either a route directory or --topology and --lfts, not both");
-        return route_dir_files(args.positional()[0], sl, paths);
+        RouteFiles f = route_dir_files(args.positional()[0], sl, paths);
+        f.node_name_map = names;
+        return f;
     }
-    if (args.positional().empty()) return RouteFiles{args.required("topology"), args.required("lfts"), sl, paths};
+    if (args.positional().empty())
+        return RouteFiles{args.required("topology"), args.required("lfts"), sl, paths, names};
     throw UsageError("expected one route directory, got " + std::to_string(args.positional().size()) + " arguments");
 }
 
@@ -60,6 +65,7 @@ RouteInput load_route_input(const RouteFiles& files, ProgressLine& progress)
         ProgressFileStream net(files.topology, progress, "read topology");
         in.fabric = topology::read_net(net, files.topology);
     }
+    if (!files.node_name_map.empty()) apply_node_name_map(files.node_name_map, in.fabric);
     const topology::Fabric& fabric = in.fabric;
     ProgressFileStream lft_in(files.lfts, progress, "read LFTs");
     auto dumps = routing::parse_dump_fts(lft_in, files.lfts);
@@ -114,7 +120,29 @@ std::vector<OptionSpec> route_input_options()
          "per-pair path routing: the DLID of every (source, destination) pair, as `ibsm route` and ibsmd's "
          "state dump write it (paths.txt); reachability, hops, link loads, EBB and the credit-loop check then "
          "follow each pair on the DLID it uses, not the base LID"},
+        node_name_map_option(),
     };
+}
+
+OptionSpec node_name_map_option()
+{
+    return {"node-name-map", "FILE",
+            "infiniband-diags' node-name-map (GUID \"name\" per line, as ibnetdiscover -N reads it): nodes are "
+            "named by it instead of their NodeDescription"};
+}
+
+void apply_node_name_map(const std::string& path, topology::Fabric& fabric)
+{
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open node-name-map '" + path + "'");
+    topology::apply_node_names(fabric, topology::parse_node_name_map(in, path));
+}
+
+std::vector<Guid> read_guid_file(const std::string& path, const std::string& option)
+{
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("--" + option + ": cannot open '" + path + "'");
+    return topology::parse_guid_file(in, path);
 }
 
 std::vector<OptionSpec> analysis_tuning_options()

@@ -20,6 +20,7 @@ namespace ibsm::tools {
 
 struct RouteFiles {
     std::string topology, lfts, sl, paths; // sl, paths: empty = none
+    std::string node_name_map;             // --node-name-map; empty = none
 };
 
 // DIR/topology.net + DIR/lfts.dump (or DIR/opensm-lfts.dump), and DIR/sl.txt,
@@ -37,8 +38,19 @@ struct RouteInput {
 };
 RouteInput load_route_input(const RouteFiles& files, ProgressLine& progress);
 
-// --topology --lfts --sl --paths, as route_files reads them.
+// --topology --lfts --sl --paths --node-name-map, as route_files reads them.
 std::vector<OptionSpec> route_input_options();
+
+// --node-name-map FILE (infiniband-diags' format, topology/node_map_file.h):
+// the names replace NodeDescription wherever the command names a node; the
+// files it writes for other tools keep NodeDescription.
+OptionSpec node_name_map_option();
+// Reads the map at `path` onto the fabric; std::runtime_error naming
+// file and line.
+void apply_node_name_map(const std::string& path, topology::Fabric& fabric);
+// One of OpenSM's GUID files (cn_guid_file, ...), named by the option in
+// errors.
+std::vector<Guid> read_guid_file(const std::string& path, const std::string& option);
 // --bisections --seed --bidirectional --order --no-shifts --no-switch-traffic
 // --threads --examples, as analysis_options reads them.
 std::vector<OptionSpec> analysis_tuning_options();

@@ -22,5 +22,7 @@ const CommandSpec& resweep_command();
 const CommandSpec& log_level_command();
 const CommandSpec& events_command();
 const CommandSpec& mkey_command();
+// Offline: OpenSM's configuration as an ibsmd.yaml (import_opensm.cpp).
+const CommandSpec& import_opensm_command();
 
 } // namespace ibsm::tools

@@ -72,6 +72,10 @@ struct Node {
     Guid guid;
     Guid system_guid;
     std::string description;
+    // The name operators know the node by, from a node-name-map
+    // (node_map_file.h; empty: none). Displays prefer it to `description`;
+    // files other tools read (net files, dumps) keep the description.
+    std::string name;
     std::uint32_t vendor_id = 0;
     std::uint16_t device_id = 0;
     std::uint32_t revision = 0;

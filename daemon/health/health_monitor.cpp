@@ -1,6 +1,7 @@
 #include "daemon/health/health_monitor.h"
 
 #include "health/isolation.h"
+#include "topology/node_map_file.h"
 
 #include <spdlog/spdlog.h>
 
@@ -329,6 +330,7 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
             for (auto [end, other] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
                 auto& r = row(health::port_id(f, end));
                 r.node_desc = f.node(end.node).description;
+                r.node_name = f.node(end.node).name;
                 r.remote = health::port_id(f, other);
                 const topology::PortRef lid_port =
                     f.node(end.node).is_switch() ? topology::PortRef{end.node, PortNum(0)} : end;
@@ -355,9 +357,9 @@ std::string HealthMonitor::port_words(PortId port) const
     const auto& f = snap_->found.fabric;
     auto p = health::find_port(f, port);
     if (!p) return s;
-    s = "'" + f.node(p->node).description + "' (" + s + ")";
+    s = "'" + topology::display_name(f.node(p->node)) + "' (" + s + ")";
     if (auto r = f.remote(*p))
-        s += " to '" + f.node(r->node).description + "' (" + f.node(r->node).guid.str() + " port " +
+        s += " to '" + topology::display_name(f.node(r->node)) + "' (" + f.node(r->node).guid.str() + " port " +
              std::to_string(r->port.value()) + ")";
     return s;
 }
@@ -370,6 +372,7 @@ nlohmann::json HealthMonitor::port_fields(PortId port) const
     auto p = health::find_port(f, port);
     if (!p) return j;
     j["node_desc"] = f.node(p->node).description;
+    if (!f.node(p->node).name.empty()) j["node_name"] = f.node(p->node).name;
     if (auto r = f.remote(*p)) {
         j["remote_guid"] = f.node(r->node).guid.str();
         j["remote_port"] = r->port.value();

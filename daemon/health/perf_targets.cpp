@@ -41,6 +41,7 @@ std::vector<health::PortHealth> perf_rows(const health::CounterTable& table, con
             if (const auto n = fabric.find_node(id.node)) {
                 const auto& node = fabric.node(*n);
                 row.node_desc = node.description;
+                row.node_name = node.name;
                 if (id.port.value() <= node.num_ports()) {
                     if (const auto far = node.port(id.port).remote)
                         row.remote = health::PortId{fabric.node(far->node).guid, far->port};

@@ -39,8 +39,11 @@ bool is_words(Counter c) { return c == Counter::xmit_data || c == Counter::rcv_d
 
 std::string port_labels(const health::PortHealth& r)
 {
+    // node_name: the node-name-map's name, else the description, so a
+    // dashboard can always group by it.
+    const std::string& name = r.node_name.empty() ? r.node_desc : r.node_name;
     std::string l = "node_guid=\"" + r.id.node.str() + "\",node_desc=\"" + prom_label_value(r.node_desc) +
-                    "\",port=\"" + std::to_string(r.id.port.value()) + "\",remote_guid=\"";
+                    "\",node_name=\"" + prom_label_value(name) + "\",port=\"" + std::to_string(r.id.port.value()) + "\",remote_guid=\"";
     if (r.remote) l += r.remote->node.str();
     l += "\",remote_port=\"";
     if (r.remote) l += std::to_string(r.remote->port.value());
@@ -55,7 +58,8 @@ void family(std::string& out, const std::string& name, const char* type, const c
 std::string describe_port(const health::PortHealth& r)
 {
     std::string s = r.id.node.str() + "/" + std::to_string(r.id.port.value());
-    if (!r.node_desc.empty()) s += " \"" + r.node_desc + "\"";
+    const std::string& name = r.node_name.empty() ? r.node_desc : r.node_name;
+    if (!name.empty()) s += " \"" + name + "\"";
     return s;
 }
 

@@ -15,7 +15,7 @@ Reread reread(const Options& opts)
     Reread r;
     try {
         auto next = effective_config(opts);
-        r.bringup = bringup_settings(next); // reads routing.root_guid_file
+        r.bringup = bringup_settings(next); // reads the root and GUID files, node_name_map
         auto mkeys = mkey_settings(next);    // reads security.mkey.secret_file
         if (auto* why = std::get_if<std::string>(&mkeys)) {
             r.error = *why;
@@ -29,7 +29,26 @@ Reread reread(const Options& opts)
     return r;
 }
 
-ReloadDecision decide_reload(const config::Config& running, const Reread& next, const MkeySettings* running_mkeys)
+namespace {
+
+// The files behind the settings that differ, by key.
+std::vector<std::string> changed_files(const BringupSettings& running, const BringupSettings& next)
+{
+    std::vector<std::string> out;
+    if (running.route.root_guids != next.route.root_guids) out.emplace_back("routing.root_guid_file");
+    if (running.route.compute_nodes != next.route.compute_nodes) out.emplace_back("routing.cn_guid_file");
+    if (running.route.io_nodes != next.route.io_nodes) out.emplace_back("routing.io_guid_file");
+    if (running.route.routing_order != next.route.routing_order) out.emplace_back("routing.guid_routing_order_file");
+    const topology::NodeNameMap none;
+    if ((running.node_names ? *running.node_names : none) != (next.node_names ? *next.node_names : none))
+        out.emplace_back("node_name_map");
+    return out;
+}
+
+} // namespace
+
+ReloadDecision decide_reload(const config::Config& running, const Reread& next, const MkeySettings* running_mkeys,
+                             const BringupSettings* running_bringup)
 {
     ReloadDecision d;
     if (!next.config) {
@@ -44,6 +63,12 @@ ReloadDecision decide_reload(const config::Config& running, const Reread& next, 
             d.reasons.push_back("security.mkey.secret_file: the " +
                                 std::string(next.mkeys.ring.is_fixed() ? "key" : "secret") + " changed");
         }
+        if (d.action == ReloadAction::unchanged && running_bringup) {
+            for (const auto& key : changed_files(*running_bringup, next.bringup)) {
+                d.action = ReloadAction::apply;
+                d.reasons.push_back(key + ": the file's content changed");
+            }
+        }
     }
     return d;
 }
@@ -51,7 +76,8 @@ ReloadDecision decide_reload(const config::Config& running, const Reread& next, 
 void Reloader::reload()
 {
     const Reread next = reread(opts_);
-    const ReloadDecision d = decide_reload(running_, next, wings_.mkeys ? &wings_.mkeys->settings() : nullptr);
+    const ReloadDecision d = decide_reload(running_, next, wings_.mkeys ? &wings_.mkeys->settings() : nullptr,
+                                           &wings_.bringup.settings_in_use());
     switch (d.action) {
     case ReloadAction::unreadable:
         spdlog::error("reload refused, keeping the running configuration: {}", d.reasons.front());

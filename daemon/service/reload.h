@@ -4,7 +4,8 @@
 //
 // Why: a reload must never take the SM down, nor half-apply. A
 // configuration that cannot be read (bad YAML, an unreadable
-// routing.root_guid_file), or that changes a key only a restart applies
+// routing.root_guid_file or node_name_map, a GUID file with a bad line),
+// or that changes a key only a restart applies
 // (config/reload.h), is refused as a whole: the SM keeps running on the
 // configuration it has and the log says why, one line per key. Apart from
 // the reading and the wings, the rules are tested without a file or fabric.
@@ -19,7 +20,9 @@
 // running one -> unchanged; else apply: log.level at once, routing.* at the
 // next sweep's start (Bringup::reconfigure), sweep.* timers, dump.* files,
 // sm.priority and sm.polling_*, perf.* (the counter poller), health.* (the
-// policy's next evaluation), security.mkey (service/mkey_rotation.h: the
+// policy's next evaluation), the files the configuration names (root and
+// GUID files, node_name_map: read again on every reload, so a changed file
+// under the same YAML is a change too), security.mkey (service/mkey_rotation.h: the
 // secret file is read again on every reload, so a new secret under the same
 // YAML is a change too; a file that cannot be read or is refused makes the
 // whole reload unreadable and the keys in use stay), partitions,
@@ -50,7 +53,7 @@ namespace ibsm::daemon {
 struct Reread {
     std::optional<config::Config> config; // unset: `error` says why
     std::string error;
-    BringupSettings bringup; // from `config`, routing.root_guid_file read once
+    BringupSettings bringup; // from `config`, the files it names read once
     MkeySettings mkeys;      // from `config`, security.mkey.secret_file read once
 };
 
@@ -72,8 +75,12 @@ struct ReloadDecision {
 
 // `running_mkeys`: the key book's settings, when there is one; a reread
 // whose settings differ is applied even with an equal configuration.
+// `running_bringup`: the bring-up's settings in use, when known; a reread
+// whose files (routing.root_guid_file, OpenSM's GUID files, node_name_map)
+// hold something else is applied too, one reason per file.
 ReloadDecision decide_reload(const config::Config& running, const Reread& next,
-                             const MkeySettings* running_mkeys = nullptr);
+                             const MkeySettings* running_mkeys = nullptr,
+                             const BringupSettings* running_bringup = nullptr);
 
 class Reloader {
 public:

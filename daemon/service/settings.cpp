@@ -10,6 +10,7 @@
 #include "mad/umad_port.h"
 #include "partition/conf_parse.h"
 #include "routing/root_guids.h"
+#include "topology/node_map_file.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -46,6 +47,38 @@ std::vector<Guid> read_root_guid_file(const std::string& path)
     return routing::parse_root_guids(in, path);
 }
 
+namespace {
+
+// One of OpenSM's GUID files (routing.cn_guid_file, ...): its GUIDs, or a
+// ConfigError naming the key, the file and (for a bad line) the line.
+std::vector<Guid> read_guid_file(const std::string& key, const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw config::ConfigError(key + " '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
+    try {
+        return topology::parse_guid_file(in, path);
+    } catch (const std::runtime_error& e) {
+        throw config::ConfigError(key + ": " + e.what());
+    }
+}
+
+} // namespace
+
+std::shared_ptr<const topology::NodeNameMap> read_node_name_map(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw config::ConfigError("node_name_map '" + path + "': cannot read: " + std::strerror(errno) +
+                                  " (fix the path or the file's permissions)");
+    try {
+        return std::make_shared<const topology::NodeNameMap>(topology::parse_node_name_map(in, path));
+    } catch (const std::runtime_error& e) {
+        throw config::ConfigError(std::string("node_name_map: ") + e.what());
+    }
+}
+
 BringupSettings bringup_settings(const config::Config& cfg)
 {
     BringupSettings s;
@@ -56,6 +89,12 @@ BringupSettings bringup_settings(const config::Config& cfg)
         auto more = read_root_guid_file(*cfg.routing.root_guid_file);
         s.route.root_guids.insert(s.route.root_guids.end(), more.begin(), more.end());
     }
+    if (cfg.routing.cn_guid_file)
+        s.route.compute_nodes = read_guid_file("routing.cn_guid_file", *cfg.routing.cn_guid_file);
+    if (cfg.routing.io_guid_file) s.route.io_nodes = read_guid_file("routing.io_guid_file", *cfg.routing.io_guid_file);
+    if (cfg.routing.guid_routing_order_file)
+        s.route.routing_order = read_guid_file("routing.guid_routing_order_file", *cfg.routing.guid_routing_order_file);
+    if (cfg.node_name_map) s.node_names = read_node_name_map(*cfg.node_name_map);
     s.route.max_vls = static_cast<std::uint8_t>(cfg.routing.max_vls);
     s.lid.lmc = static_cast<std::uint8_t>(cfg.routing.lmc);
     // Path engines: config/ validated the names; lidassign spells them alike.

@@ -7,9 +7,10 @@
 // (reload.h), so it lives once, here, and is tested on its own.
 //
 // Data structures: none of its own; each function reads one config::Config
-// and returns one wing's settings. Only bringup_settings and
-// read_root_guid_file touch the file system (routing.root_guid_file), and
-// effective_config reads the configuration file and partitions_file.
+// and returns one wing's settings. Only bringup_settings, read_root_guid_file
+// and read_node_name_map touch the file system (routing.root_guid_file,
+// OpenSM's GUID files, node_name_map), and effective_config reads the
+// configuration file and partitions_file.
 #pragma once
 
 #include "config/config.h"
@@ -53,10 +54,16 @@ std::pair<std::string, int> sm_port(const config::Config& cfg);
 // naming the key and the fix when the file cannot be read.
 std::vector<Guid> read_root_guid_file(const std::string& path);
 
+// node_name_map's names; config::ConfigError naming the key, file and line.
+std::shared_ptr<const topology::NodeNameMap> read_node_name_map(const std::string& path);
+
 // Everything the bring-up takes, the partitions' rules (effective_rules:
 // with the default partition's) and part_enforce included. Reads
-// routing.root_guid_file. Throws config::ConfigError when the qos policy's
-// VLs alone exceed what routing.max_vls lets the ports carry.
+// routing.root_guid_file, OpenSM's GUID files (routing.cn_guid_file,
+// io_guid_file, guid_routing_order_file) and node_name_map; a file that
+// cannot be read or has a bad line is a config::ConfigError naming key, file
+// and line. Throws it too when the qos policy's VLs alone exceed what
+// routing.max_vls lets the ports carry.
 BringupSettings bringup_settings(const config::Config& cfg);
 
 // The partition rules the SM runs on: `partitions` (or the file's) after

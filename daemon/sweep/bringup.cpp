@@ -73,6 +73,7 @@ void Bringup::apply_pending()
     settings_.ports.enforce_out = pending_->ports.enforce_out;
     ports_.set_partition_enforcement(pending_->ports.enforce_in, pending_->ports.enforce_out);
     pkeys_.set_peer_tables(pending_->pkeys.peer_tables);
+    settings_.node_names = pending_->node_names;
     pending_.reset();
 }
 
@@ -262,6 +263,10 @@ std::set<health::PortId> Bringup::isolation_for(const DiscoveryResult& found) co
 boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, SweepOutcome o, Clock::time_point start,
                                                        std::uint64_t smps_before, bool resuming)
 {
+    // The names this sweep's log lines and snapshot give nodes (a reloaded
+    // map, or none, takes effect here).
+    static const topology::NodeNameMap no_names;
+    topology::apply_node_names(found.fabric, settings_.node_names ? *settings_.node_names : no_names);
     count_fabric(o, found.fabric);
     applied_ = isolation_for(found);
     sl_vl_.reset();

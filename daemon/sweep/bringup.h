@@ -52,6 +52,7 @@
 #include "qos/sl_vl_plan.h"
 #include "routing/chain.h"
 #include "routing/engine.h"
+#include "topology/node_map_file.h"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -93,6 +94,11 @@ struct BringupSettings {
     // both, with the policy compiled against the fabric, go into the
     // snapshot for the SA. Reloadable (the SIGHUP's sweep re-plans).
     config::QosConfig qos;
+    // node_name_map: the names the fabric's nodes are shown by (set on
+    // every sweep's fabric before it is routed, so log lines, the status,
+    // the SA's consumers and the report use them). Null: NodeDescription
+    // only. Reloadable.
+    std::shared_ptr<const topology::NodeNameMap> node_names;
 };
 
 class Bringup {
@@ -144,6 +150,9 @@ public:
     // Called when a heavy sweep starts, before pending settings apply (the
     // partitions file is checked there: a change applies in that sweep).
     void before_heavy_sweep(std::function<void()> f) { before_heavy_ = std::move(f); }
+    // The settings the next sweep will run with (the pending ones, else
+    // those in use): what a reload compares the files it read with.
+    const BringupSettings& settings_in_use() const { return pending_ ? *pending_ : settings_; }
 
     // Called when a sweep has brought the subnet up (or degraded), before
     // anything else is done with the outcome (the SM reports MASTER from then on).

@@ -1,5 +1,7 @@
 #include "routing/analysis/network.h"
 
+#include "topology/node_map_file.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
@@ -42,16 +44,18 @@ bool natural_less(const std::string& a, const std::string& b)
 std::vector<std::string> node_display_names(const Fabric& fabric)
 {
     std::unordered_map<std::string, int> uses;
-    for (const Node& n : fabric.nodes()) ++uses[n.description];
+    // The node-name-map's name when there is one (topology::display_name).
+    for (const Node& n : fabric.nodes()) ++uses[topology::display_name(n)];
     std::vector<std::string> names;
     names.reserve(fabric.node_count());
     for (const Node& n : fabric.nodes()) {
-        if (n.description.empty())
+        const std::string& shown = topology::display_name(n);
+        if (shown.empty())
             names.push_back(n.guid.str());
-        else if (uses[n.description] > 1)
-            names.push_back(n.description + " (" + n.guid.str() + ")");
+        else if (uses[shown] > 1)
+            names.push_back(shown + " (" + n.guid.str() + ")");
         else
-            names.push_back(n.description);
+            names.push_back(shown);
     }
     return names;
 }

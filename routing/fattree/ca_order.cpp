@@ -1,6 +1,8 @@
 // Compute-node order (see ca_order.h).
 #include "routing/fattree/ca_order.h"
 
+#include "routing/guid_roles.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -22,8 +24,9 @@ struct UnionFind {
 
 } // namespace
 
-CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& t)
+CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& t, const Options& options)
 {
+    const GuidRoles roles(options);
     CaOrder order;
     const std::size_t S = t.size();
     const std::size_t L = t.leaves.size();
@@ -52,17 +55,38 @@ CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& t)
         return guid_of(t.leaves[a]) < guid_of(t.leaves[b]);
     });
     for (auto p : pos) order.leaf_order.push_back(t.leaves[p]);
-    for (auto leaf : order.leaf_order)
-        order.slots_per_leaf = std::max<std::uint32_t>(order.slots_per_leaf,
-                                                       static_cast<std::uint32_t>(t.ca_ports[leaf].size()));
+    // Per leaf, its compute nodes' ports (in port order) and the others.
+    auto is_compute = [&](std::uint32_t leaf, std::uint8_t port) {
+        const auto ca = *fabric.node(t.switches[leaf]).ports[port].remote;
+        return roles.is_compute(fabric.port(ca).guid);
+    };
+    for (auto leaf : order.leaf_order) {
+        std::uint32_t n = 0;
+        for (auto port : t.ca_ports[leaf]) n += is_compute(leaf, port);
+        order.slots_per_leaf = std::max(order.slots_per_leaf, n);
+    }
     for (std::uint32_t i = 0; i < order.leaf_order.size(); ++i) {
         const auto leaf = order.leaf_order[i];
         const auto& node = fabric.node(t.switches[leaf]);
-        for (std::uint32_t k = 0; k < t.ca_ports[leaf].size(); ++k) {
-            const auto port = t.ca_ports[leaf][k];
-            order.cas.push_back(CaSlot{*node.ports[port].remote, leaf, port, i * order.slots_per_leaf + k});
+        std::uint32_t k = 0;
+        for (auto port : t.ca_ports[leaf]) {
+            CaSlot slot{*node.ports[port].remote, leaf, port, 0};
+            if (is_compute(leaf, port)) {
+                slot.index = i * order.slots_per_leaf + k++;
+                order.cas.push_back(slot);
+            } else {
+                order.others.push_back(slot);
+            }
         }
     }
+    auto guid = [&](const CaSlot& s) { return fabric.port(s.ca).guid; };
+    std::sort(order.others.begin(), order.others.end(), [&](const CaSlot& a, const CaSlot& b) {
+        const bool ia = roles.is_io(guid(a)), ib = roles.is_io(guid(b));
+        if (ia != ib) return ia;
+        return guid(a) < guid(b);
+    });
+    for (std::size_t i = 0; i < order.others.size(); ++i)
+        order.others[i].index = order.index_span() + static_cast<std::uint32_t>(i);
     return order;
 }
 

@@ -12,6 +12,13 @@
 // CAs on one leaf, so a partially populated leaf leaves a gap instead of
 // shifting every later index), and the CA ports with their index
 // j = leaf position * m_1 + rank of the port among the leaf's CA ports.
+// With OpenSM's GUID files (guid_roles.h) only compute nodes take part:
+// m_1 counts the most compute nodes on one leaf and ranks are among a
+// leaf's compute nodes, so I/O and other CA ports do not shift any compute
+// node's index; they follow in `others` (I/O nodes first, then by port
+// GUID), indexed after the compute nodes' span, and are routed with those
+// indices (osm_ucast_ftree.c routes non-compute nodes after the compute
+// nodes, so they do not change the compute nodes' balance).
 //
 // Algorithm: a level-l sub-tree (the nodes sharing tuple digits a_h..a_{l+1})
 // is a connected component of the switches of level <= l. Components are
@@ -21,6 +28,7 @@
 #pragma once
 
 #include "lidassign/lid_map.h"
+#include "routing/engine.h"
 #include "routing/fattree/ranking.h"
 #include "topology/fabric.h"
 
@@ -40,13 +48,16 @@ struct CaSlot {
 struct CaOrder {
     std::vector<std::uint32_t> leaf_order; // leaf switch indices, in order
     std::uint32_t slots_per_leaf = 0;      // m_1
-    std::vector<CaSlot> cas;               // ascending index
+    std::vector<CaSlot> cas;               // compute nodes, ascending index
+    std::vector<CaSlot> others;            // CA ports that are not compute nodes, index from index_span()
     std::uint32_t index_span() const { return static_cast<std::uint32_t>(leaf_order.size()) * slots_per_leaf; }
 };
 
-CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& tree);
+// `options`: its compute_nodes and io_nodes (guid_roles.h); without them
+// every CA port is a compute node.
+CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& tree, const Options& options = {});
 
-// One line per CA port in index order: "0x<LID, 4 hex digits>\t<node description>"
+// One line per compute node in index order: "0x<LID, 4 hex digits>\t<node description>"
 // (the base LID; ports without a LID are skipped), as OpenSM's ftree writes
 // opensm-ftree-ca-order.dump.
 void write_ca_order(std::ostream& out, const topology::Fabric& fabric, const lidassign::LidMap& lids,

@@ -233,20 +233,21 @@ private:
         auto stride_for = [&](std::uint8_t lmc) -> std::uint64_t {
             return std::max<std::uint64_t>(1, tops >> lmc);
         };
-        for (const auto& ca : order_.cas) {
-            auto l = lids_.lids_of(ca.ca);
-            if (!l) continue;
-            for (std::uint16_t o = 0; o < l->count(); ++o)
-                targets_.push_back(Target{Lid(static_cast<std::uint16_t>(l->base.value() + o)), ca.leaf, ca.leaf_port,
-                                          ca.index + o * stride_for(l->lmc)});
-        }
+        for (const auto* list : {&order_.cas, &order_.others})
+            for (const auto& ca : *list) {
+                auto l = lids_.lids_of(ca.ca);
+                if (!l) continue;
+                for (std::uint16_t o = 0; o < l->count(); ++o)
+                    targets_.push_back(Target{Lid(static_cast<std::uint16_t>(l->base.value() + o)), ca.leaf,
+                                              ca.leaf_port, ca.index + o * stride_for(l->lmc)});
+            }
         std::vector<std::uint32_t> sw;
         for (std::uint32_t s = 0; s < S_; ++s)
             if (t_.in_tree(s)) sw.push_back(s);
         std::sort(sw.begin(), sw.end(), [&](auto a, auto b) {
             return f_.node(t_.switches[a]).guid < f_.node(t_.switches[b]).guid;
         });
-        const std::uint64_t base = order_.index_span();
+        const std::uint64_t base = order_.index_span() + order_.others.size();
         for (std::uint32_t i = 0; i < sw.size(); ++i) {
             auto l = lids_.lids_of(topology::PortRef{t_.switches[sw[i]], PortNum(0)});
             if (!l) continue;
@@ -365,7 +366,10 @@ std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const 
     if (auto* reason = std::get_if<std::string>(&ranked)) return Refusal{engine_name, *reason};
     DmodkRun run;
     run.tree = std::move(std::get<FatTree>(ranked));
-    run.order = compute_ca_order(fabric, run.tree);
+    run.order = compute_ca_order(fabric, run.tree, options);
+    if (!options.compute_nodes.empty() && run.order.cas.empty())
+        return Refusal{engine_name, "none of the " + std::to_string(options.compute_nodes.size()) +
+                                        " compute nodes listed (cn_guid_file) is a CA port on a leaf of this fabric"};
     Dmodk d(fabric, lids, run.tree, run.order);
     run.tables = d.run(engine_name);
     return run;

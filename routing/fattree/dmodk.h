@@ -69,7 +69,10 @@
 // untouched) and promises CA pairs and CA<->switch pairs; run_dmodk alone
 // is the pure D-Mod-K of the steps above.
 // CA and switch port-0 LIDs are routed alike: switches take indices after the
-// compute nodes. LMC > 0: LID base+o takes index j + o * stride, with
+// compute nodes. With OpenSM's compute-node and I/O files (ca_order.h) the
+// CA ports that are not compute nodes take indices between the two, so
+// the compute nodes' indices, and with them their balance, are what they
+// would be without those ports. LMC > 0: LID base+o takes index j + o * stride, with
 // stride = max(1, (number of top digit tuples) / 2^LMC), so the 2^LMC LIDs
 // of a port climb to different top switches.
 #pragma once

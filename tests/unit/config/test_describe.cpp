@@ -44,6 +44,10 @@ TEST_CASE("describe round-trips every key", "[config][describe]")
     Config odd;
     odd.sm.port_guid = Guid(0x0002c90300001235);
     odd.routing.root_guid_file = "/etc/ibsmd/roots: #1";
+    odd.routing.cn_guid_file = "/etc/opensm/cn guids";
+    odd.routing.io_guid_file = "io";
+    odd.routing.guid_routing_order_file = "# order";
+    odd.node_name_map = "/etc/infiniband-diags/ibnetdiscover.node-name-map";
     odd.state_dir = "'quoted' dir, with [brackets]";
     odd.log.file = "  leading blanks";
     odd.log.level = LogLevel::off;

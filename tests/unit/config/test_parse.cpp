@@ -135,14 +135,22 @@ TEST_CASE("port by GUID, root GUID file, and the remaining forms", "[config][par
                                   "routing:\n"
                                   "  engines: dfsssp\n"
                                   "  root_guid_file: /etc/ibsmd/roots\n"
+                                  "  cn_guid_file: /etc/opensm/cn-guids\n"
+                                  "  io_guid_file: /etc/opensm/io-guids\n"
+                                  "  guid_routing_order_file: /etc/opensm/order\n"
                                   "  lmc: 0x7\n"
-                                  "  no_fallback: FALSE\n",
+                                  "  no_fallback: FALSE\n"
+                                  "node_name_map: /etc/infiniband-diags/ibnetdiscover.node-name-map\n",
                                   "t.yaml");
     CHECK(c.sm.port_guid == std::optional<Guid>(Guid(0x0002c90300001235)));
     CHECK(c.sm.subnet_prefix == 0xfe80000000000000ULL);
     CHECK(c.routing.engines == std::vector<std::string>{"dfsssp"});
     CHECK(effective_engine_chain(c.routing) == std::vector<std::string>{"dfsssp", "minhop"});
     CHECK(c.routing.root_guid_file == std::optional<std::string>("/etc/ibsmd/roots"));
+    CHECK(c.routing.cn_guid_file == std::optional<std::string>("/etc/opensm/cn-guids"));
+    CHECK(c.routing.io_guid_file == std::optional<std::string>("/etc/opensm/io-guids"));
+    CHECK(c.routing.guid_routing_order_file == std::optional<std::string>("/etc/opensm/order"));
+    CHECK(c.node_name_map == std::optional<std::string>("/etc/infiniband-diags/ibnetdiscover.node-name-map"));
     CHECK(c.routing.lmc == 7);
     CHECK_FALSE(c.routing.no_fallback);
 }

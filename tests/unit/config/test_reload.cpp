@@ -23,6 +23,10 @@ TEST_CASE("routing and log level changes reload", "[config][reload]")
     next.routing.lmc = 3;
     next.routing.root_guids = {Guid(7)};
     next.routing.root_guid_file = "/etc/roots";
+    next.routing.cn_guid_file = "/etc/opensm/cn-guids";
+    next.routing.io_guid_file = "/etc/opensm/io-guids";
+    next.routing.guid_routing_order_file = "/etc/opensm/order";
+    next.node_name_map = "/etc/infiniband-diags/ibnetdiscover.node-name-map";
     next.routing.max_vls = 2;
     next.log.level = LogLevel::debug;
     std::vector<std::string> why;
@@ -48,7 +52,7 @@ TEST_CASE("sweep and dump changes reload", "[config][reload]")
     next.smp.window = 4;
     CHECK_FALSE(reload_compatible(Config{}, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, sm.priority and "
+                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, sm.priority and "
                      "sm.polling_* reload)"});
 }
 
@@ -63,10 +67,10 @@ TEST_CASE("port selection and state dir need a restart, naming the key", "[confi
     std::vector<std::string> why;
     CHECK_FALSE(reload_compatible(running, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, "
+                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, "
                      "sm.priority and sm.polling_* reload)",
                      "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, "
-                     "qos, security.*, log.level, sm.priority and sm.polling_* reload)",
+                     "qos, security.*, log.level, node_name_map, sm.priority and sm.polling_* reload)",
                  });
 }
 
@@ -99,14 +103,14 @@ TEST_CASE("every key outside routing, sweep and dump other than log.level, sm.pr
     port_guid.sm.port_guid = Guid(0x0002c90300001235);
     CHECK_FALSE(reload_compatible(Config{}, port_guid, &why));
     CHECK(why == std::vector<std::string>{"sm.port_guid: (not set) -> 0x0002c90300001235 needs a restart (only "
-                                          "routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, sm.priority and "
-                                          "sm.polling_* reload)"});
+                                          "routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, "
+                                          "sm.priority and sm.polling_* reload)"});
 }
 
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 63);
+    REQUIRE(flat.size() == 64);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree, nue, dfsssp]"});
     CHECK(flat.back() == std::pair<std::string, std::string>{"security.mkey", "{mode: off, protect_bits: 1, lease_period_s: 60}"});
     CHECK(std::find(flat.begin(), flat.end(), std::pair<std::string, std::string>{"sweep.debounce_max_ms", "1000"}) !=
@@ -123,6 +127,8 @@ TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 
     CHECK(is_reloadable_key("routing.lmc"));
     CHECK(is_reloadable_key("log.level"));
+    CHECK(is_reloadable_key("node_name_map"));
+    CHECK(is_reloadable_key("routing.cn_guid_file"));
     CHECK(is_reloadable_key("perf.interval_s"));
     CHECK(is_reloadable_key("perf.window"));
     CHECK(is_reloadable_key("perf.enabled"));

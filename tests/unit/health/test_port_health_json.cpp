@@ -12,6 +12,7 @@ PortHealth sample()
     PortHealth r;
     r.id = PortId{Guid(0x0002c90300001234), PortNum(7)};
     r.node_desc = "leaf 3";
+    r.node_name = "rack1-leaf-3";
     r.remote = PortId{Guid(0x0002c903000abcde), PortNum(1)};
     r.lid = Lid(12);
     PortCounters c;
@@ -56,7 +57,7 @@ bool same(const PortHealth& a, const PortHealth& b)
 {
     const auto& x = *a.counters;
     const auto& y = *b.counters;
-    return a.id == b.id && a.node_desc == b.node_desc && a.remote == b.remote && a.lid == b.lid &&
+    return a.id == b.id && a.node_desc == b.node_desc && a.node_name == b.node_name && a.remote == b.remote && a.lid == b.lid &&
            a.state == b.state && a.reasons == b.reasons && a.link_downs_recent == b.link_downs_recent &&
            a.since == b.since && x.total == y.total && x.delta == y.delta && x.supported == y.supported &&
            x.extended == y.extended && x.interval_s == y.interval_s && x.xmit_bytes_per_s == y.xmit_bytes_per_s &&

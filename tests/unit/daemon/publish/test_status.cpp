@@ -319,7 +319,9 @@ TEST_CASE("state.json keeps the monitored ports and the poller's totals")
 TEST_CASE("metrics.prom: per-port families in bytes, escaped labels, XmitWait only where supported")
 {
     const std::string prom = to_prometheus(with_ports());
-    const std::string labels = "{node_guid=\"0x0002c90200000001\",node_desc=\"leaf \\\"A\\\" \\\\ rack 1\",port=\"7\","
+    // node_name: no node-name-map here, so the description.
+    const std::string labels = "{node_guid=\"0x0002c90200000001\",node_desc=\"leaf \\\"A\\\" \\\\ rack 1\","
+                               "node_name=\"leaf \\\"A\\\" \\\\ rack 1\",port=\"7\","
                                "remote_guid=\"0x0002c90300000100\",remote_port=\"1\"}";
     CHECK(prom.find("ibsmd_port_symbol_errors_total" + labels + " 9\n") != std::string::npos);
     CHECK(prom.find("ibsmd_port_xmit_bytes_total" + labels + " 4000\n") != std::string::npos);
@@ -330,6 +332,19 @@ TEST_CASE("metrics.prom: per-port families in bytes, escaped labels, XmitWait on
     CHECK(prom.find("ibsmd_perf_sweeps_total 3\n") != std::string::npos);
     CHECK(prom.find("ibsmd_perf_mads_total 120\n") != std::string::npos);
     CHECK(prom.find("# TYPE ibsmd_port_xmit_wait_ratio gauge\n") != std::string::npos);
+}
+
+TEST_CASE("metrics.prom and ibsm status: the node-name-map's name in node_name, beside node_desc")
+{
+    DaemonStatus s = with_ports();
+    s.ports[0].node_name = "rack1-leaf-A";
+    const std::string prom = to_prometheus(s);
+    CHECK(prom.find("ibsmd_port_symbol_errors_total{node_guid=\"0x0002c90200000001\",node_desc=\"leaf \\\"A\\\" "
+                    "\\\\ rack 1\",node_name=\"rack1-leaf-A\",port=\"7\",") != std::string::npos);
+    const DaemonStatus back = status_from_json(to_state_json(s));
+    CHECK(back.ports[0].node_name == "rack1-leaf-A");
+    CHECK(to_status_text(s, 1700000010.5, true).find("  0x0002c90200000001/7 \"rack1-leaf-A\": symbol_errors 9 (+2)\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("ibsm status names the ports monitored and the worst ones")

@@ -106,3 +106,34 @@ TEST_CASE("reload: reread returns the file's error, or the configuration and its
     CHECK(good.bringup.route.root_guids == std::vector<Guid>{Guid(0x20)});
     fs::remove_all(file.parent_path());
 }
+
+TEST_CASE("reload: a file the configuration names that changed under the same YAML is applied, naming it",
+          "[reload]")
+{
+    const auto file = scratch("ibsmd.yaml");
+    const auto names = scratch("names");
+    const auto opts = daemon::parse_options({"--config", file.string()});
+    std::ofstream(file) << "node_name_map: " << names.string() << "\n";
+    std::ofstream(names) << "0x10 \"spine-1\"\n";
+    const auto first = daemon::reread(opts);
+    REQUIRE(first.config);
+
+    // Same file content: unchanged.
+    const auto same = daemon::reread(opts);
+    auto d = daemon::decide_reload(*first.config, same, nullptr, &first.bringup);
+    CHECK(d.action == daemon::ReloadAction::unchanged);
+
+    std::ofstream(names) << "0x10 \"spine-01\"\n";
+    const auto renamed = daemon::reread(opts);
+    d = daemon::decide_reload(*first.config, renamed, nullptr, &first.bringup);
+    CHECK(d.action == daemon::ReloadAction::apply);
+    CHECK(d.reasons == std::vector<std::string>{"node_name_map: the file's content changed"});
+
+    // A bad line: the reload is refused and the running names stay.
+    std::ofstream(names) << "spine-01 0x10\n";
+    const auto bad = daemon::reread(opts);
+    d = daemon::decide_reload(*first.config, bad, nullptr, &first.bringup);
+    CHECK(d.action == daemon::ReloadAction::unreadable);
+    CHECK(d.reasons.front().starts_with("node_name_map: " + names.string() + ":1: expected a GUID"));
+    fs::remove_all(file.parent_path());
+}

@@ -109,6 +109,49 @@ TEST_CASE("settings: routing.root_guid_file adds its GUIDs; unreadable, a Config
     fs::remove_all(file.parent_path());
 }
 
+TEST_CASE("settings: OpenSM's GUID files and node_name_map are read; a bad line names key, file and line",
+          "[settings]")
+{
+    config::Config cfg;
+    const auto cn = scratch("cn-guids"), io = scratch("io-guids"), order = scratch("order"), names = scratch("names");
+    std::ofstream(cn) << "# compute nodes\n0x0002c90300000011 node11\n0x0002c90300000012\n";
+    std::ofstream(io) << "0x0002c90300000021\n";
+    std::ofstream(order) << "0x0002c90300000012\n0x0002c90300000011\n";
+    std::ofstream(names) << "0x0002c90300000010 \"node-10\"\n";
+    cfg.routing.cn_guid_file = cn.string();
+    cfg.routing.io_guid_file = io.string();
+    cfg.routing.guid_routing_order_file = order.string();
+    cfg.node_name_map = names.string();
+    const auto s = daemon::bringup_settings(cfg);
+    CHECK(s.route.compute_nodes == std::vector<Guid>{Guid(0x0002c90300000011), Guid(0x0002c90300000012)});
+    CHECK(s.route.io_nodes == std::vector<Guid>{Guid(0x0002c90300000021)});
+    CHECK(s.route.routing_order == std::vector<Guid>{Guid(0x0002c90300000012), Guid(0x0002c90300000011)});
+    REQUIRE(s.node_names);
+    REQUIRE(s.node_names->find(Guid(0x0002c90300000010)));
+    CHECK(*s.node_names->find(Guid(0x0002c90300000010)) == "node-10");
+    CHECK_FALSE(daemon::bringup_settings(config::Config{}).node_names);
+
+    auto error_of = [&] {
+        try {
+            daemon::bringup_settings(cfg);
+        } catch (const config::ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::ofstream(io) << "0x0002c90300000021\nstorage-1\n";
+    CHECK(error_of() == "routing.io_guid_file: " + io.string() +
+                            ":2: expected a GUID (0x... hex or decimal, not 0) at the start of the line, got 'storage-1'");
+    std::ofstream(io) << "0x0002c90300000021\n";
+    std::ofstream(names) << "\"node-10\" 0x0002c90300000010\n";
+    CHECK(error_of() == "node_name_map: " + names.string() +
+                            ":1: expected a GUID (0x... hex or decimal, not 0) at the start of the line, got "
+                            "'\"node-10\" 0x0002c90300000010'");
+    fs::remove(names);
+    CHECK(error_of().starts_with("node_name_map '" + names.string() + "': cannot read: "));
+    fs::remove_all(cn.parent_path());
+}
+
 TEST_CASE("settings: partitions become the bring-up's rules, with the default partition's as OpenSM", "[settings]")
 {
     using partition::Membership;
