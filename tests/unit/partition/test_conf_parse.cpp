@@ -38,7 +38,7 @@ Partitions resolve(const std::string& text, bool allow_both = false)
 // The table a fresh port gets (index order), trailing empty entries cut.
 std::vector<std::uint16_t> table(const Partitions& p, Guid port)
 {
-    IndexBook book;
+    IndexBook book(p.settings().allow_both_pkeys);
     auto t = book.place(port, 1, p.keys_of(port), p.index0_key(port), 64).entries;
     while (!t.empty() && t.back() == 0) t.pop_back();
     return t;
