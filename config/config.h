@@ -206,7 +206,7 @@ inline constexpr std::size_t max_socket_path = 107;
 struct ControlConfig {
     // control.socket: a Unix socket path; empty: $RUNTIME_DIRECTORY/control.sock
     // when systemd sets RUNTIME_DIRECTORY (RuntimeDirectory=ibsmd), else
-    // /run/ibsmd/control.sock.
+    // <state_dir>/control.sock (daemon/control/socket_rules.h).
     std::string socket;
 
     bool operator==(const ControlConfig&) const = default;

@@ -203,7 +203,7 @@ std::string describe(const Config& c)
     out << YAML::Key << "control" << YAML::Value;
     if (c.control.socket.empty()) {
         out << YAML::Flow << YAML::BeginMap << YAML::EndMap
-            << YAML::Comment("socket: $RUNTIME_DIRECTORY/control.sock, else /run/ibsmd/control.sock");
+            << YAML::Comment("socket: $RUNTIME_DIRECTORY/control.sock, else <state_dir>/control.sock");
     } else {
         out << YAML::BeginMap << YAML::Key << "socket" << YAML::Value << c.control.socket << YAML::EndMap;
     }

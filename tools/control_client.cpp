@@ -21,8 +21,9 @@ namespace ibsm::tools {
 std::vector<OptionSpec> control_options()
 {
     return {
-        {"socket", "PATH", "the daemon's control socket (default: the one state.json names, else " +
-                               daemon::control::socket_path("", nullptr) + ")"},
+        {"socket", "PATH",
+         "the daemon's control socket (default: the one state.json names, else control.sock in the state "
+         "directory, as ibsmd outside systemd)"},
         {"state-dir", "DIR",
          "find the socket through DIR/state.json (default: the configuration's state_dir, " +
              config::Config{}.state_dir + ")"},
@@ -59,7 +60,9 @@ std::string control_socket_of(const Args& args)
             // `ibsm status` reports a bad state.json; here the default path is tried.
         }
     }
-    return daemon::control::socket_path("", std::getenv("RUNTIME_DIRECTORY"));
+    // ibsmd's own default for that state directory (socket_rules.h).
+    return daemon::control::socket_path("", std::getenv("RUNTIME_DIRECTORY"),
+                                        std::filesystem::absolute(state_dir_of(args)).string());
 }
 
 ControlClient::ControlClient(std::string path) : path_(std::move(path))

@@ -4,7 +4,8 @@
 // Why one place: every live command finds the socket the same way as
 // `ibsm status` finds state.json (--socket, else the control.socket that
 // the daemon's state.json names under --state-dir or --config's state_dir,
-// else the default path) and reports the same errors: the daemon is not
+// else the daemon's default for that state directory) and reports the same
+// errors: the daemon is not
 // running, the caller is not root, the daemon refused the request.
 #pragma once
 
@@ -38,7 +39,9 @@ std::vector<OptionSpec> control_options();
 // state_dir without either); UsageError when both are given.
 std::string state_dir_of(const Args& args);
 
-// The socket: --socket, else state.json's control.socket, else the default.
+// The socket: --socket, else --config's control.socket, else state.json's
+// control.socket, else ibsmd's default for the state directory
+// (daemon/control/socket_rules.h).
 std::string control_socket_of(const Args& args);
 
 class ControlClient {

@@ -17,6 +17,19 @@ PublishDecision decide_publish(const SweepOutcome& o, const SubnetSnapshot* snap
 
 void Publisher::on_outcome(const SweepOutcome& o, const SnapshotPtr& snap)
 {
+    auto tell = [&](const OutcomeReader& reader) {
+        if (reader) reader(o, snap);
+    };
+    tell(readers_.counters);
+    tell(readers_.health);
+    publish(o, snap);
+    tell(readers_.notifier);
+    tell(readers_.status);
+    tell(readers_.feed);
+}
+
+void Publisher::publish(const SweepOutcome& o, const SnapshotPtr& snap)
+{
     const PublishDecision d = decide_publish(o, snap.get());
     if (d.dumps) dumps_.publish(snap);
     switch (d.sa) {

@@ -125,7 +125,7 @@ const Json& member(const Json& j, const char* key)
 
 } // namespace
 
-std::string to_state_json(const DaemonStatus& s)
+Json state_object(const DaemonStatus& s)
 {
     Json j;
     j["format_version"] = format_version;
@@ -187,9 +187,14 @@ std::string to_state_json(const DaemonStatus& s)
     j["perf"] = perf_to_json(s.perf);
     j["mkey"] = mkey_to_json(s.mkey);
     j["ports"] = health::to_json(s.ports);
+    return j;
+}
+
+std::string to_state_json(const DaemonStatus& s)
+{
     // Reasons and events carry node descriptions: bytes that are not UTF-8
     // become U+FFFD.
-    return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return state_object(s).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 DaemonStatus status_from_json(std::string_view text)

@@ -18,6 +18,8 @@
 
 #include "health/port_health.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -146,7 +148,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// state.json: every field above, one object (format_version 1).
+// state.json's object: every field above (format_version 1); the control
+// socket's `status` answers it as it is.
+nlohmann::ordered_json state_object(const DaemonStatus& s);
+// state.json: that object as text.
 std::string to_state_json(const DaemonStatus& s);
 // The inverse; throws StatusFormatError naming the problem for text that is
 // not JSON, another format version, or a field of the wrong type.

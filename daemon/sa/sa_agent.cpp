@@ -63,7 +63,6 @@ std::string requester_port(const SnapshotPtr& snap, Lid lid)
 SaAgent::SaAgent(boost::asio::io_context& io, mad::Transport& transport, SaSettings settings)
     : io_(io), transport_(transport), settings_(settings), backlog_timer_(io)
 {
-    busy_ = [this] { return transport_.inflight() + transport_.queued() + transport_.delayed() > 0; };
 }
 
 SaAgent::~SaAgent()
@@ -162,7 +161,7 @@ void SaAgent::on_mad(const mad::RawReceive& r)
 
 bool SaAgent::take_token()
 {
-    if (settings_.busy_rate == 0 || !busy_()) return true;
+    if (settings_.busy_rate == 0 || !busy()) return true;
     const auto now = std::chrono::steady_clock::now();
     // Up to 1/64 s worth of answers may go at once.
     const double burst = std::max(1.0, settings_.busy_rate / 64.0);

@@ -20,12 +20,14 @@
 // SM port and links) as the sweep's SMPs, and are handled on the same loop;
 // answered at full speed, 64 outstanding PathRecord queries made a heavy
 // sweep three times slower (tests/bench/sa_bench.sh). While the SM works
-// (a sweep or re-route, route computation included, or SMPs in flight) the
-// agent therefore answers at most `busy_rate` requests a second (500: 1 000
-// packets/s through the simulator beside a heavy sweep's ~60 000 SMPs/s; at
-// 2 000 a 3 456-host sweep took 8 % longer) and queues the rest (a client keeping N outstanding then sends no more
-// than it gets answers); the backlog drains at full speed when the
-// transport is idle again. Beyond `backlog_max` queued requests the oldest
+// (busy(): a piece of work in progress, route computation included, as the
+// work probe says, or SMPs queued, in flight or backing off; counter
+// queries, class 0x04, are not the SM's work) the agent therefore answers
+// at most `busy_rate` requests a second (500: 1 000 packets/s through the
+// simulator beside a heavy sweep's ~60 000 SMPs/s; at 2 000 a 3 456-host
+// sweep took 8 % longer) and queues the rest (a client keeping N
+// outstanding then sends no more than it gets answers); the backlog drains
+// at full speed when the transport is idle again. Beyond `backlog_max` queued requests the oldest
 // are dropped (the clients' retries cover them), never the SM's loop.
 //
 // Requests longer than one MAD (a GetMulti with many GIDs) arrive as RMPP
@@ -168,8 +170,11 @@ public:
 
     const SaCounters& counters() const { return counters_; }
     std::size_t backlog() const { return backlog_.size(); }
-    // Tests: whether the SM is busy sweeping (default: SMPs in flight).
-    void set_busy_probe(std::function<bool()> busy) { busy_ = std::move(busy); }
+    // Whether the SM has a piece of work in progress (the sweep scheduler's
+    // busy()); unset: only its SMPs make it busy.
+    void set_work_probe(std::function<bool()> working) { working_ = std::move(working); }
+    // The rule of the header: the SM's work or its SMPs, never counter queries.
+    bool busy() const { return (working_ && working_()) || transport_.smps_pending() > 0; }
     std::size_t transfers_in_flight() const { return transfers_.size(); }
     std::size_t requests_in_flight() const { return requests_.size(); }
     std::size_t reports_in_flight() const { return reports_.size(); }
@@ -237,7 +242,7 @@ private:
     std::map<TransferKey, std::unique_ptr<Incoming>> requests_;
     std::map<std::uint64_t, Report> reports_;
     std::uint64_t next_report_tid_ = 1;
-    std::function<bool()> busy_;
+    std::function<bool()> working_;
     std::deque<mad::RawReceive> backlog_;
     boost::asio::steady_timer backlog_timer_;
     bool backlog_armed_ = false;

@@ -134,7 +134,7 @@ void Reloader::apply(const config::Config& next, const BringupSettings& bringup,
     wings_.bringup.reconfigure(bringup);
     wings_.scheduler.set_settings(scheduler_settings(running_));
     wings_.dumps.set_config(running_.dump);
-    wings_.election.set_priority(static_cast<std::uint8_t>(running_.sm.priority & 0xf));
+    wings_.election.set_priority(sm_priority(running_));
     wings_.election.set_polling(running_.sm.polling_interval, running_.sm.polling_retries);
     if (wings_.perf) wings_.perf->apply(perf_settings(running_));
     wings_.health.set_policy(health_policy(running_));

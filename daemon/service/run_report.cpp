@@ -8,13 +8,18 @@
 
 namespace ibsm::daemon {
 
-void log_start(const Options& opts, const config::Config& cfg, const mad::PortAttributes& port)
+void log_start(const Options& opts, const config::Config& cfg, const mad::PortAttributes& port,
+               const MkeySettings& mkeys)
 {
     spdlog::info("ibsmd: SM on {} port {} (port GUID {}), engines {}, LMC {}, state dir {}", port.ca_name,
                  port.port_num, port.port_guid.str(), fmt::join(cfg.routing.engines, ","), cfg.routing.lmc,
                  cfg.state_dir);
     auto file = config_file_to_read(opts, default_config_file());
     spdlog::info("configuration: {}", file ? file->string() : std::string("built-in defaults"));
+    if (mkeys.enabled)
+        spdlog::info("M_Key protection on: {} keys (secret fingerprint {}), protect bits {}, lease {} s",
+                     mkeys.ring.is_fixed() ? "fixed" : "per-port", mkeys.ring.fingerprint(), mkeys.protect_bits,
+                     mkeys.lease_period_s);
 }
 
 void log_totals(const mad::TransportCounters& tc, const SmInfoCounters& rc, const SaCounters& sc)

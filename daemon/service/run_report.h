@@ -9,6 +9,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "daemon/core/mkey_book.h"
 #include "daemon/sa/sa_agent.h"
 #include "daemon/service/options.h"
 #include "daemon/sm/sm_info_responder.h"
@@ -17,8 +18,10 @@
 
 namespace ibsm::daemon {
 
-// The SM's port, engines, LMC and state directory; the configuration file read.
-void log_start(const Options& opts, const config::Config& cfg, const mad::PortAttributes& port);
+// The SM's port, engines, LMC and state directory; the configuration file
+// read; M_Key protection when on (never a key: the secret's fingerprint).
+void log_start(const Options& opts, const config::Config& cfg, const mad::PortAttributes& port,
+               const MkeySettings& mkeys);
 
 // Inbound MADs (transport and SMInfo responder) and the SA's counts.
 void log_totals(const mad::TransportCounters& transport, const SmInfoCounters& responder, const SaCounters& sa);

@@ -3,6 +3,7 @@
 #include "mkey/secret_file.h"
 
 #include "config/overrides.h"
+#include "daemon/control/socket_rules.h"
 #include "daemon/program/port_programmer.h"
 #include "daemon/program/vl_programmer.h"
 #include "daemon/service/config_path.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -157,10 +159,19 @@ std::vector<partition::Rule> read_partitions_file(const std::string& path, std::
     return std::move(r.rules);
 }
 
+mad::TransportOptions transport_options(const config::Config& cfg)
+{
+    mad::TransportOptions o{cfg.smp.window, cfg.smp.timeout, cfg.smp.retries};
+    o.perf_window = cfg.perf.window;
+    return o;
+}
+
+std::uint8_t sm_priority(const config::Config& cfg) { return static_cast<std::uint8_t>(cfg.sm.priority & 0xf); }
+
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid)
 {
     ElectionSettings s;
-    s.self.priority = static_cast<std::uint8_t>(cfg.sm.priority & 0xf);
+    s.self.priority = sm_priority(cfg);
     s.self.guid = port_guid;
     s.self.sm_key = cfg.sm.sm_key;
     s.polling_interval = cfg.sm.polling_interval;
@@ -237,6 +248,17 @@ std::variant<MkeySettings, std::string> mkey_settings(const config::Config& cfg)
     auto ring = mkey::load_secret_file(m.secret_file, kind);
     if (auto* why = std::get_if<std::string>(&ring)) return "security.mkey.secret_file: " + *why;
     return MkeySettings{true, std::get<mkey::KeyRing>(ring), m.protect_bits, m.lease_period_s};
+}
+
+} // namespace ibsm::daemon
+
+namespace ibsm::daemon {
+
+std::string control_socket(const config::Config& cfg, const char* runtime_directory)
+{
+    // Absolute: `ibsm --state-dir DIR` run from elsewhere finds the same path.
+    const auto state_dir = std::filesystem::absolute(cfg.state_dir).lexically_normal().string();
+    return control::socket_path(cfg.control.socket, runtime_directory, state_dir);
 }
 
 } // namespace ibsm::daemon

@@ -9,8 +9,10 @@
 // Data structures: none of its own; each function reads one config::Config
 // and returns one wing's settings. Only bringup_settings, read_root_guid_file
 // and read_node_name_map touch the file system (routing.root_guid_file,
-// OpenSM's GUID files, node_name_map), and effective_config reads the
-// configuration file and partitions_file.
+// OpenSM's GUID files, node_name_map), mkey_settings reads the secret file,
+// effective_config the configuration file and partitions_file, and
+// control_socket resolves a relative state_dir against the working
+// directory.
 #pragma once
 
 #include "config/config.h"
@@ -22,6 +24,7 @@
 #include "daemon/sm/sm_election.h"
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/sweep_scheduler.h"
+#include "mad/transport.h"
 #include "partition/partitions.h"
 
 #include <cstddef>
@@ -70,6 +73,13 @@ BringupSettings bringup_settings(const config::Config& cfg);
 // the default partition's implicit rules, as OpenSM.
 std::vector<partition::Rule> partition_rules(const config::Config& cfg);
 
+// smp.* and perf.window: the transport's window, timeout and retries.
+mad::TransportOptions transport_options(const config::Config& cfg);
+
+// sm.priority as SMInfo carries it (4 bits), for the SMInfo responder, the
+// election and a reload.
+std::uint8_t sm_priority(const config::Config& cfg);
+
 ElectionSettings election_settings(const config::Config& cfg, Guid port_guid);
 
 SchedulerSettings scheduler_settings(const config::Config& cfg);
@@ -88,5 +98,10 @@ McastSettings mcast_settings(const config::Config& cfg, std::size_t mft_width);
 // security.mkey: off, or the key ring from the secret file (root-only; a
 // refused or malformed file is the string, naming the file).
 std::variant<MkeySettings, std::string> mkey_settings(const config::Config& cfg);
+
+// The control socket's path (control/socket_rules.h): control.socket, else
+// the runtime directory systemd gives (`runtime_directory`, null outside
+// systemd), else state_dir (made absolute) with control.sock.
+std::string control_socket(const config::Config& cfg, const char* runtime_directory);
 
 } // namespace ibsm::daemon

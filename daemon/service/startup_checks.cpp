@@ -1,5 +1,7 @@
 #include "daemon/service/startup_checks.h"
 
+#include "daemon/service/settings.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -21,6 +23,13 @@ void check_state_dir(const std::string& dir)
         throw std::runtime_error("state directory " + dir + " is not writable (" + std::strerror(errno) + ")" + fix);
     ::close(fd);
     ::unlink(probe.c_str());
+}
+
+MkeySettings checked_mkey_settings(const config::Config& cfg)
+{
+    auto mkeys = mkey_settings(cfg);
+    if (auto* why = std::get_if<std::string>(&mkeys)) throw std::runtime_error(*why);
+    return std::get<MkeySettings>(std::move(mkeys));
 }
 
 } // namespace ibsm::daemon

@@ -111,7 +111,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
     co_return co_await configure(std::move(found), std::move(o), start, smps_before);
 }
 
-boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& request)
+SweepOutcome Bringup::open_reroute()
 {
     apply_pending();
     SweepOutcome o;
@@ -120,9 +120,15 @@ boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& requ
         if (auto why = gate_->standing_by()) {
             o.standby = true;
             o.reason = std::move(*why);
-            co_return o;
         }
     }
+    return o;
+}
+
+boost::asio::awaitable<SweepOutcome> Bringup::reroute(const RefreshRequest& request)
+{
+    SweepOutcome o = open_reroute();
+    if (o.standby) co_return o;
     const SnapshotPtr previous = snapshot_;
     if (!previous) {
         o.needs_heavy = true;
@@ -195,16 +201,8 @@ boost::asio::awaitable<SweepOutcome> Bringup::resume()
 
 boost::asio::awaitable<SweepOutcome> Bringup::reroute_isolated()
 {
-    apply_pending();
-    SweepOutcome o;
-    o.kind = SweepKind::reroute;
-    if (gate_) {
-        if (auto why = gate_->standing_by()) {
-            o.standby = true;
-            o.reason = std::move(*why);
-            co_return o;
-        }
-    }
+    SweepOutcome o = open_reroute();
+    if (o.standby) co_return o;
     if (!snapshot_ || !snapshot_->tables || !snapshot_->found.complete()) {
         o.needs_heavy = true;
         o.reason = "no configured subnet to route around isolated links yet";

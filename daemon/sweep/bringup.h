@@ -195,6 +195,10 @@ private:
         PhaseStats phase;
     };
 
+    // How both re-routes begin: settings of a reload applied, and a standby
+    // SM's outcome (standby, with the gate's reason) when another SM is
+    // master: a re-route then goes no further.
+    SweepOutcome open_reroute();
     // The pipeline (see the header comment). `resuming`: found is the last
     // snapshot's, whose INIT ports are INIT because this process has not
     // activated them yet, not because their link retrained: the VL and

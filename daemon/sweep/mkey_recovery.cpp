@@ -6,6 +6,14 @@
 
 namespace ibsm::daemon {
 
+void MkeyRecovery::handle_incidents(MkeyBook& book, IncidentSeen seen)
+{
+    book.set_incident_handler([this, seen = std::move(seen)](const MkeyIncident& i) {
+        on_incident(i);
+        if (seen) seen(i, waiting_for(i.port));
+    });
+}
+
 void MkeyRecovery::on_incident(const MkeyIncident& incident)
 {
     ++incidents_;

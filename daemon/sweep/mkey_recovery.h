@@ -18,6 +18,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -28,6 +29,11 @@ public:
     MkeyRecovery(EventQueue& events, const MkeyBook& book) : events_(events), book_(book) {}
 
     void on_incident(const MkeyIncident& incident);
+    // Makes this the book's incident handler: each incident is handled
+    // here first, then `seen` hears of it (the events feed) with whether
+    // its port is now waited out.
+    using IncidentSeen = std::function<void(const MkeyIncident&, bool lease_wait)>;
+    void handle_incidents(MkeyBook& book, IncidentSeen seen);
     std::uint64_t incidents() const { return incidents_; }
     std::size_t waiting() const { return waiting_.size(); }
     bool waiting_for(Guid port) const { return waiting_.count(port) > 0; }

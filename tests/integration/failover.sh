@@ -18,6 +18,10 @@
 #     changed); B re-sweeps and hands over (HANDOVER, then ACKNOWLEDGE from
 #     A): A logs SUBNET UP as master, B answers STANDBY, and the tables are
 #     still identical.
+# Both run as an operator's standby drill would: `ibsmd --foreground` on one
+# host, no RUNTIME_DIRECTORY and no control.socket, each with its own
+# state_dir. Each serves its own socket, <state_dir>/control.sock, and
+# `ibsm --state-dir` reaches each: A answers up, B standby.
 #
 # usage: failover.sh IBSMD IBSM   (FAILOVER_TOPOGEN="pgft --m 18,36 --w 1,18 --p 1,1" picks
 # another fabric; the default has 32 hosts)
@@ -38,9 +42,11 @@ B_HOST=$(grep -m2 '^Ca' "$WORK/fabric.net" | tail -n1 | sed 's/^Ca[[:space:]]*[0
 
 config() { # NAME PRIORITY
     mkdir -p "$WORK/$1"
-    printf 'sm:\n  sm_key: 0x5eed0000cafe\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\ncontrol:\n  socket: %s\n' \
-        "$2" "$INTERVAL" "$RETRIES" "$WORK/$1/state" "$WORK/$1/control.sock" > "$WORK/$1/ibsmd.yaml"
+    printf 'sm:\n  sm_key: 0x5eed0000cafe\n  priority: %s\n  polling_interval_s: %s\n  polling_retries: %s\nstate_dir: %s\nsweep:\n  interval_s: 1\n' \
+        "$2" "$INTERVAL" "$RETRIES" "$WORK/$1/state" > "$WORK/$1/ibsmd.yaml"
 }
+# Outside systemd: no RUNTIME_DIRECTORY (ibsim_env.sh sets one for the other tests).
+unset RUNTIME_DIRECTORY
 PIDS=()
 start_sm() { # NAME LOG [SIM_HOST]
     local name=$1 log=$2 host=${3:-}
@@ -97,6 +103,22 @@ grep -q "priority 1" "$WORK/sminfo-b.txt" || fail "B does not answer its priorit
 fts "$WORK/fts-before.txt"
 lids "$WORK/lids-before.txt"
 [ -s "$WORK/fts-before.txt" ] || fail "empty dump_fts"
+
+echo "--- each SM serves its own control socket in its state directory; ibsm --state-dir reaches each"
+for sm in A B; do
+    [ -S "$WORK/$sm/state/control.sock" ] || fail "$sm: no control socket at $WORK/$sm/state/control.sock"
+    grep -q "control: serving $WORK/$sm/state/control.sock (root only)" "$WORK/$sm.log" ||
+        fail "$sm does not say it serves $WORK/$sm/state/control.sock"
+done
+live_state() { # NAME: the state `ibsm status --state-dir` gets over the socket
+    "$IBSM" status --state-dir "$WORK/$1/state" > "$WORK/status-$1.txt" || fail "ibsm status --state-dir for $1"
+    grep -q "^source:       live from ibsmd over $WORK/$1/state/control.sock$" "$WORK/status-$1.txt" ||
+        { cat "$WORK/status-$1.txt" >&2; fail "ibsm status --state-dir does not reach $1 over its socket"; }
+    "$IBSM" status --state-dir "$WORK/$1/state" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'
+}
+[ "$(live_state A)" = up ] || fail "A does not answer up over its socket"
+[ "$(live_state B)" = standby ] || fail "B does not answer standby over its socket"
+echo "A up over $WORK/A/state/control.sock, B standby over $WORK/B/state/control.sock"
 
 echo "--- 3. kill A: B takes over"
 sleep 0.$((RANDOM % 10))

@@ -1,3 +1,4 @@
+#include "config/config.h"
 #include "daemon/control/protocol.h"
 #include "daemon/control/socket_rules.h"
 
@@ -120,16 +121,34 @@ TEST_CASE("the line reader frames split, joined and overlong lines", "[control]"
 
 TEST_CASE("the socket path and the peer rule", "[control]")
 {
-    CHECK(socket_path("/srv/ibsmd.sock", "/run/ibsmd") == "/srv/ibsmd.sock");
-    CHECK(socket_path("", "/run/ibsmd") == "/run/ibsmd/control.sock");
-    CHECK(socket_path("", "/run/ibsmd/0x1/:/run/other") == "/run/ibsmd/0x1/control.sock");
-    CHECK(socket_path("", nullptr) == "/run/ibsmd/control.sock");
-    CHECK(socket_path("", "") == "/run/ibsmd/control.sock");
-    CHECK(socket_path("", "relative") == "/run/ibsmd/control.sock");
+    CHECK(socket_path("/srv/ibsmd.sock", "/run/ibsmd", "/var/lib/ibsmd") == "/srv/ibsmd.sock");
+    CHECK(socket_path("", "/run/ibsmd", "/var/lib/ibsmd") == "/run/ibsmd/control.sock");
+    CHECK(socket_path("", "/run/ibsmd/0x1/:/run/other", "/var/lib/ibsmd") == "/run/ibsmd/0x1/control.sock");
+    CHECK(socket_path("", nullptr, "") == "/run/ibsmd/control.sock");
+    CHECK(socket_path("", "", "") == "/run/ibsmd/control.sock");
+    CHECK(socket_path("", "relative", "") == "/run/ibsmd/control.sock");
     CHECK_FALSE(refuse_peer(0u));
     CHECK(refuse_peer(1000u) == "permission denied: the control socket serves root only");
     CHECK(refuse_peer(65534u) == "permission denied: the control socket serves root only");
     CHECK(refuse_peer(std::nullopt)->starts_with("permission denied"));
+}
+
+TEST_CASE("outside systemd the socket follows the state directory, so two SMs on one host have two", "[control]")
+{
+    // Two foreground SMs with their own state directories: two sockets.
+    CHECK(socket_path("", nullptr, "/tmp/drill/a") == "/tmp/drill/a/control.sock");
+    CHECK(socket_path("", nullptr, "/tmp/drill/b/") == "/tmp/drill/b/control.sock");
+    CHECK(socket_path("", "", "/var/lib/ibsmd") == "/var/lib/ibsmd/control.sock");
+    CHECK(socket_path("", nullptr, "/") == "/control.sock");
+    // The units' runtime directory and control.socket come first.
+    CHECK(socket_path("", "/run/ibsmd", "/tmp/drill/a") == "/run/ibsmd/control.sock");
+    CHECK(socket_path("/srv/a.sock", nullptr, "/tmp/drill/a") == "/srv/a.sock");
+    // Not a directory to put it in: relative (the callers make it absolute), or too long for an address.
+    CHECK(socket_path("", nullptr, "state") == "/run/ibsmd/control.sock");
+    const std::string longest = "/" + std::string(config::max_socket_path - 1 - std::string("/control.sock").size(), 's');
+    CHECK(socket_path("", nullptr, longest) == longest + "/control.sock");
+    CHECK((longest + "/control.sock").size() == config::max_socket_path);
+    CHECK(socket_path("", nullptr, longest + "s") == "/run/ibsmd/control.sock");
 }
 
 TEST_CASE("mkey: rotate takes no port, show needs one", "[control][mkey]")

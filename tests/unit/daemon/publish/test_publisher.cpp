@@ -2,9 +2,17 @@
 // outcome reaches, given the snapshot then current. Dumps follow every new
 // generation; the SA and multicast only one the switches confirmed (up);
 // standing by withdraws the SA; a stale or missing snapshot reaches no one.
+// The other readers hear of every outcome in the publisher's order.
 #include "daemon/publish/publisher.h"
 
+#include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
 
 using namespace ibsm;
 using daemon::SaAction;
@@ -25,6 +33,17 @@ daemon::SweepOutcome outcome(std::uint64_t generation, bool up)
     o.up = up;
     return o;
 }
+
+// The SA's and multicast's port: sends nothing.
+class NullPort final : public mad::MadPort {
+public:
+    bool send(const mad::Smp&, Lid, std::uint32_t) override { return false; }
+    std::optional<mad::RawReceive> try_receive() override { return std::nullopt; }
+    int fd() const override { return -1; }
+    bool pollable_by_reactor() const override { return false; }
+    bool wait_readable(int) override { return false; }
+    bool send_response(const mad::Smp&, const mad::RawReceive&) override { return false; }
+};
 
 } // namespace
 
@@ -111,4 +130,39 @@ TEST_CASE("publisher: standing by withdraws the SA and moves no tree", "[publish
     CHECK(d.dumps);
     CHECK(d.sa == SaAction::withdraw);
     CHECK_FALSE(d.mcast);
+}
+
+TEST_CASE("publisher: the poller and the health monitor before the SA and the dumps; systemd, status, feed after",
+          "[publisher]")
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("ibsmd-test-publisher-" + std::to_string(::getpid()));
+    boost::asio::io_context io;
+    NullPort port;
+    mad::Transport transport(io, port, mad::TransportOptions{});
+    daemon::SaAgent sa(io, transport);
+    daemon::InformRegistry inform(sa);
+    daemon::EventQueue events(io.get_executor());
+    const partition::Partitions partitions({}, Guid(0x1));
+    daemon::McastService mcast(events, transport, partitions, daemon::McastSettings{});
+    config::DumpConfig none{false, false, false, false, false, 0};
+    std::vector<std::string> heard;
+    {
+        daemon::DumpWriter dumps(dir, none);
+        // Each reader notes whether the SA answers from this generation yet.
+        auto reader = [&](std::string name) {
+            return [&, name](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+                heard.push_back(name + (sa.snapshot() == snap ? ": published" : ": before") +
+                                (o.generation == snap->generation ? "" : " (other generation)"));
+            };
+        };
+        daemon::Publisher publisher(dumps, sa, inform, mcast,
+                                    {reader("counters"), reader("health"), reader("notifier"), reader("status"),
+                                     reader("feed")});
+        const auto snap = std::make_shared<const daemon::SubnetSnapshot>(snapshot(7));
+        publisher.on_outcome(outcome(7, true), snap);
+        dumps.drain();
+    }
+    std::filesystem::remove_all(dir);
+    CHECK(heard == std::vector<std::string>{"counters: before", "health: before", "notifier: published",
+                                            "status: published", "feed: published"});
 }

@@ -13,6 +13,7 @@
 #include "daemon/sa/sa_paths.h"
 #include "daemon/sa/sa_records.h"
 #include "daemon/sa/sa_services.h"
+#include "mad/perf_mgt.h"
 #include "mad/sa/records.h"
 #include "topology/gen_random.h"
 
@@ -96,8 +97,9 @@ public:
         sa::SaHeader h() const { return *sa::decode_header(mad); }
     };
     std::vector<Sent> sent;
+    bool take_smps = false; // SMPs and counter queries: accepted and never answered, else refused
 
-    bool send(const mad::Smp&, Lid, std::uint32_t) override { return false; }
+    bool send(const mad::Smp&, Lid, std::uint32_t) override { return take_smps; }
     std::optional<mad::RawReceive> try_receive() override { return std::nullopt; }
     int fd() const override { return -1; }
     bool pollable_by_reactor() const override { return false; }
@@ -922,7 +924,7 @@ TEST_CASE("while the SM sweeps, requests beyond busy_rate wait and are answered 
     daemon::register_fabric_records(a.agent, [] { return mad::SmInfo{}; });
     a.agent.publish(n.snap);
     bool sweeping = true;
-    a.agent.set_busy_probe([&] { return sweeping; });
+    a.agent.set_work_probe([&] { return sweeping; });
     const auto nr = Req(sa::method::get, sa::attr::node_record, 1).put(0, 2, n.snap->lids.sm_lid.value());
     auto send = [&](int count, std::uint8_t tag) {
         for (int i = 0; i < count; ++i) {
@@ -951,4 +953,59 @@ TEST_CASE("while the SM sweeps, requests beyond busy_rate wait and are answered 
     send(80, 1);
     CHECK(a.agent.counters().backlog_dropped >= 25);
     CHECK(a.agent.backlog() == 50);
+}
+
+TEST_CASE("the SA yields to the SM's work and its SMPs, not to counter queries", "[sa][agent]")
+{
+    Subnet n;
+    auto settings = Agent::fast();
+    settings.busy_rate = 100; // a burst of 1, then 100/s
+    Agent a(settings);
+    a.port.take_smps = true;
+    a.transport.start();
+    daemon::register_fabric_records(a.agent, [] { return mad::SmInfo{}; });
+    a.agent.publish(n.snap);
+    const auto nr = Req(sa::method::get, sa::attr::node_record, 1).put(0, 2, n.snap->lids.sm_lid.value());
+    std::uint8_t tag = 0;
+    // Ten requests at once: how many are answered before the rest wait.
+    auto burst = [&] {
+        ++tag;
+        for (int i = 0; i < 10; ++i) {
+            auto m = nr.mad();
+            m[14] = tag;
+            m[15] = static_cast<std::uint8_t>(i);
+            a.agent.on_mad(received(m));
+        }
+        return a.port.take().size();
+    };
+    CHECK_FALSE(a.agent.busy());
+    CHECK(burst() == 10);
+
+    // Counter queries in flight (class 0x04, the poller's): not the SM's work.
+    std::vector<mad::SmpResponse> done;
+    auto keep = [&](mad::SmpResponse r) { done.push_back(std::move(r)); };
+    mad::SmpRequest pma{mad::perf::make_port_counters_get(PortNum(1)), Lid(5)};
+    a.transport.async_request(pma, keep);
+    a.wait(std::chrono::milliseconds(1));
+    REQUIRE(a.transport.perf_inflight() == 1);
+    CHECK_FALSE(a.agent.busy());
+    CHECK(burst() == 10);
+
+    // An SMP in flight: the SM's work, requests beyond the rate wait.
+    a.transport.async_request(
+        mad::SmpRequest{mad::make_lid_request(mad::Method::get, Lid(5), mad::attr::node_info, 0, 0), Lid(5)}, keep);
+    a.wait(std::chrono::milliseconds(1));
+    REQUIRE(a.transport.smps_pending() == 1);
+    CHECK(a.agent.busy());
+    CHECK(burst() < 10);
+    CHECK(a.agent.backlog() > 0);
+
+    // The SM's work without an SMP on the wire (routes computed off the loop).
+    a.transport.stop(); // every request fails: no SMP pending any more
+    CHECK_FALSE(a.agent.busy());
+    bool working = true;
+    a.agent.set_work_probe([&] { return working; });
+    CHECK(a.agent.busy());
+    working = false;
+    CHECK_FALSE(a.agent.busy());
 }

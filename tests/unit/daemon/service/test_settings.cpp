@@ -1,8 +1,8 @@
 // The configuration as each wing's settings (daemon/service/settings.h):
 // smp.window as jobs in flight, routing.max_vls as the OperationalVLs code,
 // routing.root_guid_file read (or refused naming the key), partitions as
-// definitions, the SM's identity and timers, the file with the command line
-// on top.
+// definitions, the SM's identity and timers, the transport's options, the
+// control socket's path, the file with the command line on top.
 #include "daemon/service/settings.h"
 
 #include <catch2/catch.hpp>
@@ -250,6 +250,38 @@ TEST_CASE("settings: the election's identity and polling, the scheduler's timers
     CHECK(daemon::sa_settings(cfg).sm_key == 0x1234);
     CHECK(m.packet_life_time == 0x3f);
     CHECK(m.mft.width == 96);
+}
+
+TEST_CASE("settings: the transport's window, timeout and retries; SMInfo's 4-bit priority", "[settings]")
+{
+    config::Config cfg;
+    cfg.smp.window = 48;
+    cfg.smp.timeout = std::chrono::milliseconds(250);
+    cfg.smp.retries = 5;
+    cfg.perf.window = 9;
+    cfg.sm.priority = 0x1d;
+    const auto t = daemon::transport_options(cfg);
+    CHECK(t.window == 48);
+    CHECK(t.timeout == std::chrono::milliseconds(250));
+    CHECK(t.retries == 5);
+    CHECK(t.perf_window == 9);
+    // What the configuration does not say keeps the transport's default.
+    CHECK(t.drop_retries == mad::TransportOptions{}.drop_retries);
+    CHECK(daemon::sm_priority(cfg) == 0xd);
+    CHECK(daemon::election_settings(cfg, Guid(1)).self.priority == daemon::sm_priority(cfg));
+}
+
+TEST_CASE("settings: the control socket follows the state directory, made absolute, outside systemd",
+          "[settings][control]")
+{
+    config::Config cfg;
+    cfg.state_dir = "/var/lib/ibsmd-a";
+    CHECK(daemon::control_socket(cfg, nullptr) == "/var/lib/ibsmd-a/control.sock");
+    CHECK(daemon::control_socket(cfg, "/run/ibsmd") == "/run/ibsmd/control.sock");
+    cfg.state_dir = "drill/./b";
+    CHECK(daemon::control_socket(cfg, nullptr) == (fs::current_path() / "drill/b/control.sock").string());
+    cfg.control.socket = "/srv/ibsmd.sock";
+    CHECK(daemon::control_socket(cfg, "/run/ibsmd") == "/srv/ibsmd.sock");
 }
 
 TEST_CASE("settings: the effective configuration is the file with the command line on top", "[settings]")

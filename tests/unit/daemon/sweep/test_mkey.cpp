@@ -491,6 +491,35 @@ TEST_CASE("a Bad M_Key trap reaches the trap receiver's observer with the offend
     CHECK(events.size() == 0);
 }
 
+TEST_CASE("the recovery takes the book's incidents and tells its observer the port is waited out", "[fake][mkey]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    test::TwoSwitches t;
+    test::FabricLoop loop(t.f);
+    loop.fabric.set_port_mkey({t.h3, PortNum(1)}, 0x5eed, 1, 60);
+    KeyedBringup keyed_sm(loop, dir.path, keyed(3, 1, 1)); // waits out a lease of 1 s (+1)
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::MkeyRecovery recovery(events, keyed_sm.book);
+    std::vector<std::pair<Guid, bool>> seen;
+    recovery.handle_incidents(keyed_sm.book,
+                              [&](const daemon::MkeyIncident& i, bool waited) { seen.emplace_back(i.port, waited); });
+    CHECK_FALSE(loop.run([&] { return keyed_sm.bringup.sweep(); }).up);
+    const Guid h3 = loop.fabric.fabric().port({t.h3, PortNum(1)}).guid;
+    REQUIRE_FALSE(seen.empty());
+    CHECK(recovery.incidents() == seen.size());
+    for (const auto& [port, waited] : seen) {
+        CHECK(port == h3);
+        CHECK(waited); // the recovery armed its lease timer before the observer heard
+    }
+    // The run lasted until the lease timer fired: the heavy sweep that re-keys the port is asked for.
+    CHECK(recovery.waiting() == 0);
+    REQUIRE(events.size() == 1);
+    const auto e = loop.run([&] { return events.pop(); });
+    REQUIRE(std::holds_alternative<daemon::HeavySweepEvent>(e));
+    CHECK(std::get<daemon::HeavySweepEvent>(e).reason == "re-key " + h3.str() + " after its M_Key lease");
+}
+
 TEST_CASE("turning M_Key off clears the keys the SM set, and then leaves the fields alone", "[fake][mkey]")
 {
     QuietLogs quiet;
