@@ -33,7 +33,7 @@ namespace ibsm::daemon {
 struct SmStart {
     const Options& opts;
     const config::Config& cfg;
-    BringupSettings bringup; // without the partitions (settings.h: add_partitions)
+    BringupSettings bringup; // the partitions' rules included (settings.h)
     MkeySettings mkeys;
     mad::UmadPort& port;
     std::shared_ptr<LogFileSink> log_file; // null when logging to the console

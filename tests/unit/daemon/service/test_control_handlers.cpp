@@ -68,7 +68,7 @@ struct Sm {
     Dir dir;
     boost::asio::io_context io;
     daemon::EventQueue events{io.get_executor()};
-    daemon::HealthMonitor health{dir.path, health::Policy{}, [] { return 1000.0; }};
+    daemon::HealthMonitor health{dir.path, health::HealthPolicy{}, [] { return 1000.0; }};
     config::Config running;
     daemon::MkeyBook mkeys;
     daemon::DaemonStatus status;
