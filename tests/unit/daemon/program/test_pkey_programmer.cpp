@@ -62,11 +62,45 @@ struct PKeyFabric {
     }
 };
 
+// The fake fabric's end ports: H0 (the SM's), H1 (two ports), H2; S1, S2.
+const std::vector<partition::EndPort>& end_ports()
+{
+    using partition::PortKind;
+    static const std::vector<partition::EndPort> ports{
+        {Guid(0x101), PortKind::ca},          {Guid(0x301), PortKind::ca},          {Guid(0x302), PortKind::ca},
+        {Guid(0x501), PortKind::ca},          {Guid(0x1000), PortKind::switch_node}, {Guid(0x2000), PortKind::switch_node}};
+    return ports;
+}
+
+partition::Rule member_rule(std::string name, std::uint16_t pkey, std::vector<partition::MemberRule> members)
+{
+    partition::Rule r;
+    r.name = std::move(name);
+    r.pkey = pkey;
+    r.members = std::move(members);
+    return r;
+}
+
+// Default=0x7fff : ALL=full; then `rules`.
+partition::Partitions partitions_of(std::vector<partition::Rule> rules)
+{
+    using partition::Membership;
+    using partition::Who;
+    rules.insert(rules.begin(), member_rule("Default", 0x7fff, {{Who::all, Guid(), Membership::full}}));
+    return partition::Partitions(std::move(rules), end_ports(), partition::Settings{Guid(0x101), false});
+}
+
+// storage=0x0010: the SM's port and (h1_member) H1 full, H2 limited.
 partition::Partitions storage(bool h1_member = true)
 {
-    partition::Definition d{"storage", 0x0010, true, {{Guid(0x501), false}}};
-    if (h1_member) d.members.emplace_back(Guid(0x301), true);
-    return partition::Partitions({d}, Guid(0x101));
+    using partition::Membership;
+    using partition::Who;
+    std::vector<partition::MemberRule> members{{Who::self, Guid(), Membership::full},
+                                               {Who::port, Guid(0x501), Membership::limited}};
+    if (h1_member) members.push_back({Who::port, Guid(0x301), Membership::full});
+    auto rule = member_rule("storage", 0x0010, std::move(members));
+    rule.ipoib = true;
+    return partitions_of({rule});
 }
 
 // P_Key tables by (DR path, attribute modifier) as the nodes hold them.
@@ -173,9 +207,11 @@ TEST_CASE("pkey_targets: CA ports the SM reaches, switch port 0, and a filtering
 TEST_CASE("pkey_targets: a port with more keys than one block gets two", "[pkey]")
 {
     PKeyFabric f;
-    std::vector<partition::Definition> defs;
-    for (std::uint16_t n = 1; n <= 40; ++n) defs.push_back({"p" + std::to_string(n), n, false, {{Guid(0x301), true}}});
-    const partition::Partitions many(defs, Guid(0x101));
+    std::vector<partition::Rule> rules;
+    for (std::uint16_t n = 1; n <= 40; ++n)
+        rules.push_back(member_rule("p" + std::to_string(n), n,
+                                    {{partition::Who::port, Guid(0x301), partition::Membership::full}}));
+    const partition::Partitions many = partitions_of(std::move(rules));
     partition::IndexBook book;
     for (const auto& t : daemon::pkey_targets(f.found, many, book)) {
         if (t.name != "0x0000000000000300 (H1) port 1" && t.name != "0x0000000000001000 (S1) port 2") continue;
