@@ -142,8 +142,7 @@ TEST_CASE("publisher: the poller and the health monitor before the SA and the du
     daemon::SaAgent sa(io, transport);
     daemon::InformRegistry inform(sa);
     daemon::EventQueue events(io.get_executor());
-    const partition::Partitions partitions({}, Guid(0x1));
-    daemon::McastService mcast(events, transport, partitions, daemon::McastSettings{});
+    daemon::McastService mcast(events, transport, daemon::McastSettings{});
     config::DumpConfig none{false, false, false, false, false, 0};
     std::vector<std::string> heard;
     {

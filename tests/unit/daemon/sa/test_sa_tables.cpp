@@ -40,10 +40,16 @@ struct Tables {
         auto settings = test::bringup_settings(dir.path, std::move(engines));
         settings.vls.all_port_tables = all_tables;
         settings.vls.all_switch_pairs = all_tables;
-        const Guid sm = loop.fabric.fabric().port(PortRef{t.h0, PortNum(1)}).guid;
         const Guid h2 = loop.fabric.fabric().port(PortRef{t.h2, PortNum(1)}).guid;
-        settings.partitions = std::make_shared<const partition::Partitions>(
-            std::vector<partition::Definition>{{"storage", 0x0001, true, {{h2, true}}}}, sm);
+        // Default=0x7fff,ipoib : ALL=full (no file), then storage=0x0001 : h2=full.
+        partition::Rule storage;
+        storage.name = "storage";
+        storage.pkey = 0x0001;
+        storage.ipoib = true;
+        storage.members = {{partition::Who::self, Guid(), partition::Membership::full},
+                           {partition::Who::port, h2, partition::Membership::full}};
+        settings.partitions = std::make_shared<const std::vector<partition::Rule>>(
+            partition::effective_rules({storage}, false));
         daemon::Bringup b(loop.transport, settings);
         const auto outcome = loop.run([&] { return b.sweep(); });
         INFO(outcome.reason);
