@@ -83,7 +83,9 @@ TEST_CASE("settings: routing, LIDs, ports and the state directory from the confi
     CHECK(s.ports.subnet_timeout == 20);
     CHECK(s.lfts.life_time_value == 0x1f);
     CHECK(s.state_dir == fs::path("/var/lib/elsewhere"));
-    CHECK_FALSE(s.partitions); // added by the caller, with the SM's port GUID
+    // No partitions configured: OpenSM's Default=0x7fff, ipoib : ALL=full alone.
+    REQUIRE(s.partitions);
+    CHECK(s.partitions->size() == 1);
     CHECK_FALSE(daemon::bringup_settings(config::Config{}).vls.all_switch_pairs);
 }
 
