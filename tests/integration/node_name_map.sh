@@ -32,7 +32,7 @@ MAP
 cat > "$WORK/ibsmd.yaml" << YAML
 node_name_map: $MAP
 perf:
-  interval_s: 1
+  interval_s: 2
 YAML
 sm_start "$WORK/sm.log" --foreground --config "$WORK/ibsmd.yaml" --state-dir "$STATE" --log-level info
 sm_wait_up 0 60
