@@ -15,7 +15,7 @@ namespace {
 // The ports an endport stands for: itself for a CA, 0..N for a switch, or
 // only `asked` (when the query names a port and it exists).
 template <typename F>
-void for_ports(const topology::Fabric& f, PortRef endport, std::optional<unsigned> asked, F&& each)
+void for_ports(const topology::Fabric& f, PortRef endport, int asked, F&& each)
 {
     const auto& n = f.node(endport.node);
     if (!n.is_switch()) {
@@ -23,7 +23,7 @@ void for_ports(const topology::Fabric& f, PortRef endport, std::optional<unsigne
         return;
     }
     for (unsigned p = 0; p <= n.num_ports(); ++p)
-        if (!asked || *asked == p) each(static_cast<std::uint8_t>(p));
+        if (asked < 0 || static_cast<unsigned>(asked) == p) each(static_cast<std::uint8_t>(p));
 }
 
 // For one CA endport: the query's port components set to what the CA's
@@ -62,8 +62,9 @@ SaAnswer sa_sl2vl_records(const SaRequest& req)
     const auto* held = req.snapshot.vl_tables.get();
     if (!held || held->sl2vl.empty()) return c.done();
     const auto& f = fabric_of(req);
-    const std::optional<unsigned> in = c.selects(1) ? std::optional<unsigned>(c.query_u8(2)) : std::nullopt;
-    const std::optional<unsigned> out = c.selects(2) ? std::optional<unsigned>(c.query_u8(3)) : std::nullopt;
+    // -1: any port. (An optional here made GCC 12 at -O3 warn maybe-uninitialized.)
+    const int in = c.selects(1) ? int(c.query_u8(2)) : -1;
+    const int out = c.selects(2) ? int(c.query_u8(3)) : -1;
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
         const auto& n = f.node(endport.node);
         if (!n.is_switch()) {
@@ -94,7 +95,7 @@ SaAnswer sa_vlarb_records(const SaRequest& req)
     const auto* held = req.snapshot.vl_tables.get();
     if (!held || held->vlarb.empty()) return c.done();
     const auto& f = fabric_of(req);
-    const std::optional<unsigned> port = c.selects(1) ? std::optional<unsigned>(c.query_u8(2)) : std::nullopt;
+    const int port = c.selects(1) ? int(c.query_u8(2)) : -1; // -1: any port
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
         const Guid guid = f.node(endport.node).guid;
         // A CA's record names its own port whatever port the query gave
@@ -120,7 +121,7 @@ SaAnswer sa_pkey_table_records(const SaRequest& req)
     const auto* held = req.snapshot.pkey_tables.get();
     if (!held) return c.done();
     const auto& f = fabric_of(req);
-    const std::optional<unsigned> port = c.selects(2) ? std::optional<unsigned>(c.query_u8(4)) : std::nullopt;
+    const int port = c.selects(2) ? int(c.query_u8(4)) : -1; // -1: any port
     for_endports(req, sel, [&](PortRef endport, Lid lid) {
         // As VLArb: a CA's record names its own port (osm_sa_pkey_record.c).
         const CaPortQuery keep(c, f.node(endport.node).is_switch() ? CaPortQuery::Bytes{}
