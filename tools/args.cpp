@@ -42,6 +42,14 @@ std::optional<std::string> Args::value(std::string_view name) const
     return std::nullopt;
 }
 
+std::vector<std::string> Args::values(std::string_view name) const
+{
+    std::vector<std::string> out;
+    for (const auto& g : given_)
+        if (g.first == name && g.second) out.push_back(*g.second);
+    return out;
+}
+
 std::string Args::required(std::string_view name) const
 {
     auto v = value(name);

@@ -28,6 +28,7 @@ struct OptionSpec {
     std::string value_name; // "N", "FILE"; empty: a flag that takes no value
     std::string help;
     bool required = false;
+    bool repeatable = false; // "--without A --without B": every value kept (Args::values)
     bool takes_value() const { return !value_name.empty(); }
 };
 
@@ -57,6 +58,8 @@ public:
     bool has(std::string_view name) const;
     std::optional<std::string> value(std::string_view name) const;
     std::string required(std::string_view name) const;
+    // Every value of a repeatable option, in command-line order.
+    std::vector<std::string> values(std::string_view name) const;
 
     // Unsigned number in [min, max]; `fallback` when the option is absent.
     std::uint64_t number(std::string_view name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max) const;

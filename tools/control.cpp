@@ -1,5 +1,5 @@
 // The live commands of ibsm: `ports`, `port isolate|clear`, `resweep`,
-// `log-level`, `events` and `mkey rotate|show`, each one request over the daemon's control
+// `log-level`, `events`, `mkey rotate|show` and `drain`/`undrain`, each one request over the daemon's control
 // socket (tools/control_client.h; the protocol is daemon/control/protocol.h).
 #include "tools/control_client.h"
 #include "tools/ports_table.h"
@@ -131,6 +131,32 @@ int mkey_main(const Args& args)
               << (answer.value("present", false) ? "" : " (not in the last sweep's fabric)") << '\n';
     if (held.is_string() && held.get<std::string>() != answer.value("desired", std::string()))
         std::cout << "  rotating to " << answer.value("desired", std::string("?")) << '\n';
+    return 0;
+}
+
+// drain|undrain switch|link TARGET: the kind is the subcommand, TARGET the
+// one positional argument.
+int drain_main(const Args& args)
+{
+    Request r;
+    r.cmd = args.command().front() == "undrain" ? Command::undrain : Command::drain;
+    r.drain_kind = args.command().back() == "link" ? daemon::control::DrainKind::link
+                                                   : daemon::control::DrainKind::switch_node;
+    if (args.positional().size() != 1)
+        throw UsageError(r.drain_kind == daemon::control::DrainKind::link ? "expected one GUID/PORT"
+                                                                         : "expected one switch NAME or GUID");
+    r.target = args.positional()[0];
+    if (r.target.size() > daemon::control::max_target) throw UsageError("TARGET is too long");
+    r.dry_run = args.has("dry-run");
+    const auto answer = call(args, r);
+    if (args.has("json")) {
+        nlohmann::json out = answer;
+        out.erase("id");
+        out.erase("ok");
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        return 0;
+    }
+    std::cout << answer.value("result", std::string("done")) << '\n';
     return 0;
 }
 
@@ -282,6 +308,73 @@ prints {"port_guid", "held" (null when not read yet), "desired", "present"}.)") 
         {},
         {rotate, show},
         mkey_main,
+    };
+    return spec;
+}
+
+} // namespace ibsm::tools
+
+namespace ibsm::tools {
+
+namespace {
+
+constexpr const char* drain_text = R"(A drain takes every link of a switch but one (kept so that the switch's
+own LID stays reachable, e.g. for a firmware update) or one link out of the
+routing through the isolation path and re-routes: only the LFT blocks that
+change are sent, and no route crosses the drained switch. It is refused,
+with what would be cut off, when a node would lose its last link to the
+rest of the fabric. --dry-run prints the prediction (the nodes cut off, the
+pairs lost, the engine and gate, EBB and the busiest link before and after,
+the LFT blocks that would change) and changes nothing. Drains are kept in
+drains.json in the state directory across restarts until `ibsm undrain`.)";
+
+CommandSpec drain_kind(const char* name, const char* summary, bool drain)
+{
+    std::vector<OptionSpec> own{{"json", "", "print the daemon's answer as JSON (with the prediction)"}};
+    if (drain) own.push_back({"dry-run", "", "predict (what-if) and change nothing"});
+    auto all = control_options();
+    all.insert(all.end(), own.begin(), own.end());
+    return CommandSpec{name,
+                       summary,
+                       std::string(summary) + ".\n" + drain_text + exit_text,
+                       all,
+                       "TARGET",
+                       std::string(name) == "link" ? "GUID/PORT: a node GUID (or a CA's port GUID) and a port"
+                                                   : "the switch's node-name-map name, NodeDescription or GUID",
+                       {},
+                       nullptr};
+}
+
+} // namespace
+
+const CommandSpec& drain_command()
+{
+    static const CommandSpec spec{
+        "drain",
+        "move the routes off a switch or a link before maintenance (live)",
+        std::string(drain_text) + exit_text,
+        {},
+        {},
+        {},
+        {drain_kind("switch", "drain every link of a switch", true),
+         drain_kind("link", "drain one link (GUID/PORT names either end)", true)},
+        drain_main,
+    };
+    return spec;
+}
+
+const CommandSpec& undrain_command()
+{
+    static const CommandSpec spec{
+        "undrain",
+        "bring a drained switch or link back into the routing (live)",
+        std::string("Lifts a drain: its links go back into the routing with the next re-route.") + exit_text,
+        {},
+        {},
+        {},
+        {drain_kind("switch", "bring a drained switch back", false),
+         drain_kind("link", "bring a drained link back", false)},
+        drain_main,
     };
     return spec;
 }

@@ -39,7 +39,8 @@ IbsmCli::IbsmCli()
     for (const CommandSpec* spec :
          {&topogen_command(), &route_command(), &topodiff_command(), &analyze_command(), &status_command(),
           &report_command(), &ports_command(), &port_command(), &resweep_command(), &log_level_command(),
-          &events_command(), &mkey_command(), &import_opensm_command()})
+          &events_command(), &mkey_command(), &import_opensm_command(), &whatif_command(),
+          &drain_command(), &undrain_command()})
         add(*app_, *spec, {spec->name}, spec->run);
     app_->footer(cli::exit_status_text(exit_statuses()));
 }
@@ -59,6 +60,7 @@ void IbsmCli::add(CLI::App& parent, const CommandSpec& spec, std::vector<std::st
         CLI::Option* opt = o.takes_value() ? sub->add_option("--" + o.name, o.help)->type_name(o.value_name)
                                            : sub->add_flag("--" + o.name)->description(o.help);
         if (o.required) opt->required();
+        if (o.repeatable) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     }
     if (!spec.positional.empty())
         sub->add_option("args", node->positional, spec.positional_help)->type_name(spec.positional);
@@ -81,6 +83,10 @@ std::pair<int (*)(const Args&), Args> IbsmCli::selected(const std::vector<std::s
     for (const auto& o : chosen->spec->options) {
         const CLI::Option* opt = chosen->app->get_option("--" + o.name);
         if (opt->count() == 0) continue;
+        if (o.repeatable) {
+            for (const auto& r : opt->results()) given.emplace_back(o.name, r);
+            continue;
+        }
         std::optional<std::string> v;
         if (o.takes_value() && !opt->results().empty()) v = opt->results().front();
         given.emplace_back(o.name, std::move(v));

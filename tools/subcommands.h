@@ -22,6 +22,10 @@ const CommandSpec& resweep_command();
 const CommandSpec& log_level_command();
 const CommandSpec& events_command();
 const CommandSpec& mkey_command();
+const CommandSpec& drain_command();
+const CommandSpec& undrain_command();
+// Offline: a planned change's effect on the routing (whatif.cpp).
+const CommandSpec& whatif_command();
 // Offline: OpenSM's configuration as an ibsmd.yaml (import_opensm.cpp).
 const CommandSpec& import_opensm_command();
 

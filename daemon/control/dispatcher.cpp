@@ -60,6 +60,23 @@ Json mkey_answer(const Request& r, const ControlHandlers& h)
     return ok_response(r.id, std::move(j));
 }
 
+Json drain_answer(const Request& r, const ControlHandlers& h)
+{
+    const bool drain = r.cmd == Command::drain;
+    const auto& handler = drain ? h.drain : h.undrain;
+    if (!handler) return unavailable(r, "keeps no drains");
+    const DrainAnswer a = handler(DrainOrder{r.drain_kind, r.target, r.dry_run});
+    if (!a.ok) {
+        Json e = error_response(r.id, std::string(command_name(r.cmd)) + " " + std::string(kind_name(r.drain_kind)) +
+                                          " " + r.target + " refused: " + a.text);
+        if (!a.whatif.is_null()) e["whatif"] = a.whatif;
+        return e;
+    }
+    Json j{{"result", a.text}};
+    if (!a.whatif.is_null()) j["whatif"] = a.whatif;
+    return ok_response(r.id, std::move(j));
+}
+
 Json answer(const Request& r, const ControlHandlers& h)
 {
     switch (r.cmd) {
@@ -79,6 +96,8 @@ Json answer(const Request& r, const ControlHandlers& h)
     }
     case Command::events: return ok_response(r.id, Json{{"following", true}});
     case Command::mkey: return mkey_answer(r, h);
+    case Command::drain:
+    case Command::undrain: return drain_answer(r, h);
     }
     return error_response(r.id, "unhandled command");
 }

@@ -41,6 +41,20 @@ struct MkeyPortView {
     bool present = false;        // in the last sweep's fabric
 };
 
+// A drain or undrain (service/control_handlers.h): done, refused or, for a
+// dry run, predicted; `text` says which and why, `whatif` carries the
+// prediction (whatif/whatif.h: to_json) when there is one.
+struct DrainOrder {
+    DrainKind kind = DrainKind::switch_node;
+    std::string target;
+    bool dry_run = false;
+};
+struct DrainAnswer {
+    bool ok = false;
+    std::string text;
+    nlohmann::json whatif; // null: none
+};
+
 struct LevelChange {
     config::LogLevel old_level = config::LogLevel::info;
     config::LogLevel new_level = config::LogLevel::info;
@@ -56,6 +70,8 @@ struct ControlHandlers {
     std::function<LevelChange(config::LogLevel)> log_level;
     std::function<PortActionResult()> mkey_rotate;   // started, or why not
     std::function<MkeyPortView(Guid)> mkey_show;
+    std::function<DrainAnswer(const DrainOrder&)> drain;
+    std::function<DrainAnswer(const DrainOrder&)> undrain;
 };
 
 struct Dispatched {

@@ -11,8 +11,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::string_view, 7> command_names{"status",    "ports",  "port", "resweep",
-                                                        "log-level", "events", "mkey"};
+constexpr std::array<std::string_view, 9> command_names{"status", "ports", "port",  "resweep", "log-level",
+                                                        "events", "mkey",  "drain", "undrain"};
 
 // Which keys each command takes besides "id" and "cmd".
 std::vector<std::string_view> keys_of(Command c)
@@ -25,6 +25,8 @@ std::vector<std::string_view> keys_of(Command c)
     case Command::log_level: return {"level"};
     case Command::events: return {"follow"};
     case Command::mkey: return {"action", "port_guid"};
+    case Command::drain: return {"kind", "target", "dry_run"};
+    case Command::undrain: return {"kind", "target"};
     }
     return {};
 }
@@ -165,6 +167,22 @@ Request parse_object(const Json& j)
             throw Fail{"'port_guid': 'mkey' rotate re-keys every port and takes no port"};
         break;
     }
+    case Command::drain:
+    case Command::undrain: {
+        const std::string kind = text(need(j, "kind", cmd), "kind");
+        if (kind == "switch")
+            r.drain_kind = DrainKind::switch_node;
+        else if (kind == "link")
+            r.drain_kind = DrainKind::link;
+        else
+            throw Fail{"'kind': expected switch or link, got '" + kind.substr(0, 40) + "'"};
+        r.target = text(need(j, "target", cmd), "target");
+        if (r.target.empty() || r.target.size() > max_target)
+            throw Fail{"'target': expected a name, a GUID or GUID/PORT of 1 to " + std::to_string(max_target) +
+                       " characters"};
+        if (j.contains("dry_run")) r.dry_run = boolean(j["dry_run"], "dry_run");
+        break;
+    }
     }
     return r;
 }
@@ -174,6 +192,7 @@ Request parse_object(const Json& j)
 std::string_view command_name(Command c) { return command_names.at(static_cast<std::size_t>(c)); }
 std::string_view action_name(PortAction a) { return a == PortAction::isolate ? "isolate" : "clear"; }
 std::string_view action_name(MkeyAction a) { return a == MkeyAction::rotate ? "rotate" : "show"; }
+std::string_view kind_name(DrainKind k) { return k == DrainKind::switch_node ? "switch" : "link"; }
 
 Parsed parse_request(std::string_view line)
 {
@@ -211,6 +230,12 @@ Json request_json(const Request& r)
     case Command::mkey:
         j["action"] = std::string(action_name(r.mkey_action));
         if (r.mkey_action == MkeyAction::show) j["port_guid"] = r.port_guid.str();
+        break;
+    case Command::drain:
+    case Command::undrain:
+        j["kind"] = std::string(kind_name(r.drain_kind));
+        j["target"] = r.target;
+        if (r.cmd == Command::drain && r.dry_run) j["dry_run"] = true;
         break;
     }
     return j;

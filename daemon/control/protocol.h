@@ -34,14 +34,17 @@ namespace ibsm::daemon::control {
 
 inline constexpr std::size_t max_line = 64 * 1024; // bytes of one request line
 inline constexpr std::size_t max_limit = 1'000'000; // ports: the largest `limit`
+inline constexpr std::size_t max_target = 256;      // drain: the longest target name
 
-enum class Command { status, ports, port, resweep, log_level, events, mkey };
+enum class Command { status, ports, port, resweep, log_level, events, mkey, drain, undrain };
+enum class DrainKind { switch_node, link };
 enum class PortAction { isolate, clear };
 enum class MkeyAction { rotate, show };
 
 std::string_view command_name(Command c); // "log-level"
 std::string_view action_name(PortAction a);
 std::string_view action_name(MkeyAction a);
+std::string_view kind_name(DrainKind k); // "switch", "link"
 
 struct Request {
     nlohmann::json id; // null when the request had none
@@ -55,6 +58,9 @@ struct Request {
     bool follow = false;                     // events
     MkeyAction mkey_action = MkeyAction::show; // mkey
     Guid port_guid;                            // mkey show
+    DrainKind drain_kind = DrainKind::switch_node; // drain, undrain
+    std::string target;                            // drain, undrain: NAME|GUID or GUID/PORT
+    bool dry_run = false;                          // drain
 };
 
 struct RequestError {
