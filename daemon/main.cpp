@@ -72,22 +72,37 @@ int serve(daemon::SmStart& start)
     bringup.set_mkeys(&mkey_book);
     daemon::HealthMonitor health(cfg.state_dir, daemon::health_policy(cfg));
     health.load(); // the last run's isolations, from the first sweep on
-    bringup.set_isolated_links(health.isolated());
-    health.on_isolation_change([&](const std::set<health::PortId>& isolated, const std::string& reason) {
-        bringup.set_isolated_links(isolated);
+    daemon::Drains drains(cfg.state_dir); // `ibsm drain`: the operator's, through the same isolation path
+    drains.load();
+    auto isolated_links = [&] {
+        auto all = health.isolated();
+        all.merge(drains.links());
+        return all;
+    };
+    bringup.set_isolated_links(isolated_links());
+    health.on_isolation_change([&](const std::set<health::PortId>&, const std::string& reason) {
+        bringup.set_isolated_links(isolated_links());
         events.push(daemon::IsolationEvent{reason});
     });
+    drains.on_change([&](const std::string& reason) {
+        bringup.set_isolated_links(isolated_links());
+        events.push(daemon::IsolationEvent{reason});
+    });
+    drains.set_isolated([&] { return health.isolated(); });
+    drains.set_setup([&] { return daemon::drain_setup(bringup.settings_in_use()); });
     bringup.on_subnet_up(bind_front(&daemon::SmElection::on_subnet_up, &election));
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push(bind_front(&daemon::McastService::push, &mcast));
     sa.set_work_probe(bind_front(&daemon::SweepScheduler::busy, &scheduler));
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
-    dumps.set_health_source(bind_front(&daemon::HealthMonitor::rows, &health)); // report.html's link health
+    auto port_rows = [&] { return drains.mark(health.rows()); }; // drained links shown isolated
+    dumps.set_health_source(port_rows); // report.html's link health
     daemon::ServiceNotifier notifier(io.get_executor());
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
     daemon::EventFeed feed; // `ibsm events --follow`
     daemon::PerfPoller perf(io.get_executor(), transport, election, daemon::perf_settings(cfg));
-    status.set_port_source(bind_front(&daemon::HealthMonitor::rows, &health), [&] { return daemon::perf_status(perf); });
+    status.set_port_source(port_rows, [&] { return daemon::perf_status(perf); });
+    status.set_drain_source([&] { return daemon::drain_status(drains); });
     status.set_mkey_source([&] { return daemon::mkey_status(mkey_book, traps, mkey_recovery); });
     perf.on_sweep([&](const health::CounterTable& table, const daemon::PerfSweepStats&) {
         health.on_counters(table);
@@ -95,7 +110,10 @@ int serve(daemon::SmStart& start)
     });
     daemon::Publisher publisher(dumps, sa, inform, mcast,
                                 {.counters = [&](auto&, const auto& snap) { if (snap) perf.on_snapshot(snap); },
-                                 .health = bind_front(&daemon::HealthMonitor::on_outcome, &health),
+                                 .health = [&](const auto& o, const auto& snap) {
+                                     health.on_outcome(o, snap);
+                                     drains.on_outcome(o, snap);
+                                 },
                                  .notifier = bind_front(&daemon::ServiceNotifier::on_outcome, &notifier),
                                  .status = bind_front(&daemon::StatusReporter::on_outcome, &status),
                                  .feed = [&](const auto& o, auto&) { daemon::control::publish_outcome(feed, o); }});
@@ -109,6 +127,7 @@ int serve(daemon::SmStart& start)
         daemon::control::publish_sm_state(feed, daemon::to_string(from), daemon::to_string(to), why);
     });
     health.on_event(bind_front(&daemon::EventFeed::publish, &feed));
+    drains.on_event(bind_front(&daemon::EventFeed::publish, &feed));
     mkey_recovery.handle_incidents(mkey_book, bind_front(&daemon::control::publish_mkey_incident, std::ref(feed)));
     traps.on_mkey_violation([&](const daemon::MkeyViolation& v) {
         daemon::control::publish_mkey_violation(feed, v.issuer, v.details, v.source);
@@ -119,7 +138,8 @@ int serve(daemon::SmStart& start)
     bringup.before_heavy_sweep([&] { reloader.check_partitions_file(); });
     daemon::control::ControlServer control(
         io, daemon::control_socket(cfg, std::getenv("RUNTIME_DIRECTORY")),
-        daemon::control_handlers({[&] { return status.live(); }, health, events, mkey_book, reloader.running()}), feed);
+        daemon::control_handlers({[&] { return status.live(); }, health, events, mkey_book, reloader.running(), &drains}),
+        feed);
     control.start();
     status.set_control_socket(control.path());
     notifier.start();

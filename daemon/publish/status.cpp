@@ -1,5 +1,6 @@
 #include "daemon/publish/status.h"
 
+#include "daemon/publish/status_drains.h"
 #include "daemon/publish/status_mkey.h"
 #include "daemon/publish/status_ports.h"
 #include "health/port_health_json.h"
@@ -186,6 +187,7 @@ Json state_object(const DaemonStatus& s)
     j["events"] = std::move(events);
     j["perf"] = perf_to_json(s.perf);
     j["mkey"] = mkey_to_json(s.mkey);
+    j["drains"] = drains_to_json(s.drains);
     j["ports"] = health::to_json(s.ports);
     return j;
 }
@@ -289,6 +291,11 @@ DaemonStatus status_from_json(std::string_view text)
     } catch (const nlohmann::json::exception& e) {
         throw StatusFormatError(std::string("field 'mkey': ") + e.what());
     }
+    try {
+        if (j.contains("drains")) s.drains = drains_from_json(j["drains"]);
+    } catch (const nlohmann::json::exception& e) {
+        throw StatusFormatError(std::string("field 'drains': ") + e.what());
+    }
     return s;
 }
 
@@ -353,7 +360,7 @@ std::string to_prometheus(const DaemonStatus& s)
     x.family("ibsmd_last_sweep_smps", "gauge", "SMPs of the last sweep or re-route.").sample(double(s.last_sweep.smps));
     x.family("ibsmd_last_sweep_time_seconds", "gauge", "End of the last sweep since the Unix epoch.")
         .sample(s.last_sweep.finished);
-    return x.take() + mkey_metrics(s.mkey) + port_metrics(s.perf, s.ports);
+    return x.take() + mkey_metrics(s.mkey) + drains_metrics(s.drains) + port_metrics(s.perf, s.ports);
 }
 
 std::string status_activity_text(const DaemonStatus& s)
@@ -375,6 +382,7 @@ std::string status_activity_text(const DaemonStatus& s)
     }
     o += "\n";
     o += mkey_status_text(s.mkey);
+    o += drains_status_text(s.drains);
     if (!s.phase_totals.empty()) {
         o += "phase totals:";
         for (const auto& p : s.phase_totals) {

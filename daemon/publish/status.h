@@ -91,6 +91,18 @@ struct StatusMkey {
     bool operator==(const StatusMkey&) const = default;
 };
 
+// One drain (daemon/maint/drains.h): what the operator drained, since when,
+// and how many link ends it takes out of the routing.
+struct StatusDrain {
+    std::string kind;      // "switch" or "link"
+    std::string node_guid; // "0x..."
+    unsigned port = 0;     // link: the port named; switch: 0
+    std::string label;
+    double since = 0;
+    std::uint64_t links = 0;
+    bool operator==(const StatusDrain&) const = default;
+};
+
 struct DaemonStatus {
     // Identity of the process that wrote it.
     long pid = 0;
@@ -136,6 +148,7 @@ struct DaemonStatus {
     std::vector<StatusEvent> events;            // newest last
     StatusPerf perf;
     StatusMkey mkey;
+    std::vector<StatusDrain> drains; // in the order drained
     // The monitored ports worst first (health::sort_worst_first): its
     // counters, far end and health state. In state.json and the status
     // text, the notable ones only (status_reporter.h: notable_ports); in

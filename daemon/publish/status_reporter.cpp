@@ -206,6 +206,7 @@ DaemonStatus StatusReporter::current() const
     s.events.assign(events_.begin(), events_.end());
     if (perf_) s.perf = perf_();
     if (mkey_) s.mkey = mkey_();
+    if (drains_) s.drains = drains_();
     if (ports_) {
         const auto rows = port_rows();
         s.perf.ports_monitored = rows->size();

@@ -72,6 +72,8 @@ public:
     // Where the M_Key counters come from (main: the key book, the trap
     // receiver and the recovery).
     void set_mkey_source(std::function<StatusMkey()> mkey) { mkey_ = std::move(mkey); }
+    // Where the drains come from (main: daemon/maint/drains.h).
+    void set_drain_source(std::function<std::vector<StatusDrain>()> drains) { drains_ = std::move(drains); }
 
     // Loop thread: a counter sweep finished; publishes the ports at once.
     void on_port_counters()
@@ -121,6 +123,7 @@ private:
     PortSource ports_;
     PerfSource perf_;
     std::function<StatusMkey()> mkey_;
+    std::function<std::vector<StatusDrain>()> drains_;
     mutable std::shared_ptr<const std::vector<health::PortHealth>> port_rows_; // worst first
     mutable bool ports_dirty_ = true;
     std::uint64_t ports_published_ = 0; // version of port_rows_ last written

@@ -38,12 +38,33 @@ control::MkeyPortView mkey_port_view(const MkeyBook& book, Guid port_guid)
     return control::MkeyPortView{v.held.has_value() || v.present, v.held, v.desired, v.present};
 }
 
+whatif::Setup drain_setup(const BringupSettings& s)
+{
+    whatif::Setup out;
+    out.chain = s.chain;
+    out.route = s.route;
+    out.route.lmc = s.lid.lmc;
+    return out;
+}
+
+std::vector<StatusDrain> drain_status(const Drains& drains)
+{
+    std::vector<StatusDrain> out;
+    for (const auto& d : drains.records())
+        out.push_back(StatusDrain{d.kind, d.node.str(), d.port.value(), d.label, d.since, d.links.size()});
+    return out;
+}
+
 control::ControlHandlers control_handlers(const ControlWings& w)
 {
+    auto kind = [](control::DrainKind k) {
+        return k == control::DrainKind::link ? whatif::TargetKind::link : whatif::TargetKind::switch_node;
+    };
+    auto answer = [](const DrainResult& r) { return control::DrainAnswer{r.ok, r.text, r.whatif}; };
     auto action = [](const HealthCommandResult& r) { return control::PortActionResult{r.ok, r.text}; };
     return control::ControlHandlers{
         .status = [status = w.status] { return nlohmann::json(state_object(status())); },
-        .port_rows = [&health = w.health] { return health.rows(); },
+        .port_rows = [&health = w.health, drains = w.drains] { return drains ? drains->mark(health.rows()) : health.rows(); },
         .port_json = [](const health::PortHealth& row) { return health::to_json(row); },
         .isolate = [&health = w.health, action](health::PortId port,
                                                 const std::string& reason) { return action(health.isolate(port, reason)); },
@@ -53,6 +74,16 @@ control::ControlHandlers control_handlers(const ControlWings& w)
         .mkey_rotate = [&book = w.mkeys, &running = w.running,
                         &events = w.events] { return rotate_mkeys_now(book, running, events); },
         .mkey_show = [&book = w.mkeys](Guid g) { return mkey_port_view(book, g); },
+        .drain = w.drains ? std::function<control::DrainAnswer(const control::DrainOrder&)>(
+                                [drains = w.drains, kind, answer](const control::DrainOrder& o) {
+                                    return answer(drains->drain(kind(o.kind), o.target, o.dry_run));
+                                })
+                          : nullptr,
+        .undrain = w.drains ? std::function<control::DrainAnswer(const control::DrainOrder&)>(
+                                  [drains = w.drains, kind, answer](const control::DrainOrder& o) {
+                                      return answer(drains->undrain(kind(o.kind), o.target));
+                                  })
+                            : nullptr,
     };
 }
 

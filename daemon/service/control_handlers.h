@@ -22,6 +22,10 @@
 //                 configuration (mkey_rotation.h); a rotation that starts
 //                 queues the heavy sweep that carries it out
 //   mkey show     the key book's view of one port
+//   drain         the drains' drain (maint/drains.h): done, refused with
+//                 what would be cut off, or with dry_run the prediction
+//   undrain       the drains' undrain
+//   ports         (above) with drained links shown isolated (Drains::mark)
 #pragma once
 
 #include "config/config.h"
@@ -29,7 +33,10 @@
 #include "daemon/core/events.h"
 #include "daemon/core/mkey_book.h"
 #include "daemon/health/health_monitor.h"
+#include "daemon/maint/drains.h"
 #include "daemon/publish/status.h"
+#include "daemon/sweep/bringup.h"
+#include "whatif/whatif.h"
 
 #include <functional>
 
@@ -43,6 +50,8 @@ struct ControlWings {
     // The running configuration (Reloader::running(): a reload replaces it
     // in place), read at every rotation.
     const config::Config& running;
+    // The drains (null: this daemon takes no drain commands).
+    Drains* drains = nullptr;
 };
 
 control::ControlHandlers control_handlers(const ControlWings& wings);
@@ -52,5 +61,11 @@ std::string request_resweep(EventQueue& events, bool heavy);
 control::LevelChange change_log_level(config::LogLevel level);
 control::PortActionResult rotate_mkeys_now(MkeyBook& book, const config::Config& running, EventQueue& events);
 control::MkeyPortView mkey_port_view(const MkeyBook& book, Guid port_guid);
+// How the bring-up routes, for a drain's dry run: its chain and the engines'
+// options with its LMC (the QoS budget aside: the dry run gives the engines
+// routing.max_vls).
+whatif::Setup drain_setup(const BringupSettings& s);
+// The drains as the status shows them.
+std::vector<StatusDrain> drain_status(const Drains& drains);
 
 } // namespace ibsm::daemon
