@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "lidassign/base_lids.h"
 #include "lidassign/guid2lid.h"
+#include "routing/lft_dump.h"
 #include "routing/root_guids.h"
 #include "tools/args.h"
 #include "tools/progress.h"
@@ -45,6 +46,10 @@ after, the LFT blocks that would change (what the SM would send) and the
 time it took.
   ibsm whatif /var/lib/ibsmd --config /etc/ibsmd/ibsmd.yaml --without switch:spine-3
   ibsm whatif --topology fabric.net --without link:0x0002c90300001234/17 --json
+With --out DIR, both routings are written as `ibsm route` writes them
+(DIR/before and DIR/after: topology.net, lfts.dump), so that
+  ibsm report DIR/before --compare DIR/after --out whatif.html
+draws them side by side with the per-link load difference.
 Targets: switch:NAME|GUID (every link of the switch), node:NAME|GUID (any
 node), link:GUID/PORT (node GUID, or a CA's port GUID, and the port);
 NAME is the node-name-map name or the NodeDescription. From a state
@@ -116,6 +121,20 @@ void configure(const config::Config& cfg, whatif::Setup& s)
     s.route.lid_assignment =
         lidassign::config_heuristic_from(cfg.routing.lid_assignment).value_or(lidassign::ConfigHeuristic::color_l);
     s.route.lid_order = lidassign::lid_order_from(cfg.routing.lid_order).value_or(lidassign::LidOrder::colour_first);
+}
+
+void write_routing(const std::filesystem::path& dir, const whatif::Routing& r, topology::NodeId first,
+                   const std::string& what)
+{
+    std::filesystem::create_directories(dir);
+    topology::WriteOptions wo;
+    if (first.value < r.fabric.node_count()) wo.first = first;
+    wo.comments.push_back("ibsm whatif: " + what);
+    topology::save_net_file((dir / "topology.net").string(), r.fabric, wo);
+    std::ofstream out(dir / "lfts.dump");
+    routing::write_dump_fts(out, r.fabric, r.lids, r.tables);
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + (dir / "lfts.dump").string());
 }
 
 int whatif_main(const Args& args)
@@ -211,9 +230,25 @@ int whatif_main(const Args& args)
     }
     whatif::Input input{fabric, lids, sm_node, dir.empty() ? std::set<topology::PortRef>{} : kept_out(dir, fabric),
                         nullptr};
+    const auto out_dir = args.value("out");
+    setup.keep_routings = out_dir.has_value();
     line.update("route and score");
     const auto result = whatif::evaluate(input, change, setup);
     line.stop();
+    if (out_dir) {
+        const std::filesystem::path d = *out_dir;
+        if (result.routing_before) write_routing(d / "before", *result.routing_before, sm_node, "the routing now");
+        if (result.routing_after) {
+            // The SM's node keeps its place first (it is never cut off from itself).
+            auto first = result.routing_after->fabric.find_node(fabric.node(sm_node).guid);
+            std::string what;
+            for (const auto& t : change.labels) what += (what.empty() ? "without " : ", ") + t;
+            write_routing(d / "after", *result.routing_after, first.value_or(topology::NodeId{0}), what);
+        }
+        std::cerr << "ibsm whatif: wrote " << (d / "before").string() << " and " << (d / "after").string()
+                  << "; `ibsm report " << (d / "before").string() << " --compare " << (d / "after").string()
+                  << " --out whatif.html` draws them\n";
+    }
     if (args.has("json"))
         std::cout << whatif::to_json(result).dump(2) << '\n';
     else
@@ -238,7 +273,8 @@ const CommandSpec& whatif_command()
                        {"guid2lid", "FILE", "LIDs to keep (default: DIR/guid2lid)"},
                        {"sm-port", "GUID", "the SM's port (default: the first node of the net file)"},
                        {"engine", "LIST", "engine chain instead of the configuration's"},
-                       {"json", "", "print the result as one JSON object"}},
+                       {"json", "", "print the result as one JSON object"},
+                       {"out", "DIR", "write both routings to DIR/before and DIR/after (for ibsm report --compare)"}},
                       "DIR",
                       "a daemon's state directory (topology.net, guid2lid, isolations and drains)",
                       {},

@@ -22,16 +22,21 @@ struct Routed {
     Side side;
 };
 
-void score(Side& s, const topology::Fabric& fabric, const lidassign::LidMap& lids, const routing::RoutingTables& t,
-           const routing::analysis::Options& options)
+// Scores `t` into `s`; with `keep`, the routing as `ibsm route` would write it.
+std::shared_ptr<const Routing> score(Side& s, const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                     const routing::RoutingTables& t, const routing::analysis::Options& options,
+                                     bool keep)
 {
     topology::Fabric f = fabric;
-    lidassign::apply_lids(t.lids ? *t.lids : lids, f);
+    const auto& used = t.lids ? *t.lids : lids;
+    lidassign::apply_lids(used, f);
     const auto rep = routing::analysis::analyze(f, t, options);
     if (rep.ebb) s.ebb = rep.ebb->ebb;
     s.max_load = rep.efi_all.max;
     if (rep.efi_all.max_link) s.max_link = routing::analysis::link_label(*rep.efi_all.max_link);
     s.ca_unreachable = rep.of(PairClass::ca_to_ca).unreachable + rep.of(PairClass::ca_to_ca).loops;
+    if (!keep) return nullptr;
+    return std::make_shared<const Routing>(Routing{std::move(f), used, t});
 }
 
 Routed route(const topology::Fabric& reduced, const lidassign::LidMap& lids, const std::vector<bool>& drop,
@@ -97,14 +102,15 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
         res.before.engine = before_tables->engine;
         res.before.gate_passed = true;
         res.before.gate = "programmed";
-        score(res.before, in.fabric, in.lids, *before_tables, setup.analysis);
+        res.routing_before = score(res.before, in.fabric, in.lids, *before_tables, setup.analysis, setup.keep_routings);
     } else {
         routed_before = route(base, in.lids, drop_before, setup);
         res.before = routed_before->side;
         if (routed_before->tables) {
             before_fabric = &routed_before->part.fabric;
             before_tables = &*routed_before->tables;
-            score(res.before, routed_before->part.fabric, routed_before->part.lids, *before_tables, setup.analysis);
+            res.routing_before = score(res.before, routed_before->part.fabric, routed_before->part.lids, *before_tables,
+                                       setup.analysis, setup.keep_routings);
         }
     }
 
@@ -115,7 +121,8 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
     const auto [hosts, host_lids] = ca_lids(in.fabric, in.lids, gone);
     const std::uint64_t pairs = hosts ? hosts * host_lids - host_lids : 0;
     if (after.tables) {
-        score(res.after, after.part.fabric, after.part.lids, *after.tables, setup.analysis);
+        res.routing_after =
+            score(res.after, after.part.fabric, after.part.lids, *after.tables, setup.analysis, setup.keep_routings);
         // Pairs the new tables deliver: those of the component less its undelivered.
         const auto [part_hosts, part_lids] =
             ca_lids(after.part.fabric, after.part.lids, std::vector<bool>(after.part.fabric.node_count(), false));

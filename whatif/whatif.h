@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,15 @@ struct Setup {
     routing::ChainSpec chain;
     routing::Options route; // sm_port_guid, lmc, max_vls, roots ... as the SM routes
     routing::analysis::Options analysis;
+    bool keep_routings = false; // fill Result::routings (ibsm whatif --out)
+};
+
+// One routing as `ibsm route` writes it: the fabric it routes (the LIDs on
+// its ports), the LIDs and the tables.
+struct Routing {
+    topology::Fabric fabric;
+    lidassign::LidMap lids;
+    routing::RoutingTables tables;
 };
 
 struct Input {
@@ -74,6 +84,8 @@ struct Result {
     double seconds = 0;
     // Set when the change cannot be routed at all (no tables).
     std::string failure;
+    // With Setup::keep_routings: now and after (null when there are no tables).
+    std::shared_ptr<const Routing> routing_before, routing_after;
 };
 
 Result evaluate(const Input& in, const Reduction& change, const Setup& setup);

@@ -197,3 +197,32 @@ TEST_CASE("M_Key violations and incidents reach the events feed, with the port a
                                     {"switch", true},     {"where", "DR path 0,1"},    {"what", "PortInfo Set"},
                                     {"lease_wait", true}});
 }
+
+TEST_CASE("drain: done, refused with the reason, or a dry run with its prediction", "[control]")
+{
+    ControlHandlers h;
+    std::vector<DrainOrder> orders;
+    h.drain = [&](const DrainOrder& o) {
+        orders.push_back(o);
+        if (o.dry_run) return DrainAnswer{true, "dry run: nothing changed", nlohmann::json{{"cut_off", {}}}};
+        if (o.target == "leaf-1") return DrainAnswer{false, "would cut off 2 node(s): h1, h2", nullptr};
+        return DrainAnswer{true, "drained", nullptr};
+    };
+    auto a = dispatch(req(R"({"id": 1, "cmd": "drain", "kind": "switch", "target": "spine-1"})"), h).response;
+    CHECK(a["ok"] == true);
+    CHECK(a["result"] == "drained");
+    CHECK_FALSE(a.contains("whatif"));
+    a = dispatch(req(R"({"id": 2, "cmd": "drain", "kind": "switch", "target": "leaf-1"})"), h).response;
+    CHECK(a["ok"] == false);
+    CHECK(a["error"] == "drain switch leaf-1 refused: would cut off 2 node(s): h1, h2");
+    a = dispatch(req(R"({"id": 3, "cmd": "drain", "kind": "link", "target": "0x1/2", "dry_run": true})"), h).response;
+    CHECK(a["ok"] == true);
+    CHECK(a["whatif"]["cut_off"].empty());
+    REQUIRE(orders.size() == 3);
+    CHECK(orders[2].kind == DrainKind::link);
+    CHECK(orders[2].dry_run);
+    // No undrain handler: this daemon does not offer it.
+    a = dispatch(req(R"({"id": 4, "cmd": "undrain", "kind": "switch", "target": "spine-1"})"), h).response;
+    CHECK(a["ok"] == false);
+    CHECK(a["error"] == "'undrain' is not available: this ibsmd keeps no drains");
+}

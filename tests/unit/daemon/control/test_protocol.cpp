@@ -47,7 +47,10 @@ TEST_CASE("valid requests parse with their arguments and round-trip through requ
                              R"({"id": "a", "cmd": "port", "action": "isolate", "node_guid": "0x0000000000000001", "port": 254})",
                              R"({"cmd": "resweep", "heavy": false})", R"({"cmd": "log-level", "level": "off"})",
                              R"({"cmd": "events", "follow": true})", R"({"cmd": "mkey", "action": "rotate"})",
-                             R"({"cmd": "mkey", "action": "show", "port_guid": "0x0000000000000abc"})"}) {
+                             R"({"cmd": "mkey", "action": "show", "port_guid": "0x0000000000000abc"})",
+                             R"({"cmd": "drain", "kind": "switch", "target": "spine-3", "dry_run": true})",
+                             R"({"cmd": "drain", "kind": "link", "target": "0x0002c90201000001/17"})",
+                             R"({"cmd": "undrain", "kind": "switch", "target": "0x0002c90202000002"})"}) {
         auto r = ok(line);
         CHECK(request_json(r) == nlohmann::json::parse(line));
     }
@@ -60,7 +63,7 @@ TEST_CASE("bad requests get an error naming what is wrong, with the id when it c
     CHECK(bad(R"({"id": 3})").error == "'a request' needs 'cmd'");
     auto u = bad(R"({"id": 4, "cmd": "reboot"})");
     CHECK(u.id == 4);
-    CHECK(u.error == "unknown cmd 'reboot' (known: status, ports, port, resweep, log-level, events, mkey)");
+    CHECK(u.error == "unknown cmd 'reboot' (known: status, ports, port, resweep, log-level, events, mkey, drain, undrain)");
     CHECK(bad(R"({"cmd": 5})").error == "'cmd': expected a string, got an integer");
     CHECK(bad(R"({"cmd": "status", "verbose": true})").error == "'status' takes no key 'verbose' (it takes no arguments)");
     CHECK(bad(R"({"cmd": "ports", "limit": "3"})").error == "'limit': expected an integer 1..1000000, got a string");
@@ -166,4 +169,24 @@ TEST_CASE("mkey: rotate takes no port, show needs one", "[control][mkey]")
           "'port_guid': 'mkey' rotate re-keys every port and takes no port");
     CHECK(bad(R"({"cmd": "mkey", "action": "rotate", "secret": "x"})").error ==
           "'mkey' takes no key 'secret' (it takes: action, port_guid)");
+}
+
+TEST_CASE("drain and undrain take a kind, a target and (drain) a dry run", "[control]")
+{
+    auto d = ok(R"({"cmd": "drain", "kind": "link", "target": "0x1/3", "dry_run": true})");
+    CHECK(d.cmd == Command::drain);
+    CHECK(d.drain_kind == DrainKind::link);
+    CHECK(d.target == "0x1/3");
+    CHECK(d.dry_run);
+    CHECK_FALSE(ok(R"({"cmd": "drain", "kind": "switch", "target": "s"})").dry_run);
+    CHECK(ok(R"({"cmd": "undrain", "kind": "switch", "target": "s"})").cmd == Command::undrain);
+    CHECK(bad(R"({"cmd": "drain", "kind": "rack", "target": "r1"})").error == "'kind': expected switch or link, got 'rack'");
+    CHECK(bad(R"({"cmd": "drain", "kind": "switch"})").error == "'drain' needs 'target'");
+    CHECK(bad(R"({"cmd": "drain", "kind": "switch", "target": ""})").error.starts_with("'target': expected a name"));
+    CHECK(bad(R"({"cmd": "drain", "kind": "switch", "target": ")" + std::string(300, 'x') + R"("})")
+              .error.starts_with("'target': expected a name"));
+    CHECK(bad(R"({"cmd": "undrain", "kind": "switch", "target": "s", "dry_run": true})").error ==
+          "'undrain' takes no key 'dry_run' (it takes: kind, target)");
+    CHECK(bad(R"({"cmd": "drain", "kind": "switch", "target": "s", "dry_run": 1})").error ==
+          "'dry_run': expected true or false, got an integer");
 }
