@@ -73,6 +73,18 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
 {
     const auto t0 = std::chrono::steady_clock::now();
     Result res;
+    auto lap = t0;
+    auto stage = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        for (auto& [n, sec] : res.stages)
+            if (n == name) {
+                sec += std::chrono::duration<double>(now - lap).count();
+                lap = now;
+                return;
+            }
+        res.stages.emplace_back(name, std::chrono::duration<double>(now - lap).count());
+        lap = now;
+    };
     res.taken = change.labels;
     const std::size_t n = in.fabric.node_count();
 
@@ -98,6 +110,7 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
     std::optional<Routed> routed_before;
     const topology::Fabric* before_fabric = &in.fabric;
     const routing::RoutingTables* before_tables = in.now;
+    stage("reduce");
     if (before_tables) {
         res.before.engine = before_tables->engine;
         res.before.gate_passed = true;
@@ -106,6 +119,7 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
     } else {
         routed_before = route(base, in.lids, drop_before, setup);
         res.before = routed_before->side;
+        stage("route now");
         if (routed_before->tables) {
             before_fabric = &routed_before->part.fabric;
             before_tables = &*routed_before->tables;
@@ -114,8 +128,10 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
         }
     }
 
+    stage("analyze");
     auto after = route(reduced, in.lids, drop_after, setup);
     res.after = after.side;
+    stage("route after");
     std::vector<bool> gone = drop_before;
     for (auto id : change.removed) gone[id.value] = true;
     const auto [hosts, host_lids] = ca_lids(in.fabric, in.lids, gone);
@@ -129,11 +145,13 @@ Result evaluate(const Input& in, const Reduction& change, const Setup& setup)
         const std::uint64_t part_pairs = part_hosts ? part_hosts * part_lids - part_lids : 0;
         const std::uint64_t delivered = part_pairs - std::min(part_pairs, res.after.ca_unreachable);
         res.unreachable_pairs = pairs - std::min(pairs, delivered);
+        stage("analyze");
         if (before_tables) {
             const auto d = diff_lfts(*before_fabric, *before_tables, after.part.fabric, *after.tables);
             res.lft_blocks_changed = d.blocks;
             res.switches_changed = d.switches;
         }
+        stage("diff");
     } else {
         res.unreachable_pairs = pairs;
         res.failure = "no routing engine could route the fabric without " + std::to_string(change.labels.size()) +
@@ -187,7 +205,11 @@ std::string to_text(const Result& r)
         out << '\n';
         out << "LFT blocks changed: " << r.lft_blocks_changed << " on " << r.switches_changed << " switch(es)\n";
     }
-    out << "time:               " << fixed(r.seconds, 3) << " s\n";
+    out << "time:               " << fixed(r.seconds, 3) << " s";
+    for (std::size_t i = 0; i < r.stages.size(); ++i)
+        out << (i ? ", " : " (") << r.stages[i].first << ' ' << fixed(r.stages[i].second, 3) << " s"
+            << (i + 1 == r.stages.size() ? ")" : "");
+    out << '\n';
     return out.str();
 }
 
@@ -208,6 +230,11 @@ nlohmann::json to_json(const Result& r)
             {"lft_blocks_changed", r.lft_blocks_changed},
             {"switches_changed", r.switches_changed},
             {"seconds", r.seconds},
+            {"stages", [&] {
+                 nlohmann::json j = nlohmann::json::object();
+                 for (const auto& [n, sec] : r.stages) j[n] = sec;
+                 return j;
+             }()},
             {"before", side_json(r.before)},
             {"after", side_json(r.after)}};
 }

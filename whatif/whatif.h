@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ibsm::whatif {
@@ -82,6 +83,7 @@ struct Result {
     std::uint64_t lft_blocks_changed = 0;
     std::size_t switches_changed = 0;
     double seconds = 0;
+    std::vector<std::pair<std::string, double>> stages; // "route now", "route after", "analyze", "diff": seconds
     // Set when the change cannot be routed at all (no tables).
     std::string failure;
     // With Setup::keep_routings: now and after (null when there are no tables).
