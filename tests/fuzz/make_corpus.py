@@ -180,6 +180,8 @@ control_lines = [
     b'{"cmd": "port", "action": "isolate", "node_guid": "0x0002c90201000001", "port": 3}\n',
     b'{"cmd": "resweep", "heavy": true}\r\n{"cmd": "log-level", "level": "debug"}\n',
     b'{"cmd": "events", "follow": true}\n',
+    b'{"cmd": "drain", "kind": "switch", "target": "spine-3", "dry_run": true}\n',
+    b'{"cmd": "undrain", "kind": "link", "target": "0x0002c90201000001/17"}\n',
     b'{"cmd": "reboot"}\n[1]\nnot json\n{"cmd": "ports", "limit": -1}\n',
 ]
 for i, line in enumerate(control_lines):
