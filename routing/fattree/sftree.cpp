@@ -26,8 +26,7 @@ public:
 
     void run(Guid sm_port_guid)
     {
-        const auto sm_leaf = leaf_of_port(sm_port_guid);
-        root_ = select_root(sm_leaf);
+        root_ = select_root(sm_leaves(sm_port_guid));
         if (root_ == no_switch) return;
         r_.subtree_root = t_.switches[root_];
         root_lid_ = lid_of(root_);
@@ -67,11 +66,30 @@ private:
         return t_.index_of_node[port.remote->node.value];
     }
 
+    // The leaves hosting an SM: the running SM's, and every leaf with a CA
+    // port stating IsSM (a standby). The subtree root avoids all of them,
+    // so whichever SM routes the fabric picks the same root and a takeover
+    // moves no route.
+    std::vector<bool> sm_leaves(Guid sm_port_guid) const
+    {
+        std::vector<bool> out(S_, false);
+        if (const auto s = leaf_of_port(sm_port_guid); s != no_switch) out[s] = true;
+        constexpr std::uint32_t cap_is_sm = 1u << 1; // PortInfo CapabilityMask IsSM
+        for (auto id : f_.node_ids()) {
+            const auto& node = f_.node(id);
+            if (node.is_switch()) continue;
+            for (const auto& port : node.ports)
+                if ((port.capability_mask & cap_is_sm) && !port.guid.is_zero())
+                    if (const auto s = leaf_of_port(port.guid); s != no_switch) out[s] = true;
+        }
+        return out;
+    }
+
     // Algorithm 1.
-    std::uint32_t select_root(std::uint32_t sm_leaf)
+    std::uint32_t select_root(const std::vector<bool>& sm_leaf)
     {
         for (auto leaf : order_.leaf_order) {
-            if (leaf == sm_leaf) continue;
+            if (sm_leaf[leaf]) continue;
             const auto& row = *rows_[leaf];
             bool all = true;
             for (auto d : dests_)
@@ -85,7 +103,7 @@ private:
             }
         }
         for (auto leaf : order_.leaf_order)
-            if (leaf != sm_leaf) return leaf;
+            if (!sm_leaf[leaf]) return leaf;
         return order_.leaf_order.empty() ? no_switch : order_.leaf_order.front();
     }
 

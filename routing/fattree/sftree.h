@@ -20,8 +20,9 @@
 // Algorithm:
 // 1. (Alg. 1) The subtree root is the first leaf, in compute-node order, whose
 //    table routes every LID and which does not host the SM's port
-//    (Options::sm_port_guid, seed 000 §4.2). If none does, the first leaf not
-//    hosting the SM.
+//    (Options::sm_port_guid, seed 000 §4.2) nor a CA port stating IsSM (a
+//    standby: the SM that takes over then picks the same root). If none
+//    does, the first leaf hosting no SM.
 // 2a. (Extension of seed 000 §4-5 for multi-core trees.) The §5 proof needs
 //    the routes that U-turn at R to leave through a part of the tree that
 //    cannot lead back down into R: in a PGFT the parents of a leaf share no
