@@ -24,9 +24,9 @@ public:
         hops_.resize(static_cast<std::size_t>(lids_.top().value()) + 1);
     }
 
-    void run(Guid sm_port_guid)
+    void run(Guid sm_port_guid, bool avoid_sm)
     {
-        root_ = select_root(sm_leaves(sm_port_guid));
+        root_ = select_root(avoid_sm ? sm_leaves(sm_port_guid) : std::vector<bool>(S_, false));
         if (root_ == no_switch) return;
         r_.subtree_root = t_.switches[root_];
         root_lid_ = lid_of(root_);
@@ -513,7 +513,7 @@ private:
 } // namespace
 
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options, const std::string& engine_name)
+                                               const Options& options, const std::string& engine_name, bool avoid_sm)
 {
     auto d = run_dmodk(fabric, lids, options, engine_name);
     if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
@@ -523,7 +523,7 @@ std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, c
     r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
     Sftree s(fabric, lids, r, run.order);
-    s.run(options.sm_port_guid);
+    s.run(options.sm_port_guid, avoid_sm);
     s.break_credit_loops();
     s.publish_hops();
     return r;

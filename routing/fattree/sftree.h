@@ -95,9 +95,13 @@ struct SftreeResult {
 };
 
 // `engine_name` names the tables and refusals; ftree runs this too (see
-// dmodk.h, FtreeEngine), promising less.
+// dmodk.h, FtreeEngine), promising less. `avoid_sm`: step 1's rule about
+// the SM's leaf; ftree, which promises no switch pair, takes the first leaf
+// that routes every LID wherever the SMs are, so its tables do not depend
+// on which SM computes them (a takeover moves no route).
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options, const std::string& engine_name = "sftree");
+                                               const Options& options, const std::string& engine_name = "sftree",
+                                               bool avoid_sm = true);
 
 class SftreeEngine final : public Engine {
 public:
