@@ -163,6 +163,31 @@ TEST_CASE("a standby taking over from another leaf routes the same tables and se
     CHECK(sets_sent(loop.fabric).pkey == 0);
 }
 
+TEST_CASE("ftree on a degraded two-level tree: a standby on another leaf than the master's routes the same tables",
+          "[takeover]")
+{
+    // D-Mod-K leaves entries to the cut-off spines empty here; ftree fills
+    // them through one subtree root, which must not follow the SM.
+    QuietLogs quiet;
+    // tests/bench/fabrics.sh's tree-648-m20, where a standby re-sent 54 blocks.
+    const auto full = topology::generate_pgft(topology::PgftParams{{18, 36}, {1, 18}, {1, 1}});
+    const auto tree = topology::degrade(full, topology::DegradeSpec{0, 20, 1}).fabric;
+    const auto [a, b] = two_sm_ports(tree);
+    TempDir master_dir, standby_dir;
+    test::FabricLoop loop(tree, test::FakeFabricOptions{a});
+    daemon::Bringup master(loop.transport, settings_for(master_dir.path, {"ftree"}));
+    REQUIRE(loop.run([&] { return master.sweep(); }).up);
+    const auto before = tables_by_guid(loop.fabric.read_back());
+    loop.fabric.move_sm(b);
+    loop.fabric.reset_counters();
+    daemon::Bringup standby(loop.transport, settings_for(standby_dir.path, {"ftree"}));
+    const auto taken = loop.run([&] { return standby.sweep(); });
+    REQUIRE(taken.up);
+    CHECK(taken.engine == "ftree");
+    CHECK(tables_by_guid(loop.fabric.read_back()) == before);
+    CHECK(taken.lft_blocks_sent == 0);
+}
+
 TEST_CASE("a restarted SM on the fabric it configured sends no LFT block, no P_Key block and no PortInfo Set",
           "[takeover]")
 {
