@@ -105,6 +105,20 @@ PortTable IndexBook::place(Guid node, std::uint8_t port, const std::vector<std::
     return out;
 }
 
+void IndexBook::learn(Guid node, std::uint8_t port, const std::vector<std::uint16_t>& entries)
+{
+    auto& mem = ports_[{node, port}];
+    mem.index.clear();
+    std::optional<std::size_t> highest;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (mad::pkey_empty(entries[i])) continue;
+        // A key held twice keeps its first index; the second is written empty.
+        mem.index.try_emplace(key_of(entries[i]), i);
+        highest = i;
+    }
+    if (highest) mem.extent = std::max(mem.extent, whole_blocks(*highest + 1));
+}
+
 PortTable peer_table(const std::vector<std::uint16_t>& ca, std::size_t enforce_cap)
 {
     PortTable out;

@@ -52,6 +52,14 @@ public:
                     std::size_t capacity);
     // A reset port: its table is laid out afresh.
     void forget(Guid node, std::uint8_t port) { ports_.erase({node, port}); }
+    // Whether (node, port) was placed or learned in this process.
+    bool knows(Guid node, std::uint8_t port) const { return ports_.count({node, port}) != 0; }
+    // What (node, port) holds, read from the port (`entries`, whole blocks
+    // from index 0): every key there keeps its index, as if this book had
+    // placed it, so a new process (a restart, a standby taking over) keeps
+    // the indexes the port's interfaces know; the extent covers the highest
+    // key read, so a key no longer wanted is written empty.
+    void learn(Guid node, std::uint8_t port, const std::vector<std::uint16_t>& entries);
     void set_allow_both(bool on);
 
     // The index `key` has on (node, port), if placed.

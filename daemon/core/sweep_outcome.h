@@ -50,7 +50,13 @@ struct SweepOutcome {
     std::vector<PhaseStats> phases;
     double seconds = 0;
     std::uint64_t smps = 0;
+    // The Sets that change what switches and ports hold, retries included:
+    // a sweep, re-route, restart or takeover of an unchanged fabric sends
+    // none of the first two, and PortInfo only where a port's MasterSMLID
+    // must name a new master or a host is asked to re-register.
     std::uint64_t lft_blocks_sent = 0;
+    std::uint64_t pkey_blocks_sent = 0;
+    std::uint64_t port_info_sets = 0; // settings and activation
     std::string engine;
     std::size_t nodes = 0, switches = 0, cas = 0, links = 0;
     FabricChanges changes; // re-route: what the refresh found

@@ -1,6 +1,10 @@
 #include "daemon/program/kept_port_fields.h"
 
 #include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
 
 namespace ibsm::daemon {
 
@@ -83,6 +87,51 @@ std::optional<unsigned> KeptPortFields::kept(Guid node, std::uint8_t port, Field
     auto it = kept_.find({node, port, field});
     if (it == kept_.end()) return std::nullopt;
     return it->second.held;
+}
+
+std::string KeptPortFields::text() const
+{
+    std::string out;
+    for (const auto& [key, k] : kept_) {
+        const auto& [node, port, field] = key;
+        const char* name = "";
+        for (const auto& fi : fields)
+            if (fi.field == field) name = fi.name;
+        char line[128];
+        std::snprintf(line, sizeof line, "0x%016" PRIx64 " %u %s %u %u\n", node.value(), unsigned{port}, name,
+                      k.asked, k.held);
+        out += line;
+    }
+    return out;
+}
+
+KeptPortFields KeptPortFields::parse(const std::string& text)
+{
+    KeptPortFields out;
+    std::istringstream in(text);
+    std::string line;
+    for (unsigned n = 1; std::getline(in, line); ++n) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream words(line);
+        std::string guid, name;
+        unsigned port = 0, asked = 0, held = 0;
+        if (!(words >> guid >> port >> name >> asked >> held) || port > 255 || guid.rfind("0x", 0) != 0)
+            throw std::invalid_argument(std::to_string(n) + ": expected '0xGUID PORT FIELD ASKED HELD'");
+        std::uint64_t g = 0;
+        try {
+            std::size_t used = 0;
+            g = std::stoull(guid, &used, 16);
+            if (used != guid.size()) throw std::invalid_argument(guid);
+        } catch (const std::exception&) {
+            throw std::invalid_argument(std::to_string(n) + ": '" + guid + "' is not a GUID");
+        }
+        const FieldInfo* fi = nullptr;
+        for (const auto& f : fields)
+            if (name == f.name) fi = &f;
+        if (!fi) throw std::invalid_argument(std::to_string(n) + ": unknown field '" + name + "'");
+        out.kept_[{Guid(g), static_cast<std::uint8_t>(port), fi->field}] = Kept{asked, held};
+    }
+    return out;
 }
 
 } // namespace ibsm::daemon

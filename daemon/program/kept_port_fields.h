@@ -17,7 +17,8 @@
 // is made, a port still holding the kept value for the same asked value is
 // asked for what it keeps (no Set); a new asked value (a reloaded policy)
 // drops the record, so the port is tried once more. Pure: no I/O; the
-// caller logs the messages.
+// caller logs the messages and keeps the records in the state directory
+// (text(), parse()).
 #pragma once
 
 #include "mad/port_info.h"
@@ -55,6 +56,16 @@ public:
 
     // The value a port keeps for `field`, if recorded.
     std::optional<unsigned> kept(Guid node, std::uint8_t port, Field field) const;
+
+    // The records as text, one per line: "0xGUID PORT FIELD ASKED HELD"
+    // (FIELD as named in the messages), for the state directory: a new
+    // process (a restart) then knows what the ports keep without a Set to
+    // each to find out. parse() reads it back; a line it cannot read
+    // throws std::invalid_argument("LINE: what"), and the caller keeps
+    // nothing of the file (at worst one Set per port finds out again).
+    std::string text() const;
+    static KeptPortFields parse(const std::string& text);
+    bool empty() const { return kept_.empty(); }
 
 private:
     struct Kept {

@@ -68,6 +68,77 @@ std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partiti
     return out;
 }
 
+boost::asio::awaitable<std::map<std::pair<Guid, std::uint8_t>, PKeyProgrammer::FirstRead>>
+PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryResult& found,
+                                   const partition::Partitions& partitions, PKeyReport& report)
+{
+    std::map<std::pair<Guid, std::uint8_t>, FirstRead> out;
+    const auto& f = found.fabric;
+    // Every port known already (each sweep after a process's first): no
+    // second layout of the whole fabric's tables.
+    bool any_new = false;
+    for (const auto& [ref, pi] : found.port_info) {
+        const auto& node = f.node(ref.node);
+        if (node.is_switch() && ref.port.value() != 0) {
+            const auto far = f.remote(ref);
+            const auto si = found.switch_info.find(ref.node);
+            if (!settings_.peer_tables || !far || f.node(far->node).is_switch() || si == found.switch_info.end() ||
+                si->second.partition_enforcement_cap == 0)
+                continue;
+        }
+        if (!confirmed_.count({node.guid, ref.port.value()})) {
+            any_new = true;
+            break;
+        }
+    }
+    if (!any_new) co_return out;
+    // Which ports and blocks, as this sweep would write them, without
+    // placing anything in the book yet.
+    auto scratch = book_;
+    const auto probe = pkey_targets(found, partitions, scratch, settings_.peer_tables);
+    std::vector<std::pair<const PKeyTarget*, std::size_t>> reads;
+    std::size_t most = 0;
+    for (const auto& t : probe) most = std::max(most, t.blocks.size());
+    for (std::size_t b = 0; b < most; ++b)
+        for (const auto& t : probe) {
+            const std::pair key{t.node_guid, t.port};
+            if (b >= t.blocks.size() || confirmed_.count(key)) continue;
+            const auto id = f.find_node(t.node_guid);
+            if (!id) continue;
+            // Programmed before, by this SM's last process or another SM: a
+            // CA port ARMED or ACTIVE; a switch some SM gave a LinearFDBTop,
+            // its port 0 and its ARMED or ACTIVE ports facing CAs. Ports
+            // fresh from link-up are written without reading, as the VL
+            // tables are.
+            const auto pi = found.port_info.find(topology::PortRef{*id, PortNum(t.port)});
+            bool programmed = pi != found.port_info.end() && (pi->second.port_state == mad::PortState::armed ||
+                                                              pi->second.port_state == mad::PortState::active);
+            if (t.switch_node) {
+                const auto si = found.switch_info.find(*id);
+                programmed = (programmed || t.port == 0) && si != found.switch_info.end() &&
+                             si->second.linear_fdb_top != 0;
+            }
+            if (!programmed || book_.knows(t.node_guid, t.port)) continue;
+            auto& slot = out[key];
+            slot.blocks.resize(t.blocks.size());
+            // A switch's external port gets the CA's keys packed: nothing to learn.
+            slot.learn = !t.switch_node || t.port == 0;
+            reads.emplace_back(&t, b);
+        }
+    co_await run_jobs(std::move(reads), settings_.width,
+                      [&](std::pair<const PKeyTarget*, std::size_t> tb) -> boost::asio::awaitable<void> {
+                          auto [t, b] = tb;
+                          const auto mod =
+                              mad::pkey_attr_mod(static_cast<std::uint16_t>(b), t->switch_node ? t->port : 0);
+                          auto r = co_await dr_get(transport, t->path, mad::attr_pkey_table, mod);
+                          ++report.blocks_read;
+                          if (!r.ok()) co_return; // unknown: it will be sent
+                          if (auto got = mad::decode_pkey_table(r.smp.data()))
+                              out[{t->node_guid, t->port}].blocks[b] = *got;
+                      });
+    co_return out;
+}
+
 void PKeyProgrammer::forget(const std::set<std::pair<Guid, std::uint8_t>>& ports)
 {
     // The table is unknown again; where each key goes is not: a port that
@@ -80,7 +151,18 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
 {
     PKeyReport report;
     book_.set_allow_both(partitions.settings().allow_both_pkeys);
+    auto first = co_await read_first_contact(transport, found, partitions, report);
+    for (auto& [port, blocks] : first)
+        if (blocks.learn) {
+            std::vector<std::uint16_t> entries;
+            for (const auto& b : blocks.blocks) {
+                if (!b) break; // an unread block ends what is known
+                entries.insert(entries.end(), b->keys.begin(), b->keys.end());
+            }
+            book_.learn(port.first, port.second, entries);
+        }
     auto targets = pkey_targets(found, partitions, book_, settings_.peer_tables);
+    for (auto& [port, blocks] : first) confirmed_[port] = std::move(blocks.blocks);
     report.ports = targets.size();
     for (auto& t : targets) {
         report.blocks_desired += t.blocks.size();

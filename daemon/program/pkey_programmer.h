@@ -21,6 +21,18 @@
 // carrying it; forget() drops ports whose links came up again (a reset port
 // may have lost its table).
 //
+// First contact (no confirmed content, nothing placed in this process): a
+// port some SM programmed before (a CA port ARMED or ACTIVE; a switch with a
+// LinearFDBTop, for its port 0 and the ports facing CAs) has the blocks this
+// sweep would write read first, and the keys it holds keep their indexes
+// (IndexBook::learn). Read rather than taken from discovery: discovery does
+// not read P_Key tables (a Get per block of every port would slow every
+// heavy sweep for what only a new process needs), and the SMP a Get costs
+// is the one the blind Set would have cost, but it changes nothing on a
+// live port and tells where the hosts' interfaces find their keys: a
+// restarted SM or a standby taking over then sends no block. Ports fresh
+// from link-up (INIT) are written without reading, as the VL tables are.
+//
 // Algorithm, per sweep: the desired blocks of every port from
 // partition::Partitions (keys past a port's capacity are reported, not
 // sent; blocks written before and no longer needed are desired empty),
@@ -51,6 +63,7 @@ namespace ibsm::daemon {
 struct PKeyReport {
     std::size_t ports = 0;
     std::uint64_t blocks_desired = 0;
+    std::uint64_t blocks_read = 0; // Gets on first contact
     std::uint64_t blocks_sent = 0;
     std::uint64_t blocks_dirty = 0;
     std::uint64_t keys_dropped = 0; // keys that did not fit a port's table
@@ -96,6 +109,15 @@ public:
     std::shared_ptr<const PKeyTablesHeld> held() const { return held_; }
 
 private:
+    struct FirstRead {
+        std::vector<std::optional<mad::PKeyTable>> blocks; // as read (nullopt: not answered)
+        bool learn = false;                                // CA port or switch port 0: the book learns it
+    };
+    // See "First contact" in the header comment.
+    boost::asio::awaitable<std::map<std::pair<Guid, std::uint8_t>, FirstRead>>
+    read_first_contact(mad::Transport& transport, const DiscoveryResult& found,
+                       const partition::Partitions& partitions, PKeyReport& report);
+
     PKeySettings settings_;
     std::map<std::pair<Guid, std::uint8_t>, std::vector<std::optional<mad::PKeyTable>>> confirmed_;
     partition::IndexBook book_;

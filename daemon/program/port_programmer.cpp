@@ -135,7 +135,8 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         kept_.apply(node.guid, ref.port.value(), pi, e.desired);
         e.config_differs = mad::without_commands(pi) != e.desired;
         e.activate = !port0 && (pi.port_state == mad::PortState::init || pi.port_state == mad::PortState::armed);
-        e.reregister = !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
+        e.reregister =
+            settings_.client_reregister && !node.is_switch() && contacted_.count({node.guid, ref.port.value()}) == 0;
         e.carries_lid = !node.is_switch() || port0;
         plan_.push_back(std::move(e));
     }

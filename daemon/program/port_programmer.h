@@ -67,6 +67,12 @@ struct PortSettings {
     bool enforce_partitions = false;
     bool enforce_in = true;
     bool enforce_out = true;
+    // ClientReregister on every CA port this process has not configured
+    // yet: the SA's groups and subscriptions live in memory and start empty
+    // in a new process (a restart, a standby taking over), so hosts must
+    // join again. Off for `ibsmd --once`: no SA serves after the run, and an
+    // unchanged port then gets no Set at all.
+    bool client_reregister = true;
 };
 
 // PortInfo OperationalVLs encoding of at most `vls` data VLs (1, 2, 4, 8, 15).
@@ -147,6 +153,11 @@ public:
     // With M_Key off it also notes the ports still holding a key the SM set,
     // so prepare() clears them.
     void learn_keys(const DiscoveryResult& found);
+
+    // What the ports were found to keep (kept_port_fields.h), for the state
+    // directory; set_kept() before the first prepare() of a new process.
+    const KeptPortFields& kept() const { return kept_; }
+    void set_kept(KeptPortFields kept) { kept_ = std::move(kept); }
 
     boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);

@@ -19,6 +19,8 @@ int start_sm(const Options& opts, const Serve& serve)
 {
     const config::Config cfg = effective_config(opts);
     auto settings = bringup_settings(cfg); // before the log moves to its file: errors reach the console
+    // --once leaves no SA behind: no host is asked to re-register with one.
+    settings.ports.client_reregister = !opts.once;
     auto mkeys = checked_mkey_settings(cfg);
     check_state_dir(cfg.state_dir);
     auto log_file = setup_sm_logging(opts, cfg);

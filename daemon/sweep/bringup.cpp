@@ -3,6 +3,7 @@
 // it calls are in configure_steps.cpp, what the Sets confirmed in
 // confirmed_state.cpp.
 #include "daemon/sweep/bringup.h"
+#include "daemon/core/atomic_file.h"
 
 #include "daemon/sweep/phase_clock.h"
 #include "daemon/sweep/sweep_report.h"
@@ -13,6 +14,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 namespace ibsm::daemon {
 
@@ -44,6 +48,45 @@ Bringup::Bringup(mad::Transport& transport, BringupSettings settings)
     : transport_(transport), settings_(std::move(settings)), store_(settings_.state_dir), lfts_(settings_.lfts),
       ports_(settings_.ports), vls_(settings_.vls), pkeys_(settings_.pkeys)
 {
+    load_kept_fields();
+}
+
+// PortInfo fields the ports do not keep (program/kept_port_fields.h), kept in
+// the state directory: without them a restarted SM would send every port of
+// such SMAs (ibsim's: SubnetTimeout, MasterSMSL) a Set to find out again.
+// Only a saving: a file that cannot be read is logged and left, and the
+// ports are asked once more.
+void Bringup::load_kept_fields()
+{
+    if (settings_.state_dir.empty()) return;
+    const auto file = settings_.state_dir / kept_fields_file;
+    std::ifstream in(file);
+    if (!in) return;
+    std::ostringstream text;
+    text << in.rdbuf();
+    try {
+        ports_.set_kept(KeptPortFields::parse(text.str()));
+        kept_saved_ = text.str();
+    } catch (const std::invalid_argument& e) {
+        spdlog::warn("{}:{}; ignored: ports holding fields the SM cannot set are asked once more, and the file "
+                     "is rewritten",
+                     file.string(), e.what());
+    }
+}
+
+void Bringup::save_kept_fields()
+{
+    if (settings_.state_dir.empty()) return;
+    auto text = ports_.kept().text();
+    if (text == kept_saved_) return;
+    const auto file = settings_.state_dir / kept_fields_file;
+    try {
+        write_file_atomically(file, text);
+        kept_saved_ = std::move(text);
+    } catch (const std::exception& e) {
+        spdlog::warn("{} (what the ports keep of PortInfo): {}; a restart asks the ports again", file.string(),
+                     e.what());
+    }
 }
 
 void Bringup::reconfigure(const BringupSettings& settings)
@@ -297,12 +340,15 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
 
     auto programmed = co_await program(found, routed.lids, routed, resuming, o.kind);
     o.lft_blocks_sent = programmed.report.lfts.blocks_sent;
+    o.pkey_blocks_sent = programmed.report.pkeys.blocks_sent;
+    o.port_info_sets = programmed.report.ports.sets;
     o.phases.push_back(std::move(programmed.phase));
 
     // activate: only on top of complete switch tables
     ActivateStep activated;
     if (programmed.report.complete()) {
         activated = co_await activate();
+        o.port_info_sets += activated.report.sets;
         o.phases.push_back(std::move(activated.phase));
     }
 
@@ -315,6 +361,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
         o.reason = *routed.degraded;
     }
     log_transport_trouble(transport_.counters());
+    save_kept_fields();
 
     // What the ports confirmed becomes the snapshot's state, so the next
     // re-route compares against what the fabric holds.

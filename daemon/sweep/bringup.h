@@ -266,6 +266,11 @@ private:
     std::optional<BringupSettings> pending_;
     std::function<void()> before_heavy_;
     LidStore store_;
+    // The port programmer's KeptPortFields in the state directory (bringup.cpp).
+    static constexpr const char* kept_fields_file = "port_fields_kept";
+    void load_kept_fields();
+    void save_kept_fields();
+    std::string kept_saved_; // the file's content as last read or written
     // Every port GUID -> base LID this process has handed out or read from
     // guid2lid: the file's content, kept in memory so a state directory
     // that fails does not lose LIDs.

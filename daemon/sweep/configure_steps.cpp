@@ -47,7 +47,9 @@ std::string program_detail(const ProgramReport& r, bool partitions)
            std::to_string(r.lfts.switch_info_sent) + ", VL tables read " + std::to_string(r.vls.gets) + " set " +
            std::to_string(r.vls.sets) + " (SL2VL " + std::to_string(r.vls.sl2vl_sets) + ", VLArb " +
            std::to_string(r.vls.vlarb_sets) + "), PortInfo sets " + std::to_string(r.ports.sets) +
-           (partitions ? ", P_Key blocks sent " + std::to_string(r.pkeys.blocks_sent) : "");
+           (partitions ? ", P_Key blocks sent " + std::to_string(r.pkeys.blocks_sent) + " (read " +
+                             std::to_string(r.pkeys.blocks_read) + ")"
+                       : "");
 }
 
 } // namespace

@@ -568,7 +568,7 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
 awaitable<DiscoveryResult> discover(mad::Transport& transport)
 {
     Sweep sweep(transport);
-    co_return co_await sweep.run();
+    co_return in_guid_order(co_await sweep.run());
 }
 
 } // namespace ibsm::daemon

@@ -58,14 +58,20 @@ boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const D
                                               const RefreshRequest& request);
 
 // Pure: `found` without the nodes the SM's port cannot reach over links
-// that are up, with shortest DR paths for every node. Lost node GUIDs are
+// that are up, with shortest DR paths for every node, nodes in GUID order. Lost node GUIDs are
 // appended to `lost`.
 // Taken by value: a refresh hands its result over (moved), and when every
 // node is still reached only the paths change, so nothing is copied (at
 // 27 648 hosts a copy is 165 888 PortInfo map entries).
 DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost);
 
-// Runs one heavy sweep. Never throws for fabric problems; those are in the
+// Pure: `found` with its nodes numbered in node GUID order (paths and
+// attribute maps re-keyed), so what comes after discovery sees the same
+// graph wherever the SM sits and in whatever order the DR paths met the
+// nodes. reachable_part's result is in this order too.
+DiscoveryResult in_guid_order(DiscoveryResult found);
+
+// Runs one heavy sweep; its result is in GUID order (in_guid_order). Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not
 // answer (nothing can be discovered).
 boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport);

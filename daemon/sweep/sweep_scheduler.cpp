@@ -245,14 +245,15 @@ void SweepScheduler::report(const SweepOutcome& o, const Work& w)
                      o.seconds, o.smps, o.generation);
     } else if (o.up && o.degraded) {
         spdlog::error("SUBNET DEGRADED (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}: {}; {:.3f} s, "
-                      "{} SMPs, LFT blocks sent: {}",
+                      "{} SMPs, P_Key blocks sent: {}, PortInfo Sets: {}, LFT blocks sent: {}",
                       o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.reason, o.seconds, o.smps,
-                      o.lft_blocks_sent);
+                      o.pkey_blocks_sent, o.port_info_sets, o.lft_blocks_sent);
     } else if (o.up) {
         spdlog::info("SUBNET UP (generation {}, {}): {} nodes ({} switches, {} CAs), engine {}, {:.3f} s, {} SMPs "
-                     "({:.0f} SMPs/s), LFT blocks sent: {}",
+                     "({:.0f} SMPs/s), P_Key blocks sent: {}, PortInfo Sets: {}, LFT blocks sent: {}",
                      o.generation, what, o.nodes, o.switches, o.cas, o.engine, o.seconds, o.smps,
-                     o.seconds > 0 ? o.smps / o.seconds : 0.0, o.lft_blocks_sent);
+                     o.seconds > 0 ? o.smps / o.seconds : 0.0, o.pkey_blocks_sent, o.port_info_sets,
+                     o.lft_blocks_sent);
     } else {
         if (once_ && !resume_next()) // --once: no next attempt
             spdlog::error("subnet NOT up: {}", o.reason);

@@ -379,8 +379,10 @@ Result FtreeEngine::compute(const topology::Fabric& fabric, const lidassign::Lid
                             const Options& options) const
 {
     // D-Mod-K, then sftree's Algorithm 2 for the entries it left empty (see
-    // dmodk.h, "CA<->switch"); only CA pairs and CA<->switch are promised.
-    auto r = run_sftree(fabric, lids, options, name());
+    // dmodk.h, "CA<->switch"); only CA pairs and CA<->switch are promised,
+    // so the subtree root need not avoid the SM's leaf: the same tables
+    // whichever SM (master or standby, on any leaf) computes them.
+    auto r = run_sftree(fabric, lids, options, name(), /*avoid_sm=*/false);
     if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
     auto tables = std::move(std::get<SftreeResult>(r).tables);
     tables.switch_to_switch = false;

@@ -24,10 +24,9 @@ public:
         hops_.resize(static_cast<std::size_t>(lids_.top().value()) + 1);
     }
 
-    void run(Guid sm_port_guid)
+    void run(Guid sm_port_guid, bool avoid_sm)
     {
-        const auto sm_leaf = leaf_of_port(sm_port_guid);
-        root_ = select_root(sm_leaf);
+        root_ = select_root(avoid_sm ? sm_leaves(sm_port_guid) : std::vector<bool>(S_, false));
         if (root_ == no_switch) return;
         r_.subtree_root = t_.switches[root_];
         root_lid_ = lid_of(root_);
@@ -67,11 +66,30 @@ private:
         return t_.index_of_node[port.remote->node.value];
     }
 
+    // The leaves hosting an SM: the running SM's, and every leaf with a CA
+    // port stating IsSM (a standby). The subtree root avoids all of them,
+    // so whichever SM routes the fabric picks the same root and a takeover
+    // moves no route.
+    std::vector<bool> sm_leaves(Guid sm_port_guid) const
+    {
+        std::vector<bool> out(S_, false);
+        if (const auto s = leaf_of_port(sm_port_guid); s != no_switch) out[s] = true;
+        constexpr std::uint32_t cap_is_sm = 1u << 1; // PortInfo CapabilityMask IsSM
+        for (auto id : f_.node_ids()) {
+            const auto& node = f_.node(id);
+            if (node.is_switch()) continue;
+            for (const auto& port : node.ports)
+                if ((port.capability_mask & cap_is_sm) && !port.guid.is_zero())
+                    if (const auto s = leaf_of_port(port.guid); s != no_switch) out[s] = true;
+        }
+        return out;
+    }
+
     // Algorithm 1.
-    std::uint32_t select_root(std::uint32_t sm_leaf)
+    std::uint32_t select_root(const std::vector<bool>& sm_leaf)
     {
         for (auto leaf : order_.leaf_order) {
-            if (leaf == sm_leaf) continue;
+            if (sm_leaf[leaf]) continue;
             const auto& row = *rows_[leaf];
             bool all = true;
             for (auto d : dests_)
@@ -85,7 +103,7 @@ private:
             }
         }
         for (auto leaf : order_.leaf_order)
-            if (leaf != sm_leaf) return leaf;
+            if (!sm_leaf[leaf]) return leaf;
         return order_.leaf_order.empty() ? no_switch : order_.leaf_order.front();
     }
 
@@ -495,7 +513,7 @@ private:
 } // namespace
 
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options, const std::string& engine_name)
+                                               const Options& options, const std::string& engine_name, bool avoid_sm)
 {
     auto d = run_dmodk(fabric, lids, options, engine_name);
     if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
@@ -505,7 +523,7 @@ std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, c
     r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
     Sftree s(fabric, lids, r, run.order);
-    s.run(options.sm_port_guid);
+    s.run(options.sm_port_guid, avoid_sm);
     s.break_credit_loops();
     s.publish_hops();
     return r;

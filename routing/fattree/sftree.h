@@ -20,8 +20,9 @@
 // Algorithm:
 // 1. (Alg. 1) The subtree root is the first leaf, in compute-node order, whose
 //    table routes every LID and which does not host the SM's port
-//    (Options::sm_port_guid, seed 000 §4.2). If none does, the first leaf not
-//    hosting the SM.
+//    (Options::sm_port_guid, seed 000 §4.2) nor a CA port stating IsSM (a
+//    standby: the SM that takes over then picks the same root). If none
+//    does, the first leaf hosting no SM.
 // 2a. (Extension of seed 000 §4-5 for multi-core trees.) The §5 proof needs
 //    the routes that U-turn at R to leave through a part of the tree that
 //    cannot lead back down into R: in a PGFT the parents of a leaf share no
@@ -94,9 +95,13 @@ struct SftreeResult {
 };
 
 // `engine_name` names the tables and refusals; ftree runs this too (see
-// dmodk.h, FtreeEngine), promising less.
+// dmodk.h, FtreeEngine), promising less. `avoid_sm`: step 1's rule about
+// the SM's leaf; ftree, which promises no switch pair, takes the first leaf
+// that routes every LID wherever the SMs are, so its tables do not depend
+// on which SM computes them (a takeover moves no route).
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options, const std::string& engine_name = "sftree");
+                                               const Options& options, const std::string& engine_name = "sftree",
+                                               bool avoid_sm = true);
 
 class SftreeEngine final : public Engine {
 public:

@@ -86,3 +86,30 @@ TEST_CASE("kept fields: an answer that differs elsewhere too records nothing", "
     k.apply(Guid(0x10), 1, holds, later);
     CHECK(later.vl_high_limit == 4);
 }
+
+TEST_CASE("kept fields: the state directory's text reads back to the same records; a bad line is named", "[port]")
+{
+    KeptPortFields k;
+    mad::PortInfo desired = desired_info();
+    mad::PortInfo got = desired;
+    got.subnet_timeout = 31;
+    got.master_sm_sl = 0;
+    REQUIRE(k.note(Guid(0x0002c90200000010), 0, got, desired).size() == 2);
+    const auto text = k.text();
+    CHECK(text == "0x0002c90200000010 0 SubnetTimeout 18 31\n0x0002c90200000010 0 MasterSMSL 1 0\n");
+
+    // A new process: the port is asked for what it keeps, no Set.
+    auto back = KeptPortFields::parse("# what the ports keep\n" + text);
+    CHECK(back.text() == text);
+    mad::PortInfo next = desired_info();
+    back.apply(Guid(0x0002c90200000010), 0, got, next);
+    CHECK(next.subnet_timeout == 31);
+    CHECK(next.master_sm_sl == 0);
+
+    CHECK(KeptPortFields::parse("").empty());
+    CHECK_THROWS_WITH(KeptPortFields::parse(text + "0x10 1 Timeout 18 31\n"), "3: unknown field 'Timeout'");
+    CHECK_THROWS_WITH(KeptPortFields::parse("10 1 SubnetTimeout 18 31\n"),
+                      "1: expected '0xGUID PORT FIELD ASKED HELD'");
+    CHECK_THROWS_WITH(KeptPortFields::parse("0xzz 1 SubnetTimeout 18 31\n"), "1: '0xzz' is not a GUID");
+    CHECK_THROWS_WITH(KeptPortFields::parse("0x10 1 SubnetTimeout\n"), "1: expected '0xGUID PORT FIELD ASKED HELD'");
+}

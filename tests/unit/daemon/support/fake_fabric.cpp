@@ -97,6 +97,14 @@ mad::Notice trap128(Lid switch_lid)
 
 } // namespace
 
+void FakeFabric::move_sm(PortRef p)
+{
+    if (p.node.value >= fabric_.node_count() || fabric_.node(p.node).is_switch() || p.port.value() == 0 ||
+        p.port.value() > fabric_.node(p.node).num_ports())
+        throw std::invalid_argument("FakeFabric: the SM port must be a port of a CA");
+    sm_port_ = p;
+}
+
 FakeFabric::FakeFabric(const topology::Fabric& fabric, FakeFabricOptions options)
     : fabric_(fabric), options_(options)
 {

@@ -308,6 +308,11 @@ public:
     };
     const std::vector<RemoteSmSet>& remote_sm_sets() const { return remote_sets_; }
 
+    // --- another SM takes over: the SM's process now sits on `p` (a CA
+    // port); the switches keep everything the last SM programmed. Throws
+    // std::invalid_argument when `p` is not a CA port.
+    void move_sm(topology::PortRef p);
+
     // --- inspection ---
     const FakeCounters& counters() const { return counters_; }
     void reset_counters() { counters_ = FakeCounters{}; }
