@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,9 @@ DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost);
 
 // Runs one heavy sweep. Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not
-// answer (nothing can be discovered).
-boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport);
+// answer (nothing can be discovered). The switches of `no_discover` (the
+// health policy's) are read but their ports not followed: what lies
+// beyond them is found from elsewhere or not at all.
+boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport, std::set<Guid> no_discover = {});
 
 } // namespace ibsm::daemon
