@@ -214,9 +214,10 @@ struct ControlConfig {
 
 // health: the health policy (health/health_policy.h; docs/operations.md, "Health
 // policy"). Every rule reports by default; `isolate` takes the link out of
-// the routing unless that would cut a node off.
-enum class HealthAction { off, report, isolate };
-std::string_view to_string(HealthAction a); // "off" | "report" | "isolate"
+// the routing unless that would cut a node off; `no_discover` (the
+// unhealthy-node conditions only) stops discovery going beyond a switch.
+enum class HealthAction { off, report, isolate, no_discover };
+std::string_view to_string(HealthAction a); // "off" | "report" | "isolate" | "no_discover"
 
 // The error counters a threshold may name, in health::Counter order (the
 // snake_case names of health::counter_name; config does not link health,
@@ -232,6 +233,15 @@ struct CounterThreshold {
     std::uint64_t per_interval = 0; // a counter interval's increase that fires the rule; 0: off
     HealthAction action = HealthAction::report;
     bool operator==(const CounterThreshold&) const = default;
+};
+
+// health.reboot / noisy / set_errors / illegal: `count` events within
+// `window` (noisy: more than `count` traps), then `action`.
+struct HealthCountRule {
+    unsigned count = 0;
+    std::chrono::seconds window{0};
+    HealthAction action = HealthAction::report;
+    bool operator==(const HealthCountRule&) const = default;
 };
 
 struct HealthConfig {
@@ -252,6 +262,16 @@ struct HealthConfig {
     HealthAction unresponsive_action = HealthAction::report;
     HealthAction downshift_action = HealthAction::report;
     bool disable_port = false;
+    // NVIDIA's unhealthy-port conditions, with its defaults (docs/operations.md,
+    // "Unhealthy ports").
+    HealthCountRule reboot{10, std::chrono::seconds(900), HealthAction::report};
+    HealthCountRule noisy{250, std::chrono::seconds(60), HealthAction::report};
+    HealthCountRule set_errors{5, std::chrono::seconds(600), HealthAction::off};
+    HealthCountRule illegal{1, std::chrono::seconds(600), HealthAction::report};
+    // Share of switch-to-switch links the rules may have isolated at once (UFM: 20 %).
+    unsigned isolation_budget_percent = 20;
+    // Evaluate every rule and report what it would do; do nothing.
+    bool dry_run = false;
 
     bool operator==(const HealthConfig&) const = default;
 };

@@ -225,6 +225,16 @@ std::string describe(const Config& c)
         << std::string(to_string(c.health.unresponsive_action)) << YAML::EndMap;
     out << YAML::Key << "downshift" << YAML::Value << std::string(to_string(c.health.downshift_action));
     out << YAML::Key << "disable_port" << YAML::Value << c.health.disable_port;
+    const std::pair<const char*, const HealthCountRule*> count_rules[] = {
+        {"reboot", &c.health.reboot}, {"noisy", &c.health.noisy}, {"set_errors", &c.health.set_errors},
+        {"illegal", &c.health.illegal}};
+    for (const auto& [key, rule] : count_rules)
+        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+            << (std::string_view(key) == "noisy" ? "traps" : "count") << YAML::Value << rule->count << YAML::Key
+            << "window_s" << YAML::Value << rule->window.count() << YAML::Key << "action" << YAML::Value
+            << std::string(to_string(rule->action)) << YAML::EndMap;
+    out << YAML::Key << "isolation_budget_percent" << YAML::Value << c.health.isolation_budget_percent;
+    out << YAML::Key << "dry_run" << YAML::Value << c.health.dry_run;
     out << YAML::EndMap;
 
     out << YAML::Key << "qos" << YAML::Value;

@@ -46,6 +46,7 @@ std::string_view to_string(HealthAction a)
     case HealthAction::off: return "off";
     case HealthAction::report: return "report";
     case HealthAction::isolate: return "isolate";
+    case HealthAction::no_discover: return "no_discover";
     }
     return "report";
 }
@@ -92,19 +93,27 @@ constexpr std::array<std::string_view, 1> control_keys{"socket"};
 constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
 
 // The error counters (health_counter_keys), then the other rules.
-constexpr std::array<std::string_view, 16> health_keys = [] {
-    std::array<std::string_view, 16> keys{};
+constexpr std::array<std::string_view, 22> health_keys = [] {
+    std::array<std::string_view, 22> keys{};
     std::size_t i = 0;
     for (auto k : health_counter_keys) keys[i++] = k;
     keys[i++] = "flapping";
     keys[i++] = "unresponsive";
     keys[i++] = "downshift";
     keys[i++] = "disable_port";
+    keys[i++] = "reboot";
+    keys[i++] = "noisy";
+    keys[i++] = "set_errors";
+    keys[i++] = "illegal";
+    keys[i++] = "isolation_budget_percent";
+    keys[i++] = "dry_run";
     return keys;
 }();
 constexpr std::array<std::string_view, 2> threshold_keys{"per_interval", "action"};
 constexpr std::array<std::string_view, 3> flapping_keys{"downs", "window_s", "action"};
 constexpr std::array<std::string_view, 3> unresponsive_keys{"timeouts", "sweeps", "action"};
+constexpr std::array<std::string_view, 3> count_rule_keys{"count", "window_s", "action"};
+constexpr std::array<std::string_view, 3> noisy_keys{"traps", "window_s", "action"};
 
 // Keys of earlier versions: a file written for them fails with what to write now.
 constexpr std::array<detail::RetiredKey, 1> retired_keys{{
@@ -366,12 +375,32 @@ void read_control(const Reader& r, const Entry& at, ControlConfig& c)
     }
 }
 
-HealthAction read_action(const Reader& r, const Entry& e)
+// no_discover only where `node_rule` (reboot, noisy, set_errors, illegal):
+// the other rules judge a link, not a node discovery could stop at.
+HealthAction read_action(const Reader& r, const Entry& e, bool node_rule = false)
 {
-    const std::string name = r.text(e, "off, report or isolate");
+    const std::string expected = node_rule ? "off, report, isolate or no_discover" : "off, report or isolate";
+    const std::string name = r.text(e, expected);
     for (auto a : {HealthAction::off, HealthAction::report, HealthAction::isolate})
         if (name == to_string(a)) return a;
-    r.fail(e.line, e.key, "expected off, report or isolate, got '" + name + "'");
+    if (name == to_string(HealthAction::no_discover)) {
+        if (node_rule) return HealthAction::no_discover;
+        r.fail(e.line, e.key,
+               "no_discover judges a node: only health.reboot, noisy, set_errors and illegal take it; expected " +
+                   expected);
+    }
+    r.fail(e.line, e.key, "expected " + expected + ", got '" + name + "'");
+}
+
+// health.reboot: {count: 10, window_s: 900, action: report}; noisy names its count `traps`.
+void read_count_rule(const Reader& r, const Entry& e, std::string_view count_key, HealthCountRule& rule)
+{
+    const Section s = r.section(e.value, e.key, e.line,
+                                count_key == "traps" ? std::span<const std::string_view>(noisy_keys)
+                                                     : std::span<const std::string_view>(count_rule_keys));
+    if (auto* x = s.find(count_key)) rule.count = small(r.integer(*x, limits::health_event_count));
+    if (auto* x = s.find("window_s")) rule.window = std::chrono::seconds(r.integer(*x, limits::health_event_window_s));
+    if (auto* x = s.find("action")) rule.action = read_action(r, *x, true);
 }
 
 // `symbol_errors: 10` (report) or `symbol_errors: {per_interval: 10, action: isolate}`.
@@ -425,6 +454,13 @@ void read_health(const Reader& r, const Entry& at, HealthConfig& c)
     }
     if (auto* e = s.find("downshift")) c.downshift_action = read_action(r, *e);
     if (auto* e = s.find("disable_port")) c.disable_port = r.boolean(*e);
+    if (auto* e = s.find("reboot")) read_count_rule(r, *e, "count", c.reboot);
+    if (auto* e = s.find("noisy")) read_count_rule(r, *e, "traps", c.noisy);
+    if (auto* e = s.find("set_errors")) read_count_rule(r, *e, "count", c.set_errors);
+    if (auto* e = s.find("illegal")) read_count_rule(r, *e, "count", c.illegal);
+    if (auto* e = s.find("isolation_budget_percent"))
+        c.isolation_budget_percent = small(r.integer(*e, limits::health_isolation_budget_percent));
+    if (auto* e = s.find("dry_run")) c.dry_run = r.boolean(*e);
 }
 
 // Where each document of a YAML stream starts, and where its first node is.

@@ -49,6 +49,17 @@ std::vector<std::pair<std::string, std::string>> health_items(const HealthConfig
                                                 ", action: " + std::string(to_string(h.unresponsive_action)) + "}");
     out.emplace_back("health.downshift", std::string(to_string(h.downshift_action)));
     out.emplace_back("health.disable_port", h.disable_port ? "true" : "false");
+    auto count_rule = [](const char* count_key, const HealthCountRule& r) {
+        return std::string("{") + count_key + ": " + std::to_string(r.count) +
+               ", window_s: " + std::to_string(r.window.count()) + ", action: " + std::string(to_string(r.action)) +
+               "}";
+    };
+    out.emplace_back("health.reboot", count_rule("count", h.reboot));
+    out.emplace_back("health.noisy", count_rule("traps", h.noisy));
+    out.emplace_back("health.set_errors", count_rule("count", h.set_errors));
+    out.emplace_back("health.illegal", count_rule("count", h.illegal));
+    out.emplace_back("health.isolation_budget_percent", std::to_string(h.isolation_budget_percent));
+    out.emplace_back("health.dry_run", h.dry_run ? "true" : "false");
     return out;
 }
 

@@ -38,6 +38,9 @@ inline constexpr Range health_flapping_downs{1, 1000};       // link-downs that 
 inline constexpr Range health_flapping_window_s{1, 86400};   // at most a day
 inline constexpr Range health_unresponsive_sweeps{1, 100};   // the sweeps looked back on
 inline constexpr Range health_unresponsive_timeouts{1, 100}; // and at most health.unresponsive.sweeps
+inline constexpr Range health_event_count{1, 1000000};        // reboots, traps, Set errors, illegal answers
+inline constexpr Range health_event_window_s{1, 86400};       // at most a day
+inline constexpr Range health_isolation_budget_percent{0, 100};
 } // namespace limits
 
 } // namespace ibsm::config

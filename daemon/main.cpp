@@ -90,6 +90,12 @@ int serve(daemon::SmStart& start)
     });
     drains.set_isolated([&] { return health.isolated(); });
     drains.set_setup([&] { return daemon::drain_setup(bringup.settings_in_use()); });
+    bringup.set_no_discover(health.no_discover());
+    health.on_no_discover_change([&](const std::set<Guid>& nodes, const std::string&) { bringup.set_no_discover(nodes); });
+    // The events the health policy's unhealthy-node rules count.
+    traps.on_notice(bind_front(&daemon::HealthMonitor::on_notice, &health));
+    transport.set_answer_observer({bind_front(&daemon::HealthMonitor::on_bad_status, &health),
+                                   bind_front(&daemon::HealthMonitor::on_malformed_answer, &health)});
     bringup.on_subnet_up(bind_front(&daemon::SmElection::on_subnet_up, &election));
     daemon::SweepScheduler scheduler(transport, bringup, events, &traps, daemon::scheduler_settings(cfg));
     scheduler.set_mcast_push(bind_front(&daemon::McastService::push, &mcast));

@@ -1,5 +1,7 @@
 #include "health/health_policy.h"
 
+#include "health/unhealthy.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
@@ -25,13 +27,14 @@ std::string_view action_name(Action a)
     case Action::off: return "off";
     case Action::report: return "report";
     case Action::isolate: return "isolate";
+    case Action::no_discover: return "no_discover";
     }
     return "off";
 }
 
 std::optional<Action> action_from_name(std::string_view name)
 {
-    for (auto a : {Action::off, Action::report, Action::isolate})
+    for (auto a : {Action::off, Action::report, Action::isolate, Action::no_discover})
         if (action_name(a) == name) return a;
     return std::nullopt;
 }
@@ -43,6 +46,10 @@ std::string_view rule_name(Rule r)
     case Rule::flapping: return "flapping";
     case Rule::unresponsive: return "unresponsive";
     case Rule::downshift: return "downshift";
+    case Rule::reboot: return "reboot";
+    case Rule::noisy: return "noisy";
+    case Rule::set_errors: return "set_errors";
+    case Rule::illegal: return "illegal";
     case Rule::operator_command: return "operator";
     }
     return "threshold";
@@ -50,7 +57,8 @@ std::string_view rule_name(Rule r)
 
 std::optional<Rule> rule_from_name(std::string_view name)
 {
-    for (auto r : {Rule::threshold, Rule::flapping, Rule::unresponsive, Rule::downshift, Rule::operator_command})
+    for (auto r : {Rule::threshold, Rule::flapping, Rule::unresponsive, Rule::downshift, Rule::reboot, Rule::noisy,
+                   Rule::set_errors, Rule::illegal, Rule::operator_command})
         if (rule_name(r) == name) return r;
     return std::nullopt;
 }
@@ -105,6 +113,7 @@ std::vector<Finding> evaluate(const HealthPolicy& policy, const Inputs& in)
                        " of " + check.speed_possible;
             out.push_back({port, Rule::downshift, std::nullopt, policy.downshift_action, "downshifted: " + what});
         }
+    evaluate_unhealthy(policy, in, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return std::tie(a.port, a.rule, a.counter) < std::tie(b.port, b.rule, b.counter);
     });

@@ -16,6 +16,14 @@
 // checks isolate findings one after another in PortId order, each against
 // the isolations already accepted, so two links fine alone but cutting a
 // node off together are never both isolated: the second is refused.
+// A finding on a whole node (port 0) isolates each of its links in port
+// order. The isolation budget counts the switch-to-switch links isolated
+// (those of `budget_exempt`, drains, not counted) against the fabric's
+// switch-to-switch links; a rule's isolation of one more such link past the
+// budget is only reported. no_discover takes a switch into the set
+// discovery does not go beyond, unless nodes would be reached only through
+// it (the same breadth-first search, the set's switches entered but not
+// left). dry_run decides everything the same way and applies nothing.
 #pragma once
 
 #include "health/health_policy.h"
@@ -58,8 +66,36 @@ struct Decision {
     Rule rule;
     HealthState state;  // reported, isolated (a new isolation) or isolation_refused
     std::string reason; // the finding's, and for a refusal why
+    Action action = Action::report; // what was done, or what a dry run would have done
+    bool dry_run = false;           // `action` not done: health.dry_run
+    bool over_budget = false;       // isolate asked, only reported: the isolation budget is spent
     bool operator==(const Decision&) const = default;
 };
+
+struct DecideOptions {
+    double budget = 1.0;            // share of switch-to-switch links isolated at once; 1: no cap
+    std::set<PortId> budget_exempt; // isolations the budget does not count (drains)
+    std::set<Guid> no_discover;     // switches discovery already does not go beyond
+    bool dry_run = false;
+};
+
+// Switch-to-switch links of `f`, and how many of them `isolated` names
+// (either end), leaving out those `exempt` names.
+struct BudgetUse {
+    std::size_t links = 0;
+    std::size_t isolated = 0;
+    std::size_t allowed = 0; // isolated links the budget allows: floor(budget x links)
+    bool operator==(const BudgetUse&) const = default;
+};
+BudgetUse budget_use(const topology::Fabric& f, const std::set<PortId>& isolated, const std::set<PortId>& exempt,
+                     double budget);
+
+// Whether discovery may stop going beyond switch `node` on top of the
+// switches of `no_discover`: refused (with the reason) for the SM's own
+// node, a node not in `f`, and when nodes would then be reached only through
+// such switches. A CA is allowed (discovery never goes beyond one).
+IsolationCheck check_no_discover(const topology::Fabric& f, topology::PortRef sm_port,
+                                 const std::set<Guid>& no_discover, Guid node);
 
 // The findings as port states: report findings become `reported`; isolate
 // findings become `isolated` (added to the result's isolated set) or
@@ -69,9 +105,10 @@ struct Decision {
 // same inputs, same list.
 struct Decisions {
     std::vector<Decision> decisions;
-    std::set<PortId> isolated; // `isolated` plus the new isolations
+    std::set<PortId> isolated;  // `isolated` plus the new isolations
+    std::set<Guid> no_discover; // options.no_discover plus the new ones
 };
 Decisions decide(const std::vector<Finding>& findings, const topology::Fabric& f, topology::PortRef sm_port,
-                 const std::set<PortId>& isolated);
+                 const std::set<PortId>& isolated, const DecideOptions& options = {});
 
 } // namespace ibsm::health

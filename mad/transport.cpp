@@ -269,6 +269,8 @@ void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_init
     }
     response.attempts = p.attempts;
     if (mkeys_ && !p.low && response.failure != SmpFailure::shutdown) mkeys_->completed(p.request, response);
+    if (answers_.bad_status && !p.low && response.failure == SmpFailure::bad_status)
+        answers_.bad_status(p.request, response);
     auto run = [h = std::move(p.handler), r = std::move(response)]() mutable { std::move(h)(std::move(r)); };
     if (from_initiation)
         boost::asio::post(io_, std::move(run));
@@ -414,11 +416,16 @@ void Transport::dispatch(const RawReceive& r)
         ++counters_.malformed;
         note("unexpected MAD", "class " + hex16(smp.mgmt_class()) + " answering a class " +
                                    hex16(it->second.request.smp.mgmt_class()) + " request");
+        if (answers_.malformed && !it->second.low)
+            answers_.malformed(it->second.request, "class " + hex16(smp.mgmt_class()) + " answer to a class " +
+                                                       hex16(it->second.request.smp.mgmt_class()) + " request");
         return;
     }
     if (r.length < mad_size) {
         ++counters_.malformed;
         note("truncated response", std::to_string(r.length) + " bytes, attribute " + hex16(smp.attr_id()));
+        if (answers_.malformed && !it->second.low)
+            answers_.malformed(it->second.request, "truncated answer of " + std::to_string(r.length) + " bytes");
         return; // the request times out and is retried
     }
     ++counters_.responses;

@@ -142,6 +142,16 @@ struct TransportCounters {
     std::uint64_t perf_failed = 0;       // PMA requests that gave up
 };
 
+// Answers that went wrong, told as they arrive, for the health policy's
+// set_errors and illegal rules (health/unhealthy.h): an SMP request that
+// completed with a non-zero MAD status, and a response to one of our SMP
+// requests that failed the checks (truncated, another class), which is
+// then dropped and the request retried. PMA requests are left out.
+struct AnswerObserver {
+    std::function<void(const SmpRequest&, const SmpResponse&)> bad_status;
+    std::function<void(const SmpRequest&, const std::string& what)> malformed;
+};
+
 class Transport {
 public:
     using UnsolicitedHandler = std::function<void(const RawReceive&)>;
@@ -164,6 +174,7 @@ public:
     // Where SMPs (not PMA requests) take their M_Key from at every send,
     // and whom their completions are reported to; none: M_Key 0 as built.
     void set_mkey_source(MkeySource* source) { mkeys_ = source; }
+    void set_answer_observer(AnswerObserver o) { answers_ = std::move(o); }
     // Sends one GSI MAD as it is (TID and all): the SA's answers, RMPP
     // segments and Reports. False when the port refused it. Answers made
     // while a batch of received MADs is being read leave together after
@@ -292,6 +303,7 @@ private:
     std::vector<std::pair<std::array<std::uint8_t, mad_size>, GsiAddress>> gsi_out_; // held during a batch
     Diagnostic diagnostic_;
     MkeySource* mkeys_ = nullptr;
+    AnswerObserver answers_;
     TransportCounters counters_;
     std::unordered_map<std::string, bool> noted_;
     // Guards callbacks posted after destruction.

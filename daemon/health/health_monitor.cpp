@@ -1,6 +1,7 @@
 #include "daemon/health/health_monitor.h"
 
 #include "health/isolation.h"
+#include "health/unhealthy.h"
 #include "topology/node_map_file.h"
 
 #include <spdlog/spdlog.h>
@@ -29,9 +30,40 @@ std::string what_to_do(Rule r)
         return "check or replace the cable and both ports";
     case Rule::unresponsive: return "check the node (power, firmware, its management port)";
     case Rule::downshift: return "reseat or replace the cable; check the widths and speeds both ends enable";
+    case Rule::reboot: return "check why the node restarts (power, firmware, its logs)";
+    case Rule::noisy: return "check the port's cable and both ends (link integrity, buffer overrun, flow control traps)";
+    case Rule::set_errors: return "check the node's firmware: it refuses what the SM sets";
+    case Rule::illegal: return "check the node's firmware: its answers break IBA's formats";
     case Rule::operator_command: return "lift it with `ibsm port clear` once the link is fixed";
     }
     return {};
+}
+
+// Events that name a node or port without a rule of their own (isolations
+// of other kinds, e.g. a drain) are not held to the isolation budget.
+constexpr std::string_view budget_exempt_rule = "drain";
+
+bool is_trap_129_to_131(std::uint16_t n)
+{
+    return n == mad::trap::local_link_integrity || n == mad::trap::excessive_buffer_overrun ||
+           n == mad::trap::flow_control_watchdog;
+}
+
+// The log's words for what a decision did or would do.
+std::string decision_label(const health::Decision& d, HealthState state)
+{
+    const bool nd = d.action == health::Action::no_discover;
+    if (d.dry_run) {
+        if (d.state == HealthState::isolation_refused) return nd ? "(dry run: no_discover refused)" : "(dry run: isolation refused)";
+        if (d.over_budget) return "(dry run: report, isolation budget spent)";
+        if (d.action == health::Action::isolate) return "(dry run: would isolate)";
+        if (nd) return "(dry run: would not sweep past)";
+        return "(dry run: report)";
+    }
+    if (d.over_budget) return "(report: isolation budget spent)";
+    if (d.state == HealthState::isolation_refused) return nd ? "(no_discover refused)" : "(isolation refused)";
+    if (state == HealthState::isolated) return "(report: isolation lifted by the operator)";
+    return "(report)";
 }
 
 // The port a missing item's query was about: "PortInfo port N" at a node's
@@ -74,11 +106,24 @@ void HealthMonitor::load()
     auto loaded = store_.load();
     if (!loaded.error.empty()) spdlog::error("health: {}", loaded.error);
     isolations_ = std::move(loaded.isolations);
+    no_discover_ = std::move(loaded.no_discover);
     for (const auto& [id, iso] : isolations_)
         spdlog::warn("health: link at {} port {} stays isolated ({}: {}), as {} says; `ibsm port clear {} {}` lifts it",
                      id.node.str(), id.port.value(), iso.rule, iso.reason, store_.file().string(), id.node.str(),
                      id.port.value());
+    for (const auto& [guid, why] : no_discover_)
+        spdlog::warn("health: discovery still does not go beyond {} ({}: {}), as {} says; `ibsm port clear {} PORT` "
+                     "(any of its ports) lifts it",
+                     guid.str(), why.rule, why.reason, store_.file().string(), guid.str());
     if (!isolations_.empty() && isolation_sink_) isolation_sink_(isolated(), "isolations kept from the last run");
+    if (!no_discover_.empty() && no_discover_sink_) no_discover_sink_(no_discover(), "kept from the last run");
+}
+
+std::set<Guid> HealthMonitor::no_discover() const
+{
+    std::set<Guid> out;
+    for (const auto& entry : no_discover_) out.insert(entry.first);
+    return out;
 }
 
 std::set<PortId> HealthMonitor::isolated() const
@@ -98,15 +143,28 @@ void HealthMonitor::on_outcome(const SweepOutcome& o, const SnapshotPtr& snap)
         std::erase_if(times, [&](double t) { return now - t > policy_.flap_window_s; });
         it = times.empty() ? downs_.erase(it) : std::next(it);
     }
+    health::prune(reboots_, now, policy_.reboot.window_s);
+    health::prune(traps_, now, policy_.noisy.window_s);
+    health::prune(set_errors_, now, policy_.set_errors.window_s);
+    health::prune(illegal_, now, policy_.illegal.window_s);
     if (snap && snap->generation != (snap_ ? snap_->generation : 0)) {
         snap_ = snap;
+        note_nodes(*snap_, now);
         std::map<std::string, topology::NodeId> at;
         const auto& found = snap_->found;
         for (std::uint32_t n = 0; n < found.paths.size(); ++n) at[found.paths[n].str()] = topology::NodeId{n};
         std::set<PortId> timed_out, asked;
-        for (const auto& m : found.missing)
+        for (const auto& m : found.missing) {
             if (m.why.find("timeout") != std::string::npos)
                 if (auto p = missing_port(found, at, m)) timed_out.insert(*p);
+            // An answer discovery could not use: the node at the path (its
+            // PortInfo) or the one behind the path's last port (its NodeInfo).
+            if (m.why == "malformed answer" || m.why.find("out of range") != std::string::npos)
+                if (auto p = missing_port(found, at, m)) {
+                    const bool own = m.what.rfind("PortInfo port ", 0) == 0;
+                    note_event(illegal_, own ? PortId{p->node, PortNum(0)} : *p, policy_.illegal.window_s);
+                }
+        }
         if (o.kind == SweepKind::heavy)
             for (const auto& l : found.fabric.links())
                 for (auto end : {l.a, l.b}) asked.insert(health::port_id(found.fabric, end));
@@ -118,14 +176,124 @@ void HealthMonitor::on_outcome(const SweepOutcome& o, const SnapshotPtr& snap)
 void HealthMonitor::on_counters(const health::CounterTable& table)
 {
     std::set<PortId> timed_out, asked;
+    std::set<Guid> reset;
     for (const auto& [id, c] : table) {
         asked.insert(id);
         auto old = counters_.find(id);
         if (c.failures > (old == counters_.end() ? 0 : old->second.failures)) timed_out.insert(id);
+        // Counters someone reset: a reboot, unless the node was already seen
+        // leaving and coming back since the last read.
+        if (old != counters_.end() && c.resets_seen > old->second.resets_seen) {
+            auto r = reboots_.find(PortId{id.node, PortNum(0)});
+            if (r == reboots_.end() || r->second.empty() || r->second.back() < old->second.last_read)
+                reset.insert(id.node);
+        }
+    }
+    for (auto g : reset) {
+        spdlog::info("health: the counters of {} were reset: counted as a reboot", port_words(PortId{g, PortNum(0)}));
+        note_event(reboots_, PortId{g, PortNum(0)}, policy_.reboot.window_s);
     }
     counters_ = table;
     note_timeouts(timed_out, asked);
     evaluate();
+}
+
+void HealthMonitor::note_event(health::EventTimes& times, PortId key, double window_s)
+{
+    const double now = clock_();
+    auto& t = times[key];
+    std::erase_if(t, [&](double x) { return now - x > window_s; });
+    t.push_back(now);
+}
+
+void HealthMonitor::note_nodes(const SubnetSnapshot& snap, double now)
+{
+    const auto& f = snap.found.fabric;
+    std::set<Guid> here;
+    for (std::uint32_t n = 0; n < f.node_count(); ++n) here.insert(f.node(topology::NodeId{n}).guid);
+    for (auto g : present_)
+        if (!here.count(g)) {
+            departed_[g] = now;
+            spdlog::info("health: {} left the fabric; back within {:.0f} s it counts as a reboot", g.str(),
+                         policy_.reboot.window_s);
+        }
+    for (auto g : here) {
+        auto it = departed_.find(g);
+        if (it == departed_.end()) continue;
+        // Left and came back: to the SM a reboot (or a cable pulled and put
+        // back: the same to anything it can read).
+        spdlog::info("health: {} is back {:.0f} s after it left the fabric: counted as a reboot",
+                     port_words(PortId{g, PortNum(0)}), now - it->second);
+        note_event(reboots_, PortId{g, PortNum(0)}, policy_.reboot.window_s);
+        departed_.erase(it);
+    }
+    std::erase_if(departed_, [&](const auto& d) { return now - d.second > policy_.reboot.window_s; });
+    present_ = std::move(here);
+}
+
+void HealthMonitor::on_notice(const mad::Notice& n)
+{
+    if (!n.is_generic || !is_trap_129_to_131(n.trap_number_or_device_id)) return;
+    const auto* d = std::get_if<mad::PortErrorDetails>(&n.details);
+    if (!d || !snap_) return;
+    auto at = snap_->lids.lids.port_of(d->lid.value() ? d->lid : n.issuer_lid);
+    if (!at) return; // a LID this SM did not give: nothing to name
+    const auto& f = snap_->found.fabric;
+    const PortId port{f.node(at->node).guid, d->port};
+    note_event(traps_, port, policy_.noisy.window_s);
+    // A storm of traps must not run the whole policy per trap: only once the
+    // port passes the threshold, and then at most once a second.
+    const double now = clock_();
+    if (policy_.noisy.action == health::Action::off || traps_[port].size() <= policy_.noisy.count ||
+        now - last_trap_evaluation_ < 1)
+        return;
+    last_trap_evaluation_ = now;
+    evaluate();
+}
+
+std::optional<PortId> HealthMonitor::target_of(const mad::Smp& smp, Lid dlid) const
+{
+    if (!snap_) return std::nullopt;
+    const auto& f = snap_->found.fabric;
+    if (!smp.directed_route()) {
+        auto p = snap_->lids.lids.port_of(dlid);
+        if (!p) return std::nullopt;
+        return PortId{f.node(p->node).guid, PortNum(0)};
+    }
+    if (f.node_count() == 0) return std::nullopt;
+    topology::NodeId at = snap_->found.sm_port.node;
+    // initial_path(1) is the port the SM's node sends from; each next one
+    // is the port the SMP leaves the node it reached by.
+    for (std::size_t i = 1; i <= smp.hop_count() && i < 64; ++i) {
+        const auto& node = f.node(at);
+        const auto p = smp.initial_path(i);
+        if (p == 0 || p >= node.ports.size()) return std::nullopt;
+        const auto& r = node.ports[p].remote;
+        if (!r) return PortId{node.guid, PortNum(p)}; // the node behind this port
+        at = r->node;
+    }
+    return PortId{f.node(at).guid, PortNum(0)};
+}
+
+void HealthMonitor::on_bad_status(const mad::SmpRequest& sent, const mad::SmpResponse& response)
+{
+    if (sent.smp.method() != static_cast<std::uint8_t>(mad::Method::set)) return;
+    auto at = target_of(sent.smp, sent.dlid);
+    if (!at) return;
+    spdlog::debug("health: {} answered a Set of attribute 0x{:04x} with status 0x{:04x}", port_words(*at),
+                  sent.smp.attr_id(), response.status);
+    note_event(set_errors_, *at, policy_.set_errors.window_s);
+    if (policy_.set_errors.action != health::Action::off && set_errors_[*at].size() >= policy_.set_errors.count)
+        evaluate();
+}
+
+void HealthMonitor::on_malformed_answer(const mad::SmpRequest& sent, const std::string& what)
+{
+    auto at = target_of(sent.smp, sent.dlid);
+    if (!at) return;
+    spdlog::debug("health: {} sent a {}", port_words(*at), what);
+    note_event(illegal_, *at, policy_.illegal.window_s);
+    if (policy_.illegal.action != health::Action::off && illegal_[*at].size() >= policy_.illegal.count) evaluate();
 }
 
 void HealthMonitor::note_timeouts(const std::set<PortId>& timed_out, const std::set<PortId>& asked)
@@ -148,16 +316,31 @@ void HealthMonitor::evaluate()
 {
     const double now = clock_();
     const health::LinkChecks* links = snap_ ? &snap_->link_checks : nullptr;
-    auto findings = health::evaluate(policy_, health::Inputs{&counters_, links, &downs_, &timeouts_, now});
+    health::Inputs in{&counters_, links, &downs_, &timeouts_, now};
+    in.reboots = &reboots_;
+    in.traps = &traps_;
+    in.set_errors = &set_errors_;
+    in.illegal = &illegal_;
+    auto findings = health::evaluate(policy_, in);
     std::map<PortId, PortState> next;
     for (const auto& [id, iso] : isolations_)
         next[id] = PortState{HealthState::isolated, {iso.rule + ": " + iso.reason}, iso.since};
+    for (const auto& [guid, why] : no_discover_)
+        next[PortId{guid, PortNum(0)}] =
+            PortState{HealthState::reported, {"no_discover (" + why.rule + "): " + why.reason}, why.since};
     std::set<FindingKey> firing;
     std::set<std::pair<PortId, health::Rule>> still_spared;
     std::vector<std::pair<PortId, Isolation>> fresh;
+    std::vector<std::pair<Guid, Isolation>> fresh_skips;
     if (snap_) {
         const auto& f = snap_->found.fabric;
-        auto decided = health::decide(findings, f, snap_->found.sm_port, isolated());
+        health::DecideOptions options;
+        options.budget = policy_.isolation_budget;
+        for (const auto& [id, iso] : isolations_)
+            if (iso.rule == budget_exempt_rule) options.budget_exempt.insert(id);
+        options.no_discover = no_discover();
+        options.dry_run = policy_.dry_run;
+        auto decided = health::decide(findings, f, snap_->found.sm_port, isolated(), options);
         for (const auto& d : decided.decisions) {
             const FindingKey key{d.port, d.rule, 0};
             firing.insert(key);
@@ -174,17 +357,29 @@ void HealthMonitor::evaluate()
                 fresh.emplace_back(d.port, Isolation{std::string(health::rule_name(d.rule)), d.reason, now});
                 continue;
             }
+            if (!d.dry_run && d.action == health::Action::no_discover && decided.no_discover.count(d.port.node) &&
+                !no_discover_.count(d.port.node)) {
+                fresh_skips.emplace_back(d.port.node, Isolation{std::string(health::rule_name(d.rule)), d.reason, now});
+                continue;
+            }
             if (logged_.count(key)) continue;
             spdlog::warn("health: {}: {} {}: {}; {}", port_words(d.port), health::rule_name(d.rule),
-                         d.state == HealthState::isolation_refused ? "(isolation refused)"
-                         : d.state == HealthState::isolated        ? "(report: isolation lifted by the operator)"
-                                                                   : "(report)",
-                         d.reason, what_to_do(d.rule));
+                         decision_label(d, state), d.reason, what_to_do(d.rule));
             auto fields = port_fields(d.port);
             fields["rule"] = health::rule_name(d.rule);
             fields["reason"] = d.reason;
-            publish(d.state == HealthState::isolation_refused ? "isolation_refused" : "health_report",
-                    std::move(fields));
+            std::string kind = "health_report";
+            if (d.dry_run) {
+                kind = "health_dry_run";
+                fields["would"] = health::action_name(d.action);
+                fields["refused"] = d.state == HealthState::isolation_refused;
+                fields["over_budget"] = d.over_budget;
+            } else if (d.over_budget) {
+                kind = "isolation_over_budget";
+            } else if (d.state == HealthState::isolation_refused) {
+                kind = d.action == health::Action::no_discover ? "no_discover_refused" : "isolation_refused";
+            }
+            publish(kind, std::move(fields));
         }
     } else {
         // No fabric yet: reports only, no isolation can be checked.
@@ -201,6 +396,26 @@ void HealthMonitor::evaluate()
     states_ = std::move(next);
     logged_ = std::move(firing);
     if (snap_) spared_ = std::move(still_spared); // a rule that stopped holding may isolate again
+    if (!fresh_skips.empty()) {
+        std::string why;
+        for (auto& [guid, skip] : fresh_skips) {
+            const PortId node{guid, PortNum(0)};
+            spdlog::warn("health: NOT SWEEPING PAST {}: {}: {}; discovery reads it but goes no further from the next "
+                         "heavy sweep (its links stay in the routing, found from their other ends); {}; "
+                         "`ibsm port clear {} PORT` (any of its ports) lifts it",
+                         port_words(node), skip.rule, skip.reason,
+                         what_to_do(health::rule_from_name(skip.rule).value_or(Rule::reboot)), guid.str());
+            auto fields = port_fields(node);
+            fields["rule"] = skip.rule;
+            fields["reason"] = skip.reason;
+            publish("no_discover", std::move(fields));
+            why += (why.empty() ? "" : "; ") + port_words(node) + ": " + skip.rule;
+            states_[node] = PortState{HealthState::reported, {"no_discover (" + skip.rule + "): " + skip.reason}, now};
+            no_discover_[guid] = std::move(skip);
+        }
+        if (fresh.empty()) save_and_announce({}); // saves both; the isolations did not change
+        announce_no_discover(why);
+    }
     if (fresh.empty()) return;
     std::string why;
     for (auto& [id, iso] : fresh) {
@@ -216,7 +431,7 @@ void HealthMonitor::apply_isolation(PortId port, Isolation iso)
                  "`ibsm port clear {} {}` puts it back",
                  port_words(port), iso.rule, iso.reason,
                  policy_.disable_port ? "its switch-side port is set DISABLED" : "the link stays up",
-                 what_to_do(iso.rule == "operator" ? Rule::operator_command : Rule::flapping), port.node.str(),
+                 what_to_do(health::rule_from_name(iso.rule).value_or(Rule::flapping)), port.node.str(),
                  port.port.value());
     auto fields = port_fields(port);
     fields["rule"] = iso.rule;
@@ -232,12 +447,17 @@ void HealthMonitor::apply_isolation(PortId port, Isolation iso)
 void HealthMonitor::save_and_announce(const std::string& reason)
 {
     try {
-        store_.save(isolations_);
+        store_.save(isolations_, no_discover_);
     } catch (const std::exception& e) {
         spdlog::error("health: isolations not saved ({}); they hold until the daemon stops: make {} writable",
                       e.what(), store_.file().parent_path().string());
     }
-    if (isolation_sink_) isolation_sink_(isolated(), reason);
+    if (isolation_sink_ && !reason.empty()) isolation_sink_(isolated(), reason);
+}
+
+void HealthMonitor::announce_no_discover(const std::string& reason)
+{
+    if (no_discover_sink_) no_discover_sink_(no_discover(), reason);
 }
 
 HealthCommandResult HealthMonitor::isolate(PortId port, std::string reason)
@@ -270,8 +490,24 @@ HealthCommandResult HealthMonitor::clear(PortId port)
         if (auto p = health::find_port(f, port))
             if (auto r = f.remote(*p)) it = isolations_.find(health::port_id(f, *r));
     }
-    if (it == isolations_.end())
+    if (it == isolations_.end()) {
+        if (auto nd = no_discover_.find(port.node); nd != no_discover_.end()) {
+            // The node's events so far have been acted on, as for an isolation.
+            const PortId node{port.node, PortNum(0)};
+            for (auto* times : {&reboots_, &set_errors_, &illegal_}) times->erase(node);
+            std::erase_if(traps_, [&](const auto& t) { return t.first.node == port.node; });
+            no_discover_.erase(nd);
+            states_.erase(node);
+            spdlog::warn("health: discovery goes beyond {} again (lifted by the operator) from the next heavy sweep",
+                         port_words(node));
+            publish("no_discover_cleared", port_fields(node));
+            save_and_announce({});
+            announce_no_discover(port_words(node) + ": cleared");
+            return {true, "cleared no_discover of " + port_words(node) + "; discovery goes beyond it from the next "
+                                                                          "heavy sweep"};
+        }
         return {false, "node " + port.node.str() + " port " + std::to_string(port.port.value()) + " is not isolated"};
+    }
     const PortId id = it->first;
     const auto rule = health::rule_from_name(it->second.rule);
     isolations_.erase(it);
@@ -291,6 +527,9 @@ HealthCommandResult HealthMonitor::clear(PortId port)
             for (std::size_t i = 0; i < health::error_counter_count; ++i) c->second.delta[i] = 0;
         downs_.erase(end);
         timeouts_.erase(end);
+        traps_.erase(end);
+        illegal_.erase(end);
+        for (auto* times : {&reboots_, &set_errors_, &illegal_}) times->erase(PortId{end.node, PortNum(0)});
         if (rule) spared_.insert({end, *rule});
     }
     spdlog::warn("health: isolation of {} lifted by the operator; the routing takes the link again", port_words(id));
@@ -342,6 +581,11 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
     for (const auto& [id, times] : downs_) row(id).link_downs_recent = health::downs_within(times, now, policy_.flap_window_s);
     for (const auto& [id, st] : states_) {
         auto& r = row(id);
+        if (id.port.value() == 0 && snap_)
+            if (auto n = snap_->found.fabric.find_node(id.node)) { // a node-wide row: reboot, no_discover, ...
+                r.node_desc = snap_->found.fabric.node(*n).description;
+                r.node_name = snap_->found.fabric.node(*n).name;
+            }
         r.state = st.state;
         r.reasons = st.reasons;
         r.since = st.since;
@@ -352,9 +596,14 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
 
 std::string HealthMonitor::port_words(PortId port) const
 {
-    std::string s = port.node.str() + " port " + std::to_string(port.port.value());
+    const bool whole_node = port.port.value() == 0; // the node as a whole
+    std::string s = whole_node ? port.node.str() : port.node.str() + " port " + std::to_string(port.port.value());
     if (!snap_) return s;
     const auto& f = snap_->found.fabric;
+    if (whole_node) {
+        auto n = f.find_node(port.node);
+        return n ? "'" + topology::display_name(f.node(*n)) + "' (" + s + ")" : s;
+    }
     auto p = health::find_port(f, port);
     if (!p) return s;
     s = "'" + topology::display_name(f.node(p->node)) + "' (" + s + ")";
@@ -369,6 +618,13 @@ nlohmann::json HealthMonitor::port_fields(PortId port) const
     nlohmann::json j{{"node_guid", port.node.str()}, {"port", port.port.value()}};
     if (!snap_) return j;
     const auto& f = snap_->found.fabric;
+    if (port.port.value() == 0) {
+        if (auto n = f.find_node(port.node)) {
+            j["node_desc"] = f.node(*n).description;
+            if (!f.node(*n).name.empty()) j["node_name"] = f.node(*n).name;
+        }
+        return j;
+    }
     auto p = health::find_port(f, port);
     if (!p) return j;
     j["node_desc"] = f.node(p->node).description;

@@ -29,13 +29,19 @@ std::optional<Guid> parse_guid(const std::string& text)
     return Guid(v);
 }
 
-Isolations parse(const std::string& text)
+struct Parsed {
+    Isolations isolations;
+    NoDiscover no_discover;
+};
+
+Parsed parse(const std::string& text)
 {
     const auto j = nlohmann::json::parse(text);
     if (!j.is_object() || j.value("version", 0) != format_version || !j.contains("isolated") ||
         !j["isolated"].is_array())
         throw std::runtime_error("expected {\"version\": 1, \"isolated\": [...]}");
-    Isolations out;
+    Parsed parsed;
+    Isolations& out = parsed.isolations;
     for (const auto& e : j["isolated"]) {
         const auto guid = parse_guid(e.at("node_guid").get<std::string>());
         const auto port = e.at("port").get<unsigned>();
@@ -44,7 +50,16 @@ Isolations parse(const std::string& text)
         out[health::PortId{*guid, PortNum(static_cast<std::uint8_t>(port))}] =
             Isolation{e.value("rule", std::string("operator")), e.value("reason", std::string()), e.value("since", 0.0)};
     }
-    return out;
+    if (j.contains("no_discover")) {
+        if (!j["no_discover"].is_array()) throw std::runtime_error("expected \"no_discover\": [...]");
+        for (const auto& e : j["no_discover"]) {
+            const auto guid = parse_guid(e.at("node_guid").get<std::string>());
+            if (!guid || guid->is_zero()) throw std::runtime_error("bad entry " + e.dump());
+            parsed.no_discover[*guid] =
+                Isolation{e.value("rule", std::string()), e.value("reason", std::string()), e.value("since", 0.0)};
+        }
+    }
+    return parsed;
 }
 
 } // namespace
@@ -61,7 +76,9 @@ IsolationStore::Loaded IsolationStore::load() const
         if (!in) throw std::runtime_error("cannot open");
         std::ostringstream text;
         text << in.rdbuf();
-        out.isolations = parse(text.str());
+        auto parsed = parse(text.str());
+        out.isolations = std::move(parsed.isolations);
+        out.no_discover = std::move(parsed.no_discover);
         return out;
     } catch (const std::exception& e) {
         const auto aside = file_.string() + ".corrupt-" + std::to_string(std::time(nullptr));
@@ -74,7 +91,7 @@ IsolationStore::Loaded IsolationStore::load() const
     }
 }
 
-void IsolationStore::save(const Isolations& isolations) const
+void IsolationStore::save(const Isolations& isolations, const NoDiscover& no_discover) const
 {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& [id, iso] : isolations)
@@ -83,7 +100,13 @@ void IsolationStore::save(const Isolations& isolations) const
                         {"rule", iso.rule},
                         {"reason", iso.reason},
                         {"since", iso.since}});
-    const nlohmann::json j{{"version", format_version}, {"isolated", list}};
+    nlohmann::json j{{"version", format_version}, {"isolated", list}};
+    if (!no_discover.empty()) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const auto& [guid, why] : no_discover)
+            nodes.push_back({{"node_guid", guid.str()}, {"rule", why.rule}, {"reason", why.reason}, {"since", why.since}});
+        j["no_discover"] = std::move(nodes);
+    }
     write_file_atomically(file_, j.dump(2) + "\n");
 }
 

@@ -7,7 +7,9 @@
 //
 // Data structures: one entry per isolated link end as isolated (node GUID,
 // port, the rule, the reason, since when), written as a JSON object
-// {"version": 1, "isolated": [...]}, replaced atomically (core/atomic_file.h).
+// {"version": 1, "isolated": [...]}, replaced atomically (core/atomic_file.h);
+// the switches discovery does not go beyond (health rules' no_discover) in
+// an optional "no_discover": [...] beside it, one entry per node GUID.
 //
 // Algorithm: load() reads the file if it exists; a file that cannot be read
 // or parsed is moved aside (isolated_links.json.corrupt-TIME) and reported
@@ -31,6 +33,9 @@ struct Isolation {
 };
 
 using Isolations = std::map<health::PortId, Isolation>;
+// Switches discovery does not go beyond, by node GUID: the rule that said
+// so, why, since when.
+using NoDiscover = std::map<Guid, Isolation>;
 
 class IsolationStore {
 public:
@@ -38,11 +43,12 @@ public:
 
     struct Loaded {
         Isolations isolations;
+        NoDiscover no_discover;
         std::string error; // not empty: the file was unreadable (and moved aside when it could be)
     };
     Loaded load() const;
     // Throws std::runtime_error naming the file and the system error.
-    void save(const Isolations& isolations) const;
+    void save(const Isolations& isolations, const NoDiscover& no_discover = {}) const;
     const std::filesystem::path& file() const { return file_; }
 
 private:

@@ -218,8 +218,12 @@ health::HealthPolicy health_policy(const config::Config& cfg)
         case config::HealthAction::off: return health::Action::off;
         case config::HealthAction::report: return health::Action::report;
         case config::HealthAction::isolate: return health::Action::isolate;
+        case config::HealthAction::no_discover: return health::Action::no_discover;
         }
         return health::Action::report;
+    };
+    auto count_rule = [&](const config::HealthCountRule& r) {
+        return health::CountRule{r.count, static_cast<double>(r.window.count()), action(r.action)};
     };
     const auto& h = cfg.health;
     health::HealthPolicy p;
@@ -233,6 +237,12 @@ health::HealthPolicy health_policy(const config::Config& cfg)
     p.unresponsive_action = action(h.unresponsive_action);
     p.downshift_action = action(h.downshift_action);
     p.disable_port = h.disable_port;
+    p.reboot = count_rule(h.reboot);
+    p.noisy = count_rule(h.noisy);
+    p.set_errors = count_rule(h.set_errors);
+    p.illegal = count_rule(h.illegal);
+    p.isolation_budget = h.isolation_budget_percent / 100.0;
+    p.dry_run = h.dry_run;
     return p;
 }
 

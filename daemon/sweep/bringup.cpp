@@ -129,7 +129,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::sweep()
     PhaseClock c1(transport_);
     const auto start = Clock::now();
     const auto smps_before = transport_.counters().requests;
-    DiscoveryResult found = co_await discover(transport_);
+    DiscoveryResult found = co_await discover(transport_, no_discover_);
     const auto& f = found.fabric;
     o.phases.push_back(c1.finish("discover", std::to_string(f.node_count()) + " nodes (" +
                                                  std::to_string(f.switch_count()) + " switches, " +

@@ -133,6 +133,9 @@ public:
     // sweep and logged. Isolations no longer in the set are lifted: a port
     // disabled for one is set to Polling by the next sweep.
     void set_isolated_links(std::set<health::PortId> isolated);
+    // Switches the heavy sweep's discovery reads but does not go beyond
+    // (the health policy's no_discover), from the next heavy sweep.
+    void set_no_discover(std::set<Guid> nodes) { no_discover_ = std::move(nodes); }
     // After the isolated links changed: with disable_isolated_ports, first
     // the switch-side ports of newly isolated links are set DISABLED and
     // those of lifted ones back to Polling, and the switches whose ports
@@ -290,6 +293,7 @@ private:
     // the last one: only configure() changes applied_, on the loop, before
     // the routing reads it on a worker.
     std::set<health::PortId> isolated_, applied_;
+    std::set<Guid> no_discover_;
     // Isolations lifted since the last re-route: their disabled ports go
     // back to Polling.
     std::set<health::PortId> lifted_;

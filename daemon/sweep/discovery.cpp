@@ -86,6 +86,9 @@ public:
     }
 
     DiscoveryResult take() { return std::move(result_); }
+    // Switches whose ports are not followed (the health policy's
+    // no_discover): read, linked from their neighbours, never gone beyond.
+    void stop_at(std::set<Guid> nodes) { stop_at_ = std::move(nodes); }
     // Nodes a describe/SwitchInfo/PortInfo query failed for, and how many
     // failures were of other queries (NodeInfo of what is behind a port).
     const std::set<NodeId>& failed_nodes() const { return failed_nodes_; }
@@ -430,6 +433,7 @@ private:
         port.capability_mask = pi->capability_mask;
 
         if (!follow || !link_is_up(*pi) || result_.fabric.remote(here)) co_return;
+        if (!stop_at_.empty() && id != result_.sm_port.node && stop_at_.count(result_.fabric.node(id).guid)) co_return;
         if (path.full()) {
             result_.missing.push_back(MissingItem{path, "NodeInfo (" + where(here) + ")", "DR path longer than 63 hops"});
             co_return;
@@ -467,6 +471,7 @@ private:
     FabricChanges changes_;
     std::set<NodeId> failed_nodes_;
     std::set<NodeId> far_ends_;
+    std::set<Guid> stop_at_;
     bool sm_port_known_ = false;
     bool refreshing_ = false;
     boost::asio::any_io_executor executor_;
@@ -565,9 +570,10 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
     co_return out;
 }
 
-awaitable<DiscoveryResult> discover(mad::Transport& transport)
+awaitable<DiscoveryResult> discover(mad::Transport& transport, std::set<Guid> no_discover)
 {
     Sweep sweep(transport);
+    sweep.stop_at(std::move(no_discover));
     co_return in_guid_order(co_await sweep.run());
 }
 

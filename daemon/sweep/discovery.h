@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,9 @@ DiscoveryResult in_guid_order(DiscoveryResult found);
 
 // Runs one heavy sweep; its result is in GUID order (in_guid_order). Never throws for fabric problems; those are in the
 // result. Throws std::runtime_error only when the SM's own node does not
-// answer (nothing can be discovered).
-boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport);
+// answer (nothing can be discovered). The switches of `no_discover` (the
+// health policy's) are read but their ports not followed: what lies
+// beyond them is found from elsewhere or not at all.
+boost::asio::awaitable<DiscoveryResult> discover(mad::Transport& transport, std::set<Guid> no_discover = {});
 
 } // namespace ibsm::daemon

@@ -74,6 +74,7 @@ void TrapReceiver::on_trap(const mad::RawReceive& r)
         ++c.repressed;
     else
         spdlog::debug("TrapRepress for trap {} from LID {} could not be sent", number, notice->issuer_lid.value());
+    if (on_notice_) on_notice_(*notice);
 
     if (const auto* b = std::get_if<mad::BadMkeyDetails>(&notice->details); b && notice->is_generic) {
         // Every one is logged: each is an SMP someone sent with the wrong

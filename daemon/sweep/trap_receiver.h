@@ -61,6 +61,9 @@ public:
     }
     // Every Bad M_Key trap, after its log line (the events feed).
     void on_mkey_violation(std::function<void(const MkeyViolation&)> f) { on_violation_ = std::move(f); }
+    // Every notice that decodes, every copy, repeats included (the health
+    // policy's noisy rule counts traps 129/130/131 per port).
+    void on_notice(std::function<void(const mad::Notice&)> f) { on_notice_ = std::move(f); }
 
 private:
     mad::Transport& transport_;
@@ -69,6 +72,7 @@ private:
     std::set<std::string> pending_;
     std::uint64_t total_ = 0;
     std::function<void(const MkeyViolation&)> on_violation_;
+    std::function<void(const mad::Notice&)> on_notice_;
 };
 
 } // namespace ibsm::daemon

@@ -57,3 +57,47 @@ TEST_CASE("health: errors name file, line and key", "[config][health]")
     CHECK(parse_error("health:\n  symbol_errors: {per_interval: 1, when: now}\n")
               .rfind("t.yaml:2: key 'health.symbol_errors.when': unknown key", 0) == 0);
 }
+
+TEST_CASE("health: the unhealthy-node conditions, the isolation budget and dry_run", "[config][health]")
+{
+    const HealthConfig d;
+    CHECK(d.reboot == HealthCountRule{10, std::chrono::seconds(900), HealthAction::report});
+    CHECK(d.noisy == HealthCountRule{250, std::chrono::seconds(60), HealthAction::report});
+    CHECK(d.set_errors == HealthCountRule{5, std::chrono::seconds(600), HealthAction::off});
+    CHECK(d.illegal == HealthCountRule{1, std::chrono::seconds(600), HealthAction::report});
+    CHECK(d.isolation_budget_percent == 20);
+    CHECK_FALSE(d.dry_run);
+
+    const auto c = parse_config("health:\n"
+                                "  reboot: {count: 3, window_s: 120, action: no_discover}\n"
+                                "  noisy: {traps: 40, action: isolate}\n"
+                                "  set_errors: {count: 2, window_s: 30, action: report}\n"
+                                "  illegal: {action: off}\n"
+                                "  isolation_budget_percent: 35\n"
+                                "  dry_run: true\n",
+                                "t.yaml");
+    CHECK(c.health.reboot == HealthCountRule{3, std::chrono::seconds(120), HealthAction::no_discover});
+    CHECK(c.health.noisy == HealthCountRule{40, std::chrono::seconds(60), HealthAction::isolate});
+    CHECK(c.health.set_errors == HealthCountRule{2, std::chrono::seconds(30), HealthAction::report});
+    CHECK(c.health.illegal == HealthCountRule{1, std::chrono::seconds(600), HealthAction::off});
+    CHECK(c.health.isolation_budget_percent == 35);
+    CHECK(c.health.dry_run);
+    CHECK(parse_config(describe(c), "printed") == c);
+    CHECK(describe(c).find("noisy: {traps: 40, window_s: 60, action: isolate}") != std::string::npos);
+}
+
+TEST_CASE("health: errors of the unhealthy-node conditions name file, line and key", "[config][health]")
+{
+    CHECK(parse_error("health:\n  flapping: {action: no_discover}\n") ==
+          "t.yaml:2: key 'health.flapping.action': no_discover judges a node: only health.reboot, noisy, "
+          "set_errors and illegal take it; expected off, report or isolate");
+    CHECK(parse_error("health:\n  reboot: {action: drop}\n") ==
+          "t.yaml:2: key 'health.reboot.action': expected off, report, isolate or no_discover, got 'drop'");
+    CHECK(parse_error("health:\n  noisy: {count: 5}\n").rfind("t.yaml:2: key 'health.noisy.count': unknown key", 0) ==
+          0);
+    CHECK(parse_error("health:\n  set_errors: {count: 0}\n") ==
+          "t.yaml:2: key 'health.set_errors.count': expected an integer in 1..1000000, got '0'");
+    CHECK(parse_error("health:\n  isolation_budget_percent: 120\n") ==
+          "t.yaml:2: key 'health.isolation_budget_percent': expected an integer in 0..100, got '120'");
+    CHECK(parse_error("health:\n  dry_run: maybe\n").rfind("t.yaml:2: key 'health.dry_run':", 0) == 0);
+}

@@ -179,7 +179,7 @@ TEST_CASE("decide: both ends of one flapping link make one isolation; report fin
     };
     auto d = decide(findings, t.f, t.sm, {});
     REQUIRE(d.decisions.size() == 2);
-    CHECK(d.decisions[0] == Decision{pid(0x11, 1), Rule::flapping, HealthState::isolated, "a"});
+    CHECK(d.decisions[0] == Decision{pid(0x11, 1), Rule::flapping, HealthState::isolated, "a", Action::isolate});
     CHECK(d.decisions[1] == Decision{pid(0x11, 2), Rule::downshift, HealthState::reported, "b"});
     CHECK(d.isolated.size() == 1);
 }

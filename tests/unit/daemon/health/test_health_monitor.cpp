@@ -66,6 +66,7 @@ health::HealthPolicy flapping_isolates()
     p.flap_downs = 5;
     p.flap_window_s = 30;
     p.flap_action = health::Action::isolate;
+    p.isolation_budget = 1; // 4 switch-to-switch links: the default 20 % would allow none
     return p;
 }
 
@@ -188,6 +189,7 @@ TEST_CASE("monitor: after the operator's clear, only new evidence isolates again
     health::HealthPolicy p;
     p.thresholds[health::index(health::Counter::symbol_errors)] = health::Threshold{20, health::Action::isolate};
     p.downshift_action = health::Action::isolate;
+    p.isolation_budget = 1;
     HealthMonitor m(dir.path, p, [&] { return now; });
     Spy spy;
     spy.attach(m);

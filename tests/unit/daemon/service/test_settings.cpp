@@ -329,3 +329,25 @@ TEST_CASE("health: the configuration's section becomes the policy's rules", "[se
     CHECK(p.downshift_action == health::Action::isolate);
     CHECK_FALSE(p.disable_port);
 }
+
+TEST_CASE("health: the unhealthy-node conditions, the budget and dry_run become the policy's", "[settings][health]")
+{
+    const auto defaults = daemon::health_policy(config::Config{});
+    CHECK(defaults.reboot == health::CountRule{10, 900, health::Action::report});
+    CHECK(defaults.noisy == health::CountRule{250, 60, health::Action::report});
+    CHECK(defaults.set_errors == health::CountRule{5, 600, health::Action::off});
+    CHECK(defaults.illegal == health::CountRule{1, 600, health::Action::report});
+    CHECK(defaults.isolation_budget == Approx(0.2));
+    CHECK_FALSE(defaults.dry_run);
+    auto cfg = config::parse_config("health:\n"
+                                    "  reboot: {count: 2, window_s: 30, action: no_discover}\n"
+                                    "  noisy: {traps: 9, action: isolate}\n"
+                                    "  isolation_budget_percent: 50\n"
+                                    "  dry_run: true\n",
+                                    "t.yaml");
+    const auto p = daemon::health_policy(cfg);
+    CHECK(p.reboot == health::CountRule{2, 30, health::Action::no_discover});
+    CHECK(p.noisy == health::CountRule{9, 60, health::Action::isolate});
+    CHECK(p.isolation_budget == Approx(0.5));
+    CHECK(p.dry_run);
+}

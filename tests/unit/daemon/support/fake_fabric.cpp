@@ -268,6 +268,8 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
     auto fault = take_fault(at->at.node, smp);
     const bool lose_answer = fault && fault->lose_answer;
     if (lose_answer) fault.reset();
+    const bool garble = fault && fault->garble, truncate = fault && fault->truncate;
+    if (garble || truncate) fault.reset();
     if (fault && fault->status == 0) {
         ++counters_.dropped_injected;
         return true;
@@ -321,6 +323,8 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
     Answer a;
     if (fault) {
         a.status = fault->status;
+    } else if (garble || truncate) {
+        // zeros, nothing applied
     } else {
         a = handle(smp, *at);
         if (hide_key && smp.attr_id() == mad::attr::port_info) std::fill_n(a.data.begin(), 8, std::uint8_t{0});
@@ -350,7 +354,7 @@ bool FakeFabric::send(const mad::Smp& smp, Lid dlid, std::uint32_t)
         b[off_hop_pointer] = 0;
         for (std::size_t i = 1; i <= smp.hop_count(); ++i) b[off_return_path + i] = return_path[i];
     }
-    r.length = mad::mad_size;
+    r.length = truncate ? 100 : mad::mad_size;
     enqueue(std::move(r));
     ++counters_.answered;
     if (a.status) ++counters_.bad_status;
@@ -483,6 +487,24 @@ void FakeFabric::lose_answer_next(Guid node, unsigned count, std::uint16_t attr)
     const auto id = fabric_.find_node(node);
     if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
     if (count) nodes_.at(id->value).faults.push_back(Fault{attr, count, 0, true});
+}
+
+void FakeFabric::garble_next(Guid node, unsigned count, std::uint16_t attr)
+{
+    const auto id = fabric_.find_node(node);
+    if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
+    Fault f{attr, count, 0};
+    f.garble = true;
+    if (count) nodes_.at(id->value).faults.push_back(f);
+}
+
+void FakeFabric::truncate_next(Guid node, unsigned count, std::uint16_t attr)
+{
+    const auto id = fabric_.find_node(node);
+    if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
+    Fault f{attr, count, 0};
+    f.truncate = true;
+    if (count) nodes_.at(id->value).faults.push_back(f);
 }
 
 void FakeFabric::set_loss(FakeLoss loss)

@@ -263,6 +263,12 @@ public:
     // their answers lost on the way back (reported or silent as set_loss
     // says; reported by default, as ibsim does).
     void lose_answer_next(Guid node, unsigned count, std::uint16_t attr);
+    // The next `count` requests of `attr` that reach `node` are answered
+    // with an attribute of zeros (status 0, nothing applied): a NodeInfo
+    // of node type 0, which does not decode.
+    void garble_next(Guid node, unsigned count, std::uint16_t attr);
+    // ... answered with a MAD cut to 100 bytes, which the transport drops.
+    void truncate_next(Guid node, unsigned count, std::uint16_t attr);
 
     // --- performance management: every port's PMA, answering
     // ClassPortInfo, PortCounters (Get and the Set that clears) and
@@ -345,6 +351,8 @@ private:
         std::uint16_t status = 0; // 0: drop
         bool lose_answer = false; // Sets only: apply, then lose the answer
         bool sets_only = false;   // a drop of Sets only
+        bool garble = false;      // answer zeros (garble_next)
+        bool truncate = false;    // answer 100 bytes (truncate_next)
     };
     struct SimNode {
         std::vector<SimPort> ports; // index = port number
