@@ -5,9 +5,10 @@
 // the fabric, the LIDs and the configuration and prints the result.
 //
 // Inputs: a daemon's state directory (DIR, or the state_dir of --config):
-// its topology.net (the SM's node first), guid2lid and the links isolated
-// or drained now (isolated_links.json, drains.json), which stay out before
-// and after; or --topology NET with an optional --guid2lid. The routing
+// its topology.net (the SM's node first, the LIDs on the ports), the tables
+// programmed now (lfts.dump, when dump.lfts wrote it: the disruption is
+// counted against them), guid2lid and the links isolated or drained now
+// (isolated_links.json, drains.json), which stay out before and after; or --topology NET with an optional --guid2lid. The routing
 // chain and its options are the configuration's (--config), else ibsmd's
 // defaults.
 #include "cli/app.h"
@@ -53,7 +54,9 @@ draws them side by side with the per-link load difference.
 Targets: switch:NAME|GUID (every link of the switch), node:NAME|GUID (any
 node), link:GUID/PORT (node GUID, or a CA's port GUID, and the port);
 NAME is the node-name-map name or the NodeDescription. From a state
-directory, the links isolated or drained now stay out on both sides.
+directory, the links isolated or drained now stay out on both sides, and
+the tables programmed now are DIR/lfts.dump when the daemon writes it
+(else they are routed again).
 Exit status: 0 nothing cut off and the gate passes, 2 something would be
 cut off, pairs lost or the gate fails, 1 error, 64 usage.
 )";
@@ -211,8 +214,22 @@ int whatif_main(const Args& args)
     }
     lidassign::BaseLidOptions lid_options;
     lid_options.lmc = setup.route.lmc;
-    const auto lids = lidassign::assign_base_lids(fabric, previous, lid_options).lids;
+    // A daemon's topology.net carries the LIDs it programmed: those, so its
+    // lfts.dump reads against them; else the LIDs the SM would assign.
+    lidassign::LidMap lids = lidassign::lids_from_ports(fabric);
+    if (lids.port_count() == 0) lids = lidassign::assign_base_lids(fabric, previous, lid_options).lids;
     setup.route.previous_lids = previous;
+    std::optional<routing::RoutingTables> now;
+    if (!dir.empty() && std::filesystem::exists(dir / "lfts.dump") && lids.port_count() != 0) {
+        const std::string dump = (dir / "lfts.dump").string();
+        std::ifstream in(dump);
+        if (!in) throw std::runtime_error("cannot read " + dump);
+        try {
+            now = routing::tables_from_dump(routing::parse_dump_fts(in, dump), fabric, dump, "programmed");
+        } catch (const routing::LftDumpError& e) {
+            throw std::runtime_error(std::string(e.what()) + " (is lfts.dump of the same generation as topology.net?)");
+        }
+    }
 
     whatif::Reduction change;
     for (const auto& t : targets) {
@@ -229,7 +246,7 @@ int whatif_main(const Args& args)
         change.labels.push_back(std::string(whatif::kind_name(r.target.kind)) + " " + r.label);
     }
     whatif::Input input{fabric, lids, sm_node, dir.empty() ? std::set<topology::PortRef>{} : kept_out(dir, fabric),
-                        nullptr};
+                        now ? &*now : nullptr};
     const auto out_dir = args.value("out");
     setup.keep_routings = out_dir.has_value();
     line.update("route and score");

@@ -104,3 +104,24 @@ TEST_CASE("A switch port facing a CA holds the CA's keys packed, full ones over 
     CHECK(cut(small.entries) == Keys{0x7fff, 0x0001});
     CHECK(small.dropped == 1);
 }
+
+TEST_CASE("A table read from the port keeps its keys at their indexes; keys no longer wanted are written empty")
+{
+    IndexBook book;
+    CHECK_FALSE(book.knows(Guid(0x10), 1));
+    // Another SM (or this SM's last process) left 0x8002 at 3 and 0x8005 at 40.
+    Keys held(64, 0);
+    held[0] = 0xffff;
+    held[3] = 0x8002;
+    held[40] = 0x8005;
+    book.learn(Guid(0x10), 1, held);
+    CHECK(book.knows(Guid(0x10), 1));
+    CHECK(book.index_of(Guid(0x10), 1, 0x8002) == 3u);
+    // The new configuration: 0x0001 first, 0x0002 kept, 0x0005 gone.
+    const auto t = book.place(Guid(0x10), 1, {0xffff, 0x8001, 0x8002}, 0, 64);
+    REQUIRE(t.entries.size() == 64); // block 1 is written, its 0x8005 emptied
+    CHECK(t.entries[0] == 0xffff);
+    CHECK(t.entries[3] == 0x8002);
+    CHECK(t.entries[41] == 0x8001); // after the highest index ever used
+    CHECK(t.entries[40] == 0);
+}
