@@ -5,7 +5,7 @@
 #    every node GUID, port GUID and NodeDescription of the net file;
 #  - `saquery PIR` prints one PortInfoRecord per cabled port and per
 #    switch port 0, each (LID, port) once;
-#  - a MultiPathRecord GetMulti of 1 SGID and 12 DGIDs (240 bytes: two RMPP
+#  - a MultiPathRecord GetMulti of 1 SGID and 12 DGIDs (232 bytes: two RMPP
 #    segments, sent whole by tests/tools/multipath_client as a kernel-RMPP
 #    client sends it) is reassembled by ibsmd's SA and answered with one
 #    path per pair, from the LIDs the hosts have.
