@@ -117,8 +117,17 @@ SaAnswer sa_vlarb_records(const SaRequest& req)
                 // A block wholly past the port's VLArbitrationLowCap or
                 // HighCap holds no entry: the port has nothing there, and
                 // the record says so (OpenSM answers every block 1..4;
-                // osmtest -f q asks each). A block within the capacity
-                // that no Set of ours wrote is not answered: we do not know it.
+                // osmtest -f q asks each). So does every block of a base
+                // switch port 0, which has no arbitration table whatever its
+                // PortInfo says (ibsim's claims 8 entries; smpquery vlarb
+                // says "No VLArbitration tables (BSP0)"). A block within the
+                // capacity that no Set of ours wrote is not answered: we do
+                // not know it.
+                const bool bsp0 = node.is_switch() && p == 0 && !(node.sw && node.sw->enhanced_port0);
+                if (bsp0) {
+                    c.offer(sa::encode(sa::VlArbRecord{lid, p, b, mad::VlArbitrationTable{}}));
+                    continue;
+                }
                 if (pi == port_info.end()) continue;
                 const unsigned cap = b <= 2 ? pi->second.vl_arb_low_cap : pi->second.vl_arb_high_cap;
                 const unsigned first = (b % 2 == 0 ? 1u : 0u) * mad::vl_arb_block_entries;

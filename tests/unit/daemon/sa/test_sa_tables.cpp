@@ -228,6 +228,17 @@ TEST_CASE("VLArbitrationTableRecords: the blocks each port implements, as it hol
                            .run(*n.snap, daemon::sa_vlarb_records);
     REQUIRE(port0.records.size() == 4);
     for (const auto& rec : port0.records) CHECK(sa::decode_vlarb_record(rec)->table == mad::VlArbitrationTable{});
+    // Even when its PortInfo claims a capacity (ibsim's base port 0 says 8
+    // entries, which it does not have): still four empty blocks.
+    auto claims = std::make_shared<daemon::SubnetSnapshot>(*n.snap);
+    auto& pi0 = claims->found.port_info[PortRef{n.t.s2, PortNum(0)}];
+    pi0.vl_arb_low_cap = pi0.vl_arb_high_cap = 8;
+    const auto claimed = Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
+                             .put(0, 2, s2.value())
+                             .put(2, 1, 0)
+                             .run(*claims, daemon::sa_vlarb_records);
+    REQUIRE(claimed.records.size() == 4);
+    for (const auto& rec : claimed.records) CHECK(sa::decode_vlarb_record(rec)->table == mad::VlArbitrationTable{});
     // Block 2 (low 32..63) of a port with 8 entries: answered, empty.
     const auto b2 = Req(sa::method::get, sa::attr::vlarb_record, 1 | 2 | 4)
                         .put(0, 2, s2.value())
