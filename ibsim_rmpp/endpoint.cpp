@@ -26,6 +26,11 @@ bool rmpp_active(const std::vector<std::uint8_t>& mad)
     return mad.size() >= rmpp_header_end && (mad[26] & sa::rmpp_flag::active) != 0;
 }
 
+bool is_response(const std::vector<std::uint8_t>& mad)
+{
+    return mad.size() > 3 && (mad[3] & 0x80) != 0;
+}
+
 Packet with_mad(const Packet& base, std::span<const std::uint8_t> mad)
 {
     Packet p;
@@ -68,23 +73,97 @@ void Endpoint::reply(const Packet& to, const sa::Mad& mad)
 
 std::vector<Packet> Endpoint::send(Packet p, Clock::time_point now)
 {
-    if (!rmpp_agent(p.hdr.agent_id) || !rmpp_active(p.mad)) return {std::move(p)};
-    const std::size_t offset = sa::rmpp_data_offset(p.mad[1]);
-    if (p.mad.size() < offset) return {std::move(p)};
-    const auto header = std::span<const std::uint8_t>(p.mad).first(offset);
-    sa::RmppSender sender(header, std::vector<std::uint8_t>(p.mad.begin() + static_cast<std::ptrdiff_t>(offset), p.mad.end()),
-                          settings_.retries);
-    if (sender.segment_count() == 1) {
-        // One segment: First|Last with its PayloadLength, no ACK awaited.
-        ++counters_.sent_segments;
-        return {with_mad(p, sender.segment(1))};
+    const Packet request = p;
+    std::vector<Packet> out;
+    const std::size_t offset = p.mad.size() > 1 ? sa::rmpp_data_offset(p.mad[1]) : 0;
+    if (!rmpp_agent(p.hdr.agent_id) || !rmpp_active(p.mad) || p.mad.size() < offset) {
+        out.push_back(std::move(p));
+    } else {
+        const auto header = std::span<const std::uint8_t>(p.mad).first(offset);
+        sa::RmppSender sender(header,
+                              std::vector<std::uint8_t>(p.mad.begin() + static_cast<std::ptrdiff_t>(offset), p.mad.end()),
+                              settings_.retries);
+        if (sender.segment_count() == 1) {
+            // One segment: First|Last with its PayloadLength, no ACK awaited.
+            ++counters_.sent_segments;
+            out.push_back(with_mad(p, sender.segment(1)));
+        } else {
+            const Key key{p.hdr.addr.lid, tid_of(p.mad) & 0xffffffffu, p.mad[1]};
+            ++counters_.sent_transfers;
+            auto [it, fresh] = senders_.insert_or_assign(key, Sending{std::move(p), std::move(sender), now});
+            (void)fresh;
+            pump(it->second, now);
+            out = take_outbox();
+            await_response(request, {}, now);
+            return out;
+        }
     }
-    const Key key{p.hdr.addr.lid, tid_of(p.mad) & 0xffffffffu, p.mad[1]};
-    ++counters_.sent_transfers;
-    auto [it, fresh] = senders_.insert_or_assign(key, Sending{std::move(p), std::move(sender), now});
-    (void)fresh;
-    pump(it->second, now);
-    return take_outbox();
+    await_response(request, out, now);
+    return out;
+}
+
+void Endpoint::await_response(const Packet& request, const std::vector<Packet>& written, Clock::time_point now)
+{
+    if (request.hdr.timeout_ms == 0 || request.mad.size() < 16 || is_response(request.mad)) return;
+    Waiting w;
+    w.request = request;
+    if (written.size() == 1) w.again = written.front();
+    w.deadline = now + std::chrono::milliseconds(request.hdr.timeout_ms);
+    w.retries_left = request.hdr.retries;
+    const WaitKey key{request.hdr.agent_id, static_cast<std::uint32_t>(tid_of(request.mad)), request.mad[1]};
+    waiting_.insert_or_assign(key, std::move(w));
+}
+
+void Endpoint::answered(const Packet& response, bool whole, Clock::time_point now)
+{
+    if (response.mad.size() < 16 || !is_response(response.mad)) return;
+    const WaitKey key{response.hdr.agent_id, static_cast<std::uint32_t>(tid_of(response.mad)), response.mad[1]};
+    auto it = waiting_.find(key);
+    if (it == waiting_.end()) return;
+    if (whole) {
+        waiting_.erase(it);
+        return;
+    }
+    // A segment of the answer: its transfer's own timers run now.
+    it->second.deadline = std::max(it->second.deadline, now + settings_.receive_timeout);
+}
+
+void Endpoint::tick_waiting(Clock::time_point now)
+{
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        auto& w = it->second;
+        if (w.deadline > now) {
+            ++it;
+            continue;
+        }
+        const auto low_tid = std::get<1>(it->first);
+        const bool still_sending = std::any_of(senders_.begin(), senders_.end(), [&](const auto& kv) {
+            return std::get<1>(kv.first) == low_tid && std::get<2>(kv.first) == std::get<2>(it->first);
+        });
+        const auto timeout = std::chrono::milliseconds(w.request.hdr.timeout_ms);
+        if (still_sending) {
+            w.deadline = now + timeout;
+            ++it;
+            continue;
+        }
+        if (w.retries_left > 0) {
+            --w.retries_left;
+            w.deadline = now + timeout;
+            if (w.again) {
+                outbox_.push_back(*w.again);
+                ++counters_.requests_resent;
+            }
+            ++it;
+            continue;
+        }
+        ++counters_.requests_timed_out;
+        Packet back = w.request;
+        back.hdr.status = ETIMEDOUT;
+        back.mad.resize(std::min<std::size_t>(back.mad.size(), sa::mad_size));
+        back.hdr.length = static_cast<std::uint32_t>(sizeof(ib_user_mad_t) + back.mad.size());
+        ready_.push_back(std::move(back));
+        it = waiting_.erase(it);
+    }
 }
 
 void Endpoint::pump(Sending& s, Clock::time_point now)
@@ -100,6 +179,7 @@ void Endpoint::fail_send(const Sending& s)
 {
     ++counters_.sent_aborted;
     if (s.base.hdr.timeout_ms == 0) return;
+    waiting_.erase(WaitKey{s.base.hdr.agent_id, static_cast<std::uint32_t>(tid_of(s.base.mad)), s.base.mad[1]});
     // The client waits for an answer to what it sent: as the kernel does for
     // a request that got none, hand the request back with ETIMEDOUT.
     Packet back = s.base;
@@ -112,6 +192,7 @@ void Endpoint::fail_send(const Sending& s)
 void Endpoint::received(Packet p, Clock::time_point now)
 {
     if (!rmpp_agent(p.hdr.agent_id) || !rmpp_active(p.mad)) {
+        if (p.hdr.status == 0) answered(p, true, now);
         ready_.push_back(std::move(p));
         return;
     }
@@ -122,8 +203,12 @@ void Endpoint::received(Packet p, Clock::time_point now)
         ++counters_.control_dropped;
         return;
     }
-    if (r.type == sa::RmppType::data) on_data(std::move(p), now);
-    else on_control(p, r, now);
+    if (r.type == sa::RmppType::data) {
+        answered(p, false, now);
+        on_data(std::move(p), now);
+    } else {
+        on_control(p, r, now);
+    }
 }
 
 void Endpoint::on_control(const Packet& p, const sa::RmppHeader& r, Clock::time_point now)
@@ -191,6 +276,7 @@ void Endpoint::on_data(Packet p, Clock::time_point now)
         ++counters_.received_completed;
         Packet whole = with_mad(rx.first, rx.receiver.message());
         whole.hdr.status = rx.first.hdr.status;
+        answered(whole, true, now);
         ready_.push_back(std::move(whole));
         return; // kept until its deadline: a resent last segment is ACKed again
     }
@@ -205,6 +291,7 @@ void Endpoint::on_data(Packet p, Clock::time_point now)
 
 void Endpoint::tick(Clock::time_point now)
 {
+    tick_waiting(now);
     for (auto it = senders_.begin(); it != senders_.end();) {
         auto& s = it->second;
         if (s.deadline > now) {
@@ -239,6 +326,7 @@ std::optional<Clock::time_point> Endpoint::next_deadline() const
     std::optional<Clock::time_point> d;
     for (const auto& [k, s] : senders_) d = d ? std::min(*d, s.deadline) : s.deadline;
     for (const auto& [k, r] : receivers_) d = d ? std::min(*d, r.deadline) : r.deadline;
+    for (const auto& [k, w] : waiting_) d = d ? std::min(*d, w.deadline) : w.deadline;
     return d;
 }
 

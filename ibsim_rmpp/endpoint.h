@@ -31,6 +31,15 @@
 // tells a client that waits for an answer (timeout_ms > 0) with status
 // ETIMEDOUT, as the kernel does; a receiver past its deadline ABORTs (total
 // time too long).
+//
+// Requests (a method without the response bit) sent with timeout_ms > 0 by
+// any agent wait for their response, by (agent, low 32 bits of the TID,
+// class), as the kernel keeps them: past timeout_ms a single-packet request
+// is written again, up to its retries, and then handed back to the client
+// with status ETIMEDOUT (umad2sim does neither, so a client whose request
+// went unanswered, as osmtest's with a wrong SM_Key, would wait for ever).
+// A response, whole, ends the wait; a response still arriving in segments
+// holds it off.
 #pragma once
 
 #include "mad/sa/rmpp_receiver.h"
@@ -69,6 +78,7 @@ struct Counters {
     std::uint64_t sent_transfers = 0, sent_segments = 0, sent_completed = 0, sent_aborted = 0;
     std::uint64_t received_transfers = 0, received_completed = 0, received_aborted = 0;
     std::uint64_t acks_sent = 0, control_dropped = 0;
+    std::uint64_t requests_timed_out = 0, requests_resent = 0;
 };
 
 class Endpoint {
@@ -96,6 +106,7 @@ public:
     const Counters& counters() const { return counters_; }
     std::size_t sending() const { return senders_.size(); }
     std::size_t receiving() const { return receivers_.size(); }
+    std::size_t awaiting_response() const { return waiting_.size(); }
 
 private:
     using Key = std::tuple<std::uint16_t, std::uint64_t, std::uint8_t>; // LID (as on the wire), TID, class
@@ -110,6 +121,20 @@ private:
         Clock::time_point deadline;
     };
 
+    // A request waiting for its response: what to write again (empty when
+    // it went out in several segments: the kernel would resend the whole
+    // transfer; here the wait is only extended), what to hand back, when.
+    using WaitKey = std::tuple<std::uint32_t, std::uint32_t, std::uint8_t>; // agent, low TID, class
+    struct Waiting {
+        Packet request;              // as the client sent it: handed back with ETIMEDOUT
+        std::optional<Packet> again; // the packet to write again
+        Clock::time_point deadline;
+        unsigned retries_left = 0;
+    };
+
+    void await_response(const Packet& request, const std::vector<Packet>& written, Clock::time_point now);
+    void answered(const Packet& response, bool whole, Clock::time_point now);
+    void tick_waiting(Clock::time_point now);
     void pump(Sending& s, Clock::time_point now);
     void fail_send(const Sending& s);
     void reply(const Packet& to, const mad::sa::Mad& mad);
@@ -120,6 +145,7 @@ private:
     std::map<std::uint32_t, std::uint8_t> agents_;
     std::map<Key, Sending> senders_;
     std::map<Key, Receiving> receivers_;
+    std::map<WaitKey, Waiting> waiting_;
     std::vector<Packet> outbox_;
     std::deque<Packet> ready_;
     Counters counters_;

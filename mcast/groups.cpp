@@ -190,7 +190,28 @@ std::optional<std::string> realise(mad::McMemberRecord& g, std::uint64_t mask, c
             break;
         }
     }
-    if (!(mask & m::packet_life_time)) g.packet_life_time = packet_life_time & 0x3f;
+    // PacketLifeTime with its selector, as MTU and rate: the SA's own
+    // value where it satisfies the selector, else the nearest one that does
+    // (osmtest creates with "greater than 0" and then joins with the same
+    // selector, which the group's life time must then satisfy).
+    const std::uint8_t own = packet_life_time & 0x3f;
+    if (!(mask & m::packet_life_time)) {
+        g.packet_life_time = own;
+    } else if (mask & m::packet_life_time_selector) {
+        const std::uint8_t asked = g.packet_life_time & 0x3f;
+        switch (g.packet_life_time_selector) {
+        case 0:
+            if (asked >= 0x3f) return "no packet life time above the one asked";
+            g.packet_life_time = own > asked ? own : static_cast<std::uint8_t>(asked + 1);
+            break;
+        case 1:
+            if (asked == 0) return "no packet life time below 0";
+            g.packet_life_time = own < asked ? own : static_cast<std::uint8_t>(asked - 1);
+            break;
+        case 2: g.packet_life_time = asked; break;
+        default: g.packet_life_time = own; break;
+        }
+    }
     g.mtu_selector = g.rate_selector = g.packet_life_time_selector = static_cast<std::uint8_t>(mad::Selector::exactly);
     return std::nullopt;
 }
@@ -366,7 +387,10 @@ JoinOutcome GroupTable::join(const mad::McMemberRecord& in, std::uint64_t mask, 
     const std::uint8_t before = fresh ? 0 : member.join_state;
     member.port_gid = req.port_gid;
     member.join_state = static_cast<std::uint8_t>(before | (req.join_state & 0xf));
-    if (fresh) member.proxy_join = proxy && (mask & m::proxy_join) && req.proxy_join;
+    // A join for another port is a proxy join whatever the record's
+    // ProxyJoin bit says (OpenSM's mcmr_rcv_join_mgrp: osmtest joins for a
+    // remote port without it and then leaves for it).
+    if (fresh) member.proxy_join = proxy;
     o.members_changed = fresh || received != member.receives();
     if (o.members_changed || o.created) ++version_;
     o.record = answer(g, member);

@@ -16,11 +16,19 @@ namespace sa = mad::sa;
 namespace {
 constexpr std::uint16_t all16 = 0xffff;
 
-// Security traps (sa_trust.h) are forwarded to trusted subscribers only.
-bool forwarded_trap(std::uint16_t number)
+// The subscription a Set(InformInfo) names (OpenSM's match_inf_rec): the
+// subscriber (its LID), the events (generic or vendor, type, trap number or
+// device, producer or vendor, issuer GID or LID range) and where Reports go
+// (QPN, RespTimeValue).
+bool same_subscription(const InformRegistry::Subscription& s, Lid lid, const sa::InformInfo& i)
 {
-    return number == mad::trap::gid_in_service || number == mad::trap::gid_out_of_service ||
-           number == mad::trap::link_state_change || number == mad::trap::local_changes || security_trap(number);
+    const auto& o = s.info;
+    if (s.lid != lid || o.gid != i.gid || o.is_generic != i.is_generic || o.type != i.type ||
+        o.trap_number_or_device_id != i.trap_number_or_device_id || o.qpn != i.qpn ||
+        o.resp_time_value != i.resp_time_value || o.producer_type_or_vendor_id != i.producer_type_or_vendor_id)
+        return false;
+    const bool by_gid = o.gid != mad::Gid{};
+    return by_gid || (o.lid_range_begin == i.lid_range_begin && o.lid_range_end == i.lid_range_end);
 }
 } // namespace
 
@@ -44,12 +52,10 @@ SaAnswer InformRegistry::set_inform_info(const SaRequest& req)
 {
     auto info = sa::decode_inform_info(req.record);
     if (!info) return SaAnswer::error(sa::status::req_invalid);
-    // Only generic traps the SA forwards (or all of them).
-    if (!info->is_generic ||
-        (info->trap_number_or_device_id != all16 && !forwarded_trap(info->trap_number_or_device_id)))
-        return SaAnswer::error(sa::status::req_invalid);
+    // Subscribe is 0 or 1; other values are undefined (IBA 13.4.8.3).
+    if (req.record.size() > 23 && req.record[23] > 1) return SaAnswer::error(sa::status::req_invalid);
     const Lid lid = req.requester.lid;
-    if (info->subscribe && security_trap(info->trap_number_or_device_id) && !req.trusted) {
+    if (info->subscribe && info->is_generic && security_trap(info->trap_number_or_device_id) && !req.trusted) {
         ++counters_.denied;
         std::uint64_t held = 0;
         if (denied_log_.admit(RefusalLog::Clock::now(), &held))
@@ -58,12 +64,14 @@ SaAnswer InformRegistry::set_inform_info(const SaRequest& req)
                          held ? fmt::format(" ({} more since the last line)", held) : std::string());
         return SaAnswer::error(sa::status::denied);
     }
-    auto same = [&](const Subscription& s) {
-        return s.lid == lid && s.info.trap_number_or_device_id == info->trap_number_or_device_id &&
-               s.info.qpn == info->qpn && s.info.lid_range_begin == info->lid_range_begin &&
-               s.info.lid_range_end == info->lid_range_end && s.info.type == info->type;
-    };
-    auto it = std::find_if(subs_.begin(), subs_.end(), same);
+    // Reports go back where the subscription came from: the QPN kept is the
+    // requester's (OpenSM keeps the Set's source address, C13-32.1.2); an
+    // unsubscription names that QPN in its record.
+    auto wanted = *info;
+    if (wanted.subscribe) wanted.qpn = req.requester.qpn;
+    wanted.subscribe = true;
+    auto it = std::find_if(subs_.begin(), subs_.end(),
+                           [&](const Subscription& s) { return same_subscription(s, lid, wanted); });
     if (!info->subscribe) {
         if (it == subs_.end()) return SaAnswer::error(sa::status::req_invalid);
         subs_.erase(it);
@@ -77,10 +85,10 @@ SaAnswer InformRegistry::set_inform_info(const SaRequest& req)
         gid = sa::make_gid(sa::default_gid_prefix, n.is_switch() ? n.guid : n.port(p->port).guid);
     }
     if (it == subs_.end()) {
-        subs_.push_back(Subscription{lid, gid, next_enum_++, *info, req.trusted});
+        subs_.push_back(Subscription{lid, gid, next_enum_++, wanted, req.trusted});
         ++counters_.subscribed;
     } else {
-        it->info = *info;
+        it->info = wanted;
         it->trusted = req.trusted;
     }
     return SaAnswer{sa::status::ok, {sa::encode(*info)}};
@@ -114,12 +122,11 @@ void InformRegistry::register_with(SaAgent& agent)
 void InformRegistry::forward(const mad::Notice& n)
 {
     ++counters_.notices;
-    if (!n.is_generic || !forwarded_trap(n.trap_number_or_device_id)) return;
     std::array<std::uint8_t, mad::notice_size> bytes{};
     mad::encode_with_issuer_gid(n, std::span<std::uint8_t, mad::notice_size>(bytes));
     for (const auto& s : subs_) {
         if (!inform_matches(s.info, n)) continue;
-        if (security_trap(n.trap_number_or_device_id) && !s.trusted) continue;
+        if (n.is_generic && security_trap(n.trap_number_or_device_id) && !s.trusted) continue;
         agent_.send_report(mad::GsiAddress{s.lid, s.info.qpn ? s.info.qpn : 1u, sa::gsi_qkey, 0}, sa::attr::notice,
                            bytes);
         ++counters_.forwarded;

@@ -1,10 +1,14 @@
 // InformInfo subscriptions (IBA 13.4.8.3, 15.2.5.12) and the Reports they
 // cause: a host asks the SA (Set InformInfo, Subscribe 1) to be told of
-// traps 64/65 (a GID came into / went out of service), 128 (link state
-// changed), 144 (local changes) and, for trusted subscribers only, the
-// security traps 256-259 (sa_trust.h); the SA forwards each matching Notice as
-// a Report and resends it until the host answers ReportResp (the agent's
-// send_report does the retries).
+// notices, generic or vendor-specific, by trap number (or all), type,
+// producer and issuer: traps 64/65 (a GID came into / went out of service,
+// which the SA makes itself), the traps switches and CAs send the SM (128
+// link state changed, 144 local changes, ...) and, for trusted subscribers
+// only, the security traps 256-259 (sa_trust.h). The SA forwards each
+// matching Notice as a Report to the address the subscription came from
+// and resends it until the host answers ReportResp (the agent's
+// send_report does the retries). As OpenSM, any InformInfo is taken: one
+// for events that never come costs a vector entry.
 //
 // Why here: traps reach the SM port (TrapReceiver represses and folds them
 // for the scheduler); forwarding them is the SA's side of the same notice,
@@ -12,8 +16,9 @@
 // when a newly confirmed snapshot gains or loses endports.
 //
 // Data structures: subscriptions in a vector (a handful per host), each
-// with the subscriber's LID (the Report's destination, with InformInfo.QPN),
-// its GID, an enumeration number and the InformInfo as set.
+// with the subscriber's LID (the Report's destination, with the QPN the
+// Set came from, kept as InformInfo.QPN), its GID, an enumeration number
+// and the InformInfo as set.
 #pragma once
 
 #include "daemon/sa/sa_agent.h"
@@ -44,8 +49,7 @@ public:
     void register_with(SaAgent& agent);
 
     // A Notice (trap) the SM received or made: Reports to every matching
-    // subscriber. Traps the SA forwards: 64, 65, 128, 144; 256-259 to
-    // trusted subscribers only.
+    // subscriber; the security traps 256-259 to trusted subscribers only.
     void forward(const mad::Notice& n);
     // A received SubnTrap MAD (the trap receiver's input).
     void on_trap_mad(const mad::RawReceive& r);

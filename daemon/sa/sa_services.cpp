@@ -8,8 +8,11 @@ namespace ibsm::daemon {
 namespace sa = mad::sa;
 
 namespace {
-constexpr std::uint64_t id_bits = (1ull << 0) | (1ull << 1) | (1ull << 2); // ServiceID, ServiceGID, ServiceP_Key
+constexpr std::uint64_t id_bits = (1ull << 0) | (1ull << 1); // ServiceID, ServiceGID
+constexpr std::uint64_t pkey_bit = 1ull << 2;                // ServiceP_Key
+constexpr std::uint64_t lease_bit = 1ull << 4;               // ServiceLease
 constexpr std::uint32_t indefinite = 0xffffffffu;
+constexpr std::uint16_t default_pkey = 0xffff;
 } // namespace
 
 void ServiceRecords::expire()
@@ -45,9 +48,15 @@ SaAnswer ServiceRecords::handle(const SaRequest& req)
         // The service must live on a port of this subnet.
         auto port = req.snapshot.found.fabric.find_port(sa::gid_guid(q->service_gid));
         if (!port) return SaAnswer::error(sa::status::invalid_gid);
-        Entry e{*q, std::nullopt};
-        if (q->service_lease != indefinite) e.expires = now_() + std::chrono::seconds(q->service_lease);
-        auto& slot = records_[Key{q->service_id, q->service_gid, q->service_pkey}];
+        // A registration that names no partition is in the default one, and
+        // one that gives no lease lives until deleted (OpenSM's
+        // sr_rcv_process_set_method; osmtest registers both ways).
+        auto rec = *q;
+        if (!(mask & pkey_bit)) rec.service_pkey = default_pkey;
+        if (!(mask & lease_bit)) rec.service_lease = indefinite;
+        Entry e{rec, std::nullopt};
+        if (rec.service_lease != indefinite) e.expires = now_() + std::chrono::seconds(rec.service_lease);
+        auto& slot = records_[Key{rec.service_id, rec.service_gid, rec.service_pkey}];
         slot = e;
         return SaAnswer{sa::status::ok, {answer(slot, req.trusted)}};
     }

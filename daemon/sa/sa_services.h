@@ -7,8 +7,9 @@
 // stays until its lease ends (OpenSM does the same).
 //
 // Data structures: records keyed by (ServiceID, ServiceGID, ServiceP_Key),
-// the identity IBA gives a ServiceRecord, each with its expiry (none for
-// lease 0xFFFFFFFF). Expired records are dropped whenever the store is
+// the identity IBA gives a ServiceRecord (a Set without ServiceP_Key in its
+// mask: the default partition's 0xFFFF), each with its expiry (none for
+// lease 0xFFFFFFFF or a Set without ServiceLease). Expired records are dropped whenever the store is
 // read. The clock is injected so lease tests need no sleeping.
 #pragma once
 

@@ -7,7 +7,10 @@
 // tables are the ones the VL programmer wrote or found in place for that
 // generation (SubnetSnapshot::vl_tables); a port it left alone
 // (routing.vl_tables: auto with a one-VL engine) keeps tables nobody read,
-// so it has no record here, where OpenSM answers zeros it never read. The
+// so it has no record here, where OpenSM answers zeros it never read. A
+// VLArb block wholly past the port's VLArbitrationLowCap/HighCap holds no
+// entry on any port, so it is answered empty (as OpenSM lists every block
+// 1..4). The
 // P_Key blocks are those the P_Key programmer laid out for each port in
 // that generation (SubnetSnapshot::pkey_tables, its IndexBook's indexes),
 // confirmed before the snapshot was published.

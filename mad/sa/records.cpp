@@ -426,8 +426,9 @@ std::optional<MultiPathRecord> decode_multipath_record(std::span<const std::uint
     r.independence = get_as<std::uint8_t>(d, 112, 2);
     const std::size_t sgids = d[15], dgids = d[16];
     if (d.size() < multipath_record_fixed_size + 16 * (sgids + dgids)) return std::nullopt;
-    for (std::size_t i = 0; i < sgids; ++i) r.sgids.push_back(get_gid(d, 32 + 16 * i));
-    for (std::size_t i = 0; i < dgids; ++i) r.dgids.push_back(get_gid(d, 32 + 16 * (sgids + i)));
+    const std::size_t at = multipath_record_fixed_size;
+    for (std::size_t i = 0; i < sgids; ++i) r.sgids.push_back(get_gid(d, at + 16 * i));
+    for (std::size_t i = 0; i < dgids; ++i) r.dgids.push_back(get_gid(d, at + 16 * (sgids + i)));
     return r;
 }
 std::vector<std::uint8_t> encode(const MultiPathRecord& r)
@@ -453,7 +454,7 @@ std::vector<std::uint8_t> encode(const MultiPathRecord& r)
     put(out, 120, 8, r.sgids.size());
     put(out, 128, 8, r.dgids.size());
     put(out, 136, 56, r.service_id & ((1ull << 56) - 1));
-    std::size_t at = 32;
+    std::size_t at = multipath_record_fixed_size;
     for (const auto& g : r.sgids) put_gid(out, std::exchange(at, at + 16), g);
     for (const auto& g : r.dgids) put_gid(out, std::exchange(at, at + 16), g);
     return out;

@@ -249,8 +249,9 @@ inline constexpr std::uint64_t packet_life_selector = 1ull << 20;
 inline constexpr std::uint64_t packet_life = 1ull << 21;
 } // namespace pr_mask
 
-// ---- MultiPathRecord (0x003A): path attributes, then SGIDCount source and
-// DGIDCount destination GIDs (only as many as fit one MAD here).
+// ---- MultiPathRecord (0x003A): 24 bytes of path attributes, then SGIDCount
+// source and DGIDCount destination GIDs, the first at byte 24 (IBA
+// 15.2.5.20; OpenSM's ib_multipath_rec_t, which kernel-RMPP clients send).
 struct MultiPathRecord {
     bool raw_traffic = false;
     std::uint32_t flow_label = 0;
@@ -273,7 +274,7 @@ struct MultiPathRecord {
     std::vector<Gid> dgids;
     bool operator==(const MultiPathRecord&) const = default;
 };
-inline constexpr std::size_t multipath_record_fixed_size = 32;
+inline constexpr std::size_t multipath_record_fixed_size = 24;
 // nullopt when shorter than the fixed part or the GIDs it counts.
 std::optional<MultiPathRecord> decode_multipath_record(std::span<const std::uint8_t> data);
 std::vector<std::uint8_t> encode(const MultiPathRecord& r);

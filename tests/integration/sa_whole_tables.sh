@@ -5,10 +5,11 @@
 #    every node GUID, port GUID and NodeDescription of the net file;
 #  - `saquery PIR` prints one PortInfoRecord per cabled port and per
 #    switch port 0, each (LID, port) once;
-#  - a MultiPathRecord GetMulti of 1 SGID and 12 DGIDs (240 bytes: two RMPP
+#  - a MultiPathRecord GetMulti of 1 SGID and 12 DGIDs (232 bytes: two RMPP
 #    segments, sent whole by tests/tools/multipath_client as a kernel-RMPP
 #    client sends it) is reassembled by ibsmd's SA and answered with one
-#    path per pair, from the LIDs the hosts have.
+#    path per pair, from the LIDs the hosts have; OpenSM's SA reads the
+#    same request and answers it.
 # ibsmd runs under scripts/ibsim-client too: umad2sim cuts the last 32
 # bytes off every MAD it delivers, which the library repairs, and a
 # request's second segment needs them.
@@ -135,6 +136,11 @@ check_multipath() {
     lsrc=$(lid_of "$sm" "$src"); ld1=$(lid_of "$sm" "$dst1"); ld2=$(lid_of "$sm" "$dst2")
     [ -n "$lsrc" ] && [ -n "$ld1" ] && [ -n "$ld2" ] || fail "$sm: no NodeRecord for $src, $dst1 or $dst2"
     head -n1 "$WORK/$sm.mpr"
+    if [ "$sm" = opensm ]; then
+        grep -qE "^status 0x0000 records [1-9]" "$WORK/$sm.mpr" || fail "$sm: MultiPathRecord answer: $(head -n1 "$WORK/$sm.mpr")"
+        echo "$sm: GetMulti in 2 segments answered"
+        return
+    fi
     grep -q "^status 0x0000 records 12 " "$WORK/$sm.mpr" || fail "$sm: MultiPathRecord answer: $(head -n1 "$WORK/$sm.mpr"), 12 records expected"
     want=$(for _ in 1 2 3 4 5 6; do echo "path $lsrc $ld1"; echo "path $lsrc $ld2"; done | sort)
     got=$(grep '^path ' "$WORK/$sm.mpr" | sort)
@@ -174,8 +180,9 @@ grep -q "SUBNET UP" "$WORK/osm.log" || fail "OpenSM did not bring the subnet up 
 SIM_HOST=$JUDGE sim sminfo > "$WORK/sminfo_osm.txt"
 sm_lid=$(sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p' "$WORK/sminfo_osm.txt")
 check_tables opensm
-# No GetMulti here: OpenSM's MultiPathRecord (ib_multipath_rec_t) has the
-# GIDs at byte 24 of the record, ours (mad/sa/records.h) at byte 32 after 8
-# reserved bytes, so OpenSM reads our request's GIDs shifted and answers
-# ERR_INVALID_GID (0x0500) once it has reassembled it.
+# The same GetMulti: OpenSM reads the GIDs at byte 24 of the record, as
+# ours are (ib_multipath_rec_t; it answered ERR_INVALID_GID, 0x0500, while
+# mad/sa/records.h put them at byte 32), and answers with paths of its own
+# choosing (fewer: it does not repeat a pair's path as ibsmd does).
+check_multipath opensm
 echo "PASS"

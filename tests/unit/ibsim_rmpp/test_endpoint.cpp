@@ -205,3 +205,139 @@ TEST_CASE("agents without RMPP, and MADs without the Active flag, pass untouched
     CHECK(a.front_ready().mad == plain.mad);
     CHECK(a.take_outbox().empty());
 }
+
+namespace {
+// A client's request (SA Get of a NodeRecord) waiting `timeout_ms` per try.
+Packet get_request(std::uint32_t agent, std::uint32_t timeout_ms, std::uint32_t retries)
+{
+    sa::SaHeader h;
+    h.method = sa::method::get;
+    h.tid = 0xabcd00000042ull; // the high half is the client's; umad2sim overwrites it
+    h.attr_id = sa::attr::node_record;
+    Packet p;
+    p.hdr.agent_id = agent;
+    p.hdr.addr.lid = htons(lid_b);
+    p.hdr.timeout_ms = timeout_ms;
+    p.hdr.retries = retries;
+    const auto m = sa::make_mad(h);
+    p.mad.assign(m.begin(), m.end());
+    return p;
+}
+
+// The SA's answer to it, as it arrives: the TID's high half as umad2sim set it.
+Packet get_response(const Packet& request, std::uint32_t agent)
+{
+    Packet r = arriving(request, lid_b, agent);
+    r.hdr.timeout_ms = 0;
+    r.hdr.retries = 0;
+    r.mad[3] = sa::method::get_resp;
+    r.mad[8] = 0x00;
+    r.mad[9] = 0x07; // high half of the TID: umad2sim's agent id
+    return r;
+}
+} // namespace
+
+TEST_CASE("an unanswered request is sent again, then handed back with ETIMEDOUT, as the kernel does", "[ibsim_rmpp]")
+{
+    Endpoint a;
+    a.registered(3, 0); // no RMPP: the kernel keeps the wait for every agent
+    Clock::time_point now{};
+    const auto req = get_request(3, 100, 2);
+    REQUIRE(a.send(req, now).size() == 1);
+    CHECK(a.awaiting_response() == 1);
+    REQUIRE(a.next_deadline());
+    CHECK(*a.next_deadline() == now + std::chrono::milliseconds(100));
+    for (int i = 0; i < 2; ++i) {
+        now += std::chrono::milliseconds(99);
+        a.tick(now);
+        CHECK(a.take_outbox().empty());
+        now += std::chrono::milliseconds(1);
+        a.tick(now);
+        auto again = a.take_outbox();
+        REQUIRE(again.size() == 1);
+        CHECK(again[0].mad == req.mad);
+        CHECK_FALSE(a.has_ready());
+    }
+    now += std::chrono::milliseconds(100);
+    a.tick(now);
+    CHECK(a.take_outbox().empty());
+    REQUIRE(a.has_ready());
+    const auto& back = a.front_ready();
+    CHECK(back.hdr.status == ETIMEDOUT);
+    CHECK(back.mad == req.mad); // the client finds its request by the TID it wrote
+    CHECK(a.awaiting_response() == 0);
+    CHECK(a.counters().requests_resent == 2);
+    CHECK(a.counters().requests_timed_out == 1);
+    a.pop_ready();
+    // Nothing more comes of it.
+    now += std::chrono::seconds(10);
+    a.tick(now);
+    CHECK_FALSE(a.has_ready());
+    CHECK(a.take_outbox().empty());
+}
+
+TEST_CASE("a response ends the wait; a request without a timeout and a response sent are not waited on", "[ibsim_rmpp]")
+{
+    Endpoint a;
+    a.registered(3, 1);
+    Clock::time_point now{};
+    const auto req = get_request(3, 100, 1);
+    a.send(req, now);
+    now += std::chrono::milliseconds(50);
+    a.received(get_response(req, 3), now);
+    CHECK(a.awaiting_response() == 0);
+    REQUIRE(a.has_ready());
+    CHECK(a.front_ready().hdr.status == 0);
+    a.pop_ready();
+    now += std::chrono::seconds(1);
+    a.tick(now);
+    CHECK_FALSE(a.has_ready());
+    CHECK(a.take_outbox().empty());
+    // A response of another TID leaves a waiting request waiting.
+    a.send(req, now);
+    auto other = get_response(req, 3);
+    other.mad[15] = 0x43;
+    a.received(other, now);
+    CHECK(a.awaiting_response() == 1);
+    // Timeout 0 (the client waits for nothing), and responses (an SA's
+    // answers): no wait.
+    Endpoint b;
+    auto no_timeout = get_request(3, 0, 3);
+    b.send(no_timeout, now);
+    b.send(table_answer(100, 3, lid_b), now);
+    CHECK(b.awaiting_response() == 0);
+    CHECK_FALSE(b.next_deadline());
+}
+
+TEST_CASE("a response arriving in segments holds the wait off until it is whole", "[ibsim_rmpp]")
+{
+    // A asks (agent 7, 50 ms, no retry); B, the SA, answers with a
+    // GetTableResp of 8 segments whose ACKs come slowly.
+    const Settings settings{4, std::chrono::milliseconds(200), 3, std::chrono::milliseconds(1000), 100};
+    Endpoint a(settings), b(settings);
+    a.registered(7, 1);
+    b.registered(1, 1);
+    Clock::time_point now{};
+    auto req = get_request(7, 50, 0);
+    for (std::size_t i = 8; i < 14; ++i) req.mad[i] = 0;
+    req.mad[14] = 0x12;
+    req.mad[15] = 0x34; // table_answer's TID
+    a.send(req, now);
+    auto to_a = b.send(table_answer(1500, 1, lid_a), now);
+    unsigned rounds = 0;
+    while (!to_a.empty() && rounds++ < 50) {
+        for (auto& p : to_a) a.received(arriving(std::move(p), lid_b, 7), now);
+        now += std::chrono::milliseconds(40); // slower than the request's 50 ms, in total
+        a.tick(now);
+        if (a.has_ready()) CHECK(a.front_ready().hdr.status == 0); // no ETIMEDOUT while the answer comes
+        for (auto& p : a.take_outbox()) b.received(arriving(std::move(p), lid_a, 1), now);
+        to_a = b.take_outbox();
+        if (a.awaiting_response() == 0) break;
+    }
+    CHECK(rounds > 2); // the answer took longer than the request's timeout
+    CHECK(a.awaiting_response() == 0);
+    REQUIRE(a.has_ready());
+    CHECK(a.front_ready().hdr.status == 0);
+    CHECK(a.front_ready().mad.size() > 1000);
+    CHECK(a.counters().requests_timed_out == 0);
+}

@@ -226,6 +226,66 @@ TEST_CASE("every record round-trips through its codec", "[sa]")
     CHECK_FALSE(decode_path_record(std::vector<std::uint8_t>(63)));
 }
 
+TEST_CASE("MultiPathRecord: the GIDs start at byte 24, as OpenSM's ib_multipath_rec_t lays them", "[sa]")
+{
+    // Built byte by byte as a kernel-RMPP client (OpenSM's osmtest,
+    // libibumad users) fills ib_multipath_rec_t: hop_flow_raw (4 bytes),
+    // TClass, reversible|NumbPath, P_Key, QoSClass|SL, MTU, rate, packet
+    // life, ServiceID's 8 MSBs, IndependenceSelector, SGIDCount,
+    // DGIDCount, ServiceID's 56 LSBs, then the GIDs.
+    std::vector<std::uint8_t> d(24 + 3 * 16, 0);
+    d[3] = 0x40;        // HopLimit
+    d[4] = 0x12;        // TClass
+    d[5] = 0x80 | 5;    // reversible, NumbPath 5
+    d[6] = 0xff;        // P_Key 0xffff
+    d[7] = 0xff;
+    d[8] = 0x00;        // QoSClass 0x003, SL 7
+    d[9] = 0x37;
+    d[10] = 0x80 | 4;   // MTU selector 2, 2048
+    d[11] = 0x80 | 3;   // rate selector 2, 10 Gb/s
+    d[12] = 0x80 | 18;  // packet life selector 2, 18
+    d[13] = 0xaa;       // ServiceID's 8 MSBs
+    d[14] = 0x40;       // IndependenceSelector 1
+    d[15] = 1;          // SGIDCount
+    d[16] = 2;          // DGIDCount
+    d[23] = 0xbb;       // ServiceID's 56 LSBs
+    auto gid_at = [&](std::size_t at, std::uint64_t guid) {
+        const std::uint64_t prefix = default_gid_prefix;
+        for (int i = 0; i < 8; ++i) {
+            d[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(prefix >> (56 - 8 * i));
+            d[at + 8 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(guid >> (56 - 8 * i));
+        }
+    };
+    gid_at(24, 0x0002c90000000011ull);
+    gid_at(40, 0x0002c90000000022ull);
+    gid_at(56, 0x0002c90000000033ull);
+    const auto m = decode_multipath_record(d);
+    REQUIRE(m);
+    CHECK(m->hop_limit == 0x40);
+    CHECK(m->tclass == 0x12);
+    CHECK(m->reversible);
+    CHECK(m->numb_path == 5);
+    CHECK(m->pkey == 0xffff);
+    CHECK(m->qos_class == 3);
+    CHECK(m->sl == 7);
+    CHECK(m->mtu_selector == 2);
+    CHECK(m->mtu == 4);
+    CHECK(m->rate == 3);
+    CHECK(m->packet_life == 18);
+    CHECK(m->service_id == 0xaa000000000000bbull);
+    CHECK(m->independence == 1);
+    REQUIRE(m->sgids.size() == 1);
+    REQUIRE(m->dgids.size() == 2);
+    CHECK(m->sgids[0] == make_gid(default_gid_prefix, Guid(0x0002c90000000011ull)));
+    CHECK(m->dgids[0] == make_gid(default_gid_prefix, Guid(0x0002c90000000022ull)));
+    CHECK(m->dgids[1] == make_gid(default_gid_prefix, Guid(0x0002c90000000033ull)));
+    // And our encoder writes the same bytes back.
+    CHECK(encode(*m) == d);
+    // One GID short of what the counts say: no record.
+    d.resize(d.size() - 16);
+    CHECK_FALSE(decode_multipath_record(d));
+}
+
 TEST_CASE("component tables cover each record exactly, in field order", "[sa]")
 {
     // Every component starts where the previous ended, and the last ends
@@ -257,9 +317,9 @@ TEST_CASE("component tables cover each record exactly, in field order", "[sa]")
     CHECK(contiguous(path_record_components()));
     CHECK(table_bytes(path_record_components()) == path_record_size);
     CHECK(contiguous(multipath_record_components()));
-    // The 8 reserved bytes before the GIDs are no component (OpenSM counts 22).
+    // The components end where the GIDs begin (OpenSM counts 22).
     CHECK(multipath_record_components().size() == 22);
-    CHECK(table_bytes(multipath_record_components()) == multipath_record_fixed_size - 8);
+    CHECK(table_bytes(multipath_record_components()) == multipath_record_fixed_size);
     CHECK(contiguous(inform_info_components()));
     CHECK(table_bytes(inform_info_components()) == inform_info_size);
     CHECK(contiguous(inform_info_record_components()));

@@ -178,6 +178,43 @@ TEST_CASE("Creating a group needs FullMember and the create components")
     CHECK(o.record.scope == 5);
 }
 
+TEST_CASE("A group's packet life time satisfies the creator's selector, and a join with the same selector fits it")
+{
+    // osmtest -f m: create with PacketLifeTime "greater than 0", then join
+    // the group again (JoinState 0x3) with the same components.
+    Subnet s;
+    s.add(0x11);
+    GroupTable t({});
+    auto L = s.lookup();
+    const std::uint64_t life = m::packet_life_time | m::packet_life_time_selector;
+    auto r = create_req(app, 0x11);
+    r.packet_life_time_selector = 0; // greater than
+    r.packet_life_time = 0;
+    auto o = t.join(r, create_mask | life, Guid(0x11), L);
+    REQUIRE(o.status == SaStatus::ok);
+    CHECK(o.record.packet_life_time > 0);
+    r.join_state = js::full_member | js::non_member;
+    CHECK(t.join(r, create_mask | life | m::scope, Guid(0x11), L).status == SaStatus::ok);
+    // Greater than the SA's own value: the next one up; less than: below.
+    const Gid128 app2{0xff15000000000000ull, 0x43}, app3{0xff15000000000000ull, 0x44}, app4{0xff15000000000000ull, 0x45};
+    auto above = create_req(app2, 0x11);
+    above.packet_life_time_selector = 0;
+    above.packet_life_time = 40;
+    auto a = t.join(above, create_mask | life, Guid(0x11), L);
+    REQUIRE(a.status == SaStatus::ok);
+    CHECK(a.record.packet_life_time == 41);
+    auto below = create_req(app3, 0x11);
+    below.packet_life_time_selector = 1;
+    below.packet_life_time = 3;
+    auto b = t.join(below, create_mask | life, Guid(0x11), L);
+    REQUIRE(b.status == SaStatus::ok);
+    CHECK(b.record.packet_life_time == 2);
+    auto none = create_req(app4, 0x11);
+    none.packet_life_time_selector = 1;
+    none.packet_life_time = 0;
+    CHECK(t.join(none, create_mask | life, Guid(0x11), L).status == SaStatus::req_invalid);
+}
+
 TEST_CASE("MGID 0 asks the SA for one")
 {
     Subnet s;
@@ -248,6 +285,15 @@ TEST_CASE("Proxy joins need a shared partition and leave the membership to the p
     CHECK(t.find(bcast)->members.at(Guid(0x11)).proxy_join);
     // ProxyJoin set: any port of the group's partition may end it.
     CHECK(t.leave(join_req(bcast, 0x11), join_mask, Guid(0x12), L).status == SaStatus::ok);
+    // A join for another port without the ProxyJoin component is a proxy
+    // join too (OpenSM; osmtest -f m joins and leaves for a remote port so).
+    REQUIRE(t.join(join_req(bcast, 0x11), join_mask, Guid(0x12), L).status == SaStatus::ok);
+    CHECK(t.find(bcast)->members.at(Guid(0x11)).proxy_join);
+    CHECK(t.leave(join_req(bcast, 0x11), join_mask, Guid(0x12), L).status == SaStatus::ok);
+    // Its own join is not: another port may not end it.
+    REQUIRE(t.join(join_req(bcast, 0x12), join_mask, Guid(0x12), L).status == SaStatus::ok);
+    CHECK_FALSE(t.find(bcast)->members.at(Guid(0x12)).proxy_join);
+    CHECK(t.leave(join_req(bcast, 0x12), join_mask, Guid(0x11), L).status == SaStatus::req_invalid);
 }
 
 TEST_CASE("Queries: partition visibility, trusted gets members, untrusted gets groups")

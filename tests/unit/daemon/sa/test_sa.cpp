@@ -116,13 +116,14 @@ public:
     std::vector<Sent> take() { return std::exchange(sent, {}); }
 };
 
-mad::RawReceive received(const sa::Mad& m, Lid from = Lid(99), std::size_t length = sa::mad_size)
+mad::RawReceive received(const sa::Mad& m, Lid from = Lid(99), std::size_t length = sa::mad_size,
+                         std::uint32_t qpn = 1)
 {
     mad::RawReceive r;
     r.smp = mad::Smp::from_bytes(std::span<const std::uint8_t>(m.data(), length));
     r.length = length;
     r.source_lid = from;
-    r.source_qpn = 1;
+    r.source_qpn = qpn;
     return r;
 }
 
@@ -691,7 +692,7 @@ TEST_CASE("RMPP requests: a GetMulti in two segments is ACKed, reassembled and a
     a.agent.publish(n.snap);
     a.agent.handle(sa::attr::multipath_record, sa::path_record_size, {sa::method::get_multi},
                    daemon::sa_multipath_records);
-    // One SGID and twelve DGIDs: 32 + 13 x 16 = 240 bytes, two segments.
+    // One SGID and twelve DGIDs: 24 + 13 x 16 = 232 bytes, two segments.
     sa::MultiPathRecord m;
     m.sgids = {sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x100))).guid)};
     for (int i = 0; i < 6; ++i) {
@@ -701,7 +702,7 @@ TEST_CASE("RMPP requests: a GetMulti in two segments is ACKed, reassembled and a
     Req req(sa::method::get_multi, sa::attr::multipath_record, sa::mpr_mask::sgid_count | sa::mpr_mask::dgid_count);
     req.h.tid = 0x51;
     const auto payload = sa::encode(m);
-    REQUIRE(payload.size() == 240);
+    REQUIRE(payload.size() == 232);
     sa::RmppSender client(req.h, payload);
     REQUIRE(client.segment_count() == 2);
 
@@ -809,6 +810,45 @@ TEST_CASE("ServiceRecords: Set, Get by mask, Delete, and leases that end", "[sa]
     CHECK(run(sa::method::delete_, 0x1, forever).status == sa::status::no_records);
 }
 
+TEST_CASE("ServiceRecords: a Set without ServiceP_Key or ServiceLease registers in the default partition, for ever", "[sa][service]")
+{
+    // osmtest -f s registers with ServiceID, ServiceGID, ServiceLease,
+    // ServiceKey and ServiceName only (its P_Key 0 is not in the mask), and
+    // then replaces the record under the same ID: OpenSM takes the default
+    // partition's P_Key, and an absent lease as no lease.
+    Subnet n;
+    auto now = daemon::ServiceRecords::Clock::now();
+    daemon::ServiceRecords store([&] { return now; });
+    sa::ServiceRecord sr;
+    sr.service_id = 0x51;
+    sr.service_gid = sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x300))).guid);
+    sr.service_pkey = 0;
+    sr.service_lease = 0; // not in the mask: ignored
+    sr.service_name[0] = 'x';
+    auto run = [&](std::uint8_t method, std::uint64_t mask, const sa::ServiceRecord& r) {
+        return Req(method, sa::attr::service_record, mask)
+            .put(sa::encode(r))
+            .run(*n.snap, [&](const daemon::SaRequest& q) { return store.handle(q); });
+    };
+    constexpr std::uint64_t id_gid_key_name = 0x1 | 0x2 | (1ull << 5) | (1ull << 6);
+    auto set = run(sa::method::set, id_gid_key_name, sr);
+    REQUIRE(set.status == 0);
+    REQUIRE(set.records.size() == 1);
+    CHECK(sa::decode_service_record(set.records[0])->service_pkey == 0xffff);
+    CHECK(sa::decode_service_record(set.records[0])->service_lease == 0xffffffff);
+    // The same ID and GID again, a new name: the same record, replaced.
+    sr.service_name[0] = 'y';
+    REQUIRE(run(sa::method::set, id_gid_key_name, sr).status == 0);
+    CHECK(store.size() == 1);
+    now += std::chrono::hours(24);
+    const auto got = run(sa::method::get_table, 0x1, sr);
+    REQUIRE(got.records.size() == 1);
+    CHECK(sa::decode_service_record(got.records[0])->service_name[0] == 'y');
+    CHECK(sa::decode_service_record(got.records[0])->service_pkey == 0xffff);
+    // Without ServiceGID the record has no identity.
+    CHECK(run(sa::method::set, 0x1 | (1ull << 6), sr).status == sa::status::insufficient_components);
+}
+
 TEST_CASE("InformInfo: subscribers get Reports of matching notices until they answer", "[sa][inform]")
 {
     Subnet n;
@@ -831,9 +871,12 @@ TEST_CASE("InformInfo: subscribers get Reports of matching notices until they an
     CHECK(answer[0].h().status == 0);
     CHECK(answer[0].h().method == sa::method::get_resp);
     CHECK(reg.size() == 1);
-    ii.trap_number_or_device_id = 130; // not one the SA forwards
-    a.agent.on_mad(received(Req(sa::method::set, sa::attr::inform_info, 0).put(sa::encode(ii)).mad(), subscriber));
+    // Subscribe is 0 or 1.
+    auto two = sa::encode(ii);
+    two[23] = 2;
+    a.agent.on_mad(received(Req(sa::method::set, sa::attr::inform_info, 0).put(two).mad(), subscriber));
     CHECK(a.port.take().at(0).h().status == sa::status::req_invalid);
+    CHECK(reg.size() == 1);
 
     // InformInfoRecord lists it with the subscriber's GID.
     a.agent.on_mad(received(Req(sa::method::get_table, sa::attr::inform_info_record, 0).mad()));
@@ -880,6 +923,76 @@ TEST_CASE("InformInfo: subscribers get Reports of matching notices until they an
     a.agent.on_mad(received(Req(sa::method::set, sa::attr::inform_info, 0).put(sa::encode(ii)).mad(), subscriber));
     CHECK(a.port.take().at(0).h().status == 0);
     CHECK(reg.size() == 0);
+}
+
+TEST_CASE("InformInfo: any subscription is taken, Reports go to the QP it came from, unsubscribing names that QP",
+          "[sa][inform]")
+{
+    // osmtest -f v's sequence (OpenSM's semantics, osm_sa_informinfo.c):
+    // an InformInfo of zeros but Subscribe (no trap, no QPN) from QP 1,
+    // unsubscribed with QPN 1, subscribed again with QPN 1 and once more
+    // with QPN 0: the same subscription.
+    Subnet n;
+    Agent a;
+    a.agent.publish(n.snap);
+    daemon::InformRegistry reg(a.agent);
+    reg.register_with(a.agent);
+    const Lid subscriber = n.lid_of(n.ca(Guid(0x200)));
+    auto set = [&](const sa::InformInfo& ii, std::uint32_t qpn) {
+        a.agent.on_mad(received(Req(sa::method::set, sa::attr::inform_info, 0).put(sa::encode(ii)).mad(), subscriber,
+                                sa::mad_size, qpn));
+        return a.port.take().at(0).h().status;
+    };
+    sa::InformInfo zeros;
+    zeros.is_generic = false;
+    CHECK(set(zeros, 1) == sa::status::req_invalid); // unsubscribing what is not there
+    zeros.subscribe = true;
+    CHECK(set(zeros, 1) == sa::status::ok);
+    REQUIRE(reg.size() == 1);
+    CHECK(reg.subscriptions()[0].info.qpn == 1);
+    auto off = zeros;
+    off.subscribe = false;
+    off.qpn = 7; // not the QP it came from
+    CHECK(set(off, 1) == sa::status::req_invalid);
+    off.qpn = 1;
+    CHECK(set(off, 1) == sa::status::ok);
+    CHECK(reg.size() == 0);
+    auto again = zeros;
+    again.qpn = 1;
+    CHECK(set(again, 1) == sa::status::ok);
+    again.qpn = 0;
+    CHECK(set(again, 1) == sa::status::ok);
+    CHECK(reg.size() == 1);
+
+    // A trap no switch of ours would name (130), from another QP: taken,
+    // and its Reports go to that QP.
+    sa::InformInfo ii;
+    ii.lid_range_begin = Lid(0xffff);
+    ii.is_generic = true;
+    ii.subscribe = true;
+    ii.type = 0xffff;
+    ii.trap_number_or_device_id = 130;
+    ii.producer_type_or_vendor_id = 0xffffff;
+    CHECK(set(ii, 0x1234) == sa::status::ok);
+    CHECK(reg.size() == 2);
+    mad::Notice trap130;
+    trap130.type = mad::notice_type::urgent;
+    trap130.producer_type_or_vendor_id = 2;
+    trap130.trap_number_or_device_id = 130;
+    trap130.issuer_lid = Lid(3);
+    reg.forward(trap130);
+    auto rep = a.port.take();
+    REQUIRE(rep.size() == 1);
+    CHECK(rep[0].to.lid == subscriber);
+    CHECK(rep[0].to.qpn == 0x1234);
+    // A vendor-specific subscription is taken too; a generic notice is not
+    // its event.
+    auto vendor = ii;
+    vendor.is_generic = false;
+    CHECK(set(vendor, 1) == sa::status::ok);
+    CHECK(reg.size() == 3);
+    reg.forward(trap130);
+    CHECK(a.port.take().size() == 1);
 }
 
 TEST_CASE("InformInfo: a confirmed snapshot that loses a port sends trap 65 to subscribers of it", "[sa][inform]")

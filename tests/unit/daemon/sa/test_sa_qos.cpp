@@ -378,6 +378,7 @@ struct TrustAgent {
         s.sm_key = key;
         return s;
     }
+    std::uint32_t source_qpn = 1; // the requester's QP
     // The answer to one request (nullopt: none sent).
     std::optional<sa::Mad> ask(std::uint8_t method, std::uint16_t attr, std::uint64_t mask, std::uint64_t sm_key,
                                const std::vector<std::uint8_t>& record = {})
@@ -395,7 +396,7 @@ struct TrustAgent {
         r.smp = mad::Smp::from_bytes(std::span<const std::uint8_t>(m.data(), m.size()));
         r.length = m.size();
         r.source_lid = Lid(99);
-        r.source_qpn = 1;
+        r.source_qpn = source_qpn;
         port.sent.clear();
         agent.on_mad(r);
         if (port.sent.empty()) return std::nullopt;
@@ -475,7 +476,7 @@ TEST_CASE("SM_Key trust: untrusted Sets of the SM's state and security subscript
     CHECK(TrustAgent::status(*trusted) == sa::status::method_attr_unsupported);
     CHECK(TrustAgent::status(*a.ask(sa::method::delete_, sa::attr::lft_record, 1, 0)) == sa::status::denied);
     // InformInfo for trap 256 (Bad M_Key): trusted only; the QPN of a
-    // subscription is shown to the trusted only.
+    // subscription (the one the Set came from) is shown to the trusted only.
     sa::InformInfo info;
     info.is_generic = true;
     info.subscribe = true;
@@ -487,6 +488,7 @@ TEST_CASE("SM_Key trust: untrusted Sets of the SM's state and security subscript
     CHECK(TrustAgent::status(*a.ask(sa::method::set, sa::attr::inform_info, 0, 0, sa::encode(info))) ==
           sa::status::denied);
     CHECK(a.inform.counters().denied == 1);
+    a.source_qpn = 0x42;
     CHECK(TrustAgent::status(*a.ask(sa::method::set, sa::attr::inform_info, 0, key, sa::encode(info))) ==
           sa::status::ok);
     REQUIRE(a.inform.size() == 1);

@@ -164,23 +164,48 @@ TEST_CASE("SLtoVLMappingTableRecords: every table the SM wrote, as the ports hol
           sa::status::req_invalid);
 }
 
-TEST_CASE("VLArbitrationTableRecords: the blocks each port implements, as it holds them", "[sa][tables]")
+namespace {
+// Whether VLArb `block` (1..4) of port `p` lies wholly past the port's
+// capacity, as the fake port itself says.
+bool past_capacity(const Tables& n, PortRef p, unsigned block)
+{
+    const auto pi = n.loop.fabric.port_info(p);
+    const unsigned cap = block <= 2 ? pi.vl_arb_low_cap : pi.vl_arb_high_cap;
+    return (block % 2 == 0 ? mad::vl_arb_block_entries : 0u) >= cap;
+}
+} // namespace
+
+TEST_CASE("VLArbitrationTableRecords: the blocks each port implements, as it holds them; the others empty",
+          "[sa][tables]")
 {
     Tables n(true);
     const auto all = Req(sa::method::get_table, sa::attr::vlarb_record, 0).run(*n.snap, daemon::sa_vlarb_records);
     REQUIRE(all.status == sa::status::ok);
-    // Ports with arbitration tables (capacity 8: one block of each
-    // priority): 4 CA ports and the 3 cabled ports of each switch.
-    CHECK(all.records.size() == 2 * (4 + 2 * 3));
+    // Blocks the ports implement (capacity 8: block 1 of the low table,
+    // block 3 of the high one) on 4 CA ports and the 3 cabled ports of each
+    // switch, as the ports hold them; every other block answered is past
+    // its port's capacity, so empty (osmtest -f q asks blocks 1..4 of each
+    // port, and OpenSM answers them all).
+    std::size_t implemented = 0, beyond = 0;
+    std::set<std::tuple<unsigned, unsigned, unsigned>> seen;
     for (const auto& rec : all.records) {
         const auto r = sa::decode_vlarb_record(rec);
         REQUIRE(r);
-        CHECK((r->block == 1 || r->block == 3));
         const NodeId at = n.node_at(r->lid);
+        const PortRef port{at, PortNum(r->port)};
         INFO("LID " << r->lid.value() << " port " << unsigned(r->port) << " block " << unsigned(r->block));
-        CHECK(r->table == n.loop.fabric.vl_arbitration(PortRef{at, PortNum(r->port)},
-                                                        static_cast<mad::VlArbBlock>(r->block)));
+        CHECK(seen.insert({r->lid.value(), r->port, r->block}).second);
+        if (past_capacity(n, port, r->block)) {
+            ++beyond;
+            CHECK(r->table == mad::VlArbitrationTable{});
+            continue;
+        }
+        ++implemented;
+        CHECK((r->block == 1 || r->block == 3));
+        CHECK(r->table == n.loop.fabric.vl_arbitration(port, static_cast<mad::VlArbBlock>(r->block)));
     }
+    CHECK(implemented == 2 * (4 + 2 * 3));
+    CHECK(beyond >= 2 * (4 + 2 * 3) + 2 * 4); // blocks 2 and 4 of those ports, 1..4 of each switch's port 0
     // The low table names VL 0 with a weight: the fake's default is empty,
     // so equality above is not the trivial one.
     CHECK(std::any_of(all.records.begin(), all.records.end(), [](const auto& rec) {
@@ -196,24 +221,48 @@ TEST_CASE("VLArbitrationTableRecords: the blocks each port implements, as it hol
                          .run(*n.snap, daemon::sa_vlarb_records);
     REQUIRE(one.records.size() == 1);
     CHECK(sa::decode_vlarb_record(one.records[0])->port == 4);
-    // Port 0 of a switch has no arbitration table.
-    CHECK(Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
-              .put(0, 2, s2.value())
-              .put(2, 1, 0)
-              .run(*n.snap, daemon::sa_vlarb_records)
-              .records.empty());
-    // Block 2 (low 32..63): the ports implement 8 entries, so none.
-    CHECK(Req(sa::method::get_table, sa::attr::vlarb_record, 4)
-              .put(3, 1, 2)
-              .run(*n.snap, daemon::sa_vlarb_records)
-              .records.empty());
+    // Port 0 of a switch implements no arbitration table: four empty blocks.
+    const auto port0 = Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
+                           .put(0, 2, s2.value())
+                           .put(2, 1, 0)
+                           .run(*n.snap, daemon::sa_vlarb_records);
+    REQUIRE(port0.records.size() == 4);
+    for (const auto& rec : port0.records) CHECK(sa::decode_vlarb_record(rec)->table == mad::VlArbitrationTable{});
+    // Even when its PortInfo claims a capacity (ibsim's base port 0 says 8
+    // entries, which it does not have): still four empty blocks.
+    auto claims = std::make_shared<daemon::SubnetSnapshot>(*n.snap);
+    auto& pi0 = claims->found.port_info[PortRef{n.t.s2, PortNum(0)}];
+    pi0.vl_arb_low_cap = pi0.vl_arb_high_cap = 8;
+    const auto claimed = Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
+                             .put(0, 2, s2.value())
+                             .put(2, 1, 0)
+                             .run(*claims, daemon::sa_vlarb_records);
+    REQUIRE(claimed.records.size() == 4);
+    for (const auto& rec : claimed.records) CHECK(sa::decode_vlarb_record(rec)->table == mad::VlArbitrationTable{});
+    // Block 2 (low 32..63) of a port with 8 entries: answered, empty.
+    const auto b2 = Req(sa::method::get, sa::attr::vlarb_record, 1 | 2 | 4)
+                        .put(0, 2, s2.value())
+                        .put(2, 1, 4)
+                        .put(3, 1, 2)
+                        .run(*n.snap, daemon::sa_vlarb_records);
+    REQUIRE(b2.records.size() == 1);
+    CHECK(sa::decode_vlarb_record(b2.records[0])->table == mad::VlArbitrationTable{});
 }
 
-TEST_CASE("ports whose VL tables the SM left alone have no SL2VL or VLArb records", "[sa][tables]")
+TEST_CASE("ports whose VL tables the SM left alone have no SL2VL records, and VLArb records only past capacity",
+          "[sa][tables]")
 {
     Tables n(false, {"minhop"}); // one VL, no policy, vl_tables auto: nothing written
     CHECK(Req(sa::method::get_table, sa::attr::slvl_record, 0).run(*n.snap, daemon::sa_sl2vl_records).records.empty());
-    CHECK(Req(sa::method::get_table, sa::attr::vlarb_record, 0).run(*n.snap, daemon::sa_vlarb_records).records.empty());
+    // Blocks within a port's capacity hold what nobody here wrote or read:
+    // not answered. Those past it are empty on every port.
+    const auto va = Req(sa::method::get_table, sa::attr::vlarb_record, 0).run(*n.snap, daemon::sa_vlarb_records);
+    CHECK_FALSE(va.records.empty());
+    for (const auto& rec : va.records) {
+        const auto r = sa::decode_vlarb_record(rec);
+        CHECK(past_capacity(n, PortRef{n.node_at(r->lid), PortNum(r->port)}, r->block));
+        CHECK(r->table == mad::VlArbitrationTable{});
+    }
     const auto get = Req(sa::method::get, sa::attr::slvl_record, 1)
                          .put(0, 2, n.lid_of(n.t.h0).value())
                          .run(*n.snap, daemon::sa_sl2vl_records);
@@ -334,13 +383,14 @@ TEST_CASE("a CA's tables records answer whatever port the query names (osmtest's
 {
     Tables n(true);
     const Lid h1 = n.lid_of(n.t.h1);
-    // osmtest -f q asks VLArb of LID/port 0 for a CA: its port 1's blocks.
+    // osmtest -f q asks VLArb of LID/port 0 for a CA: its port 1's blocks
+    // (1..4; 2 and 4 past its capacity, empty).
     const auto va = Req(sa::method::get_table, sa::attr::vlarb_record, 1 | 2)
                         .put(0, 2, h1.value())
                         .put(2, 1, 0)
                         .run(*n.snap, daemon::sa_vlarb_records);
-    REQUIRE(va.records.size() == 2);
-    CHECK(sa::decode_vlarb_record(va.records[0])->port == 1);
+    REQUIRE(va.records.size() == 4);
+    for (const auto& rec : va.records) CHECK(sa::decode_vlarb_record(rec)->port == 1);
     // SL2VL with made-up input and output ports.
     const auto sl = Req(sa::method::get, sa::attr::slvl_record, 1 | 2 | 4)
                         .put(0, 2, h1.value())
@@ -357,10 +407,10 @@ TEST_CASE("a CA's tables records answer whatever port the query names (osmtest's
                         .run(*n.snap, daemon::sa_pkey_table_records);
     REQUIRE(pk.records.size() == 1);
     CHECK(sa::decode_pkey_table_record(pk.records[0])->port == 1);
-    // A switch's port still selects: VLArb of switch port 0 has none, and
-    // the query's port 0 is no CA's record when no LID narrows it.
+    // A switch's port still selects: switch port 0's four blocks (empty),
+    // and each CA's own port's four.
     CHECK(Req(sa::method::get_table, sa::attr::vlarb_record, 2)
               .put(2, 1, 0)
               .run(*n.snap, daemon::sa_vlarb_records)
-              .records.size() == 2 * 4);
+              .records.size() == (2 + 4) * 4);
 }
