@@ -9,8 +9,9 @@
 // Data structures: records keyed by (ServiceID, ServiceGID, ServiceP_Key),
 // the identity IBA gives a ServiceRecord (a Set without ServiceP_Key in its
 // mask: the default partition's 0xFFFF), each with its expiry (none for
-// lease 0xFFFFFFFF or a Set without ServiceLease). Expired records are dropped whenever the store is
-// read. The clock is injected so lease tests need no sleeping.
+// lease 0xFFFFFFFF or a Set without ServiceLease). Expired records are
+// dropped whenever the store is read. The clock is injected so lease tests
+// need no sleeping.
 #pragma once
 
 #include "daemon/sa/sa_agent.h"
