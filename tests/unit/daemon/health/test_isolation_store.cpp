@@ -127,3 +127,31 @@ TEST_CASE("a save that cannot be written throws naming the file", "[isolation]")
     CHECK_THROWS_WITH(store.save({{{Guid(0xab), PortNum(1)}, {"operator", "", 0}}}),
                       Catch::Contains((dir.path / "state").string()));
 }
+
+TEST_CASE("switches not swept past are kept beside the isolations; a file without them loads as before",
+          "[isolation]")
+{
+    test::TempDir dir;
+    const daemon::IsolationStore store(dir.path);
+    daemon::Isolations isolations;
+    isolations[{Guid(0x11), PortNum(2)}] = {"reboot", "10 reboots", 5};
+    daemon::NoDiscover skip;
+    skip[Guid(0x21)] = {"noisy", "300 traps 129/130/131 within 60 s", 7};
+    store.save(isolations, skip);
+    const auto j = nlohmann::json::parse(read(store.file()));
+    REQUIRE(j["no_discover"].size() == 1);
+    CHECK(j["no_discover"][0]["node_guid"] == "0x0000000000000021");
+    const auto loaded = store.load();
+    CHECK(loaded.error.empty());
+    CHECK(loaded.isolations == isolations);
+    CHECK(loaded.no_discover == skip);
+
+    // Without any, no key is written: the file reads as an older daemon wrote it.
+    store.save(isolations);
+    CHECK_FALSE(nlohmann::json::parse(read(store.file())).contains("no_discover"));
+    CHECK(store.load().no_discover.empty());
+    write(store.file(), R"({"version": 1, "isolated": [], "no_discover": [{"node_guid": "0x0"}]})");
+    const auto bad = store.load();
+    CHECK(bad.no_discover.empty());
+    CHECK(bad.error.find("bad entry") != std::string::npos);
+}
