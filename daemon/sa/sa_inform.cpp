@@ -20,6 +20,7 @@ constexpr std::uint16_t all16 = 0xffff;
 bool forwarded_trap(std::uint16_t number)
 {
     return number == mad::trap::gid_in_service || number == mad::trap::gid_out_of_service ||
+           number == mad::trap::mc_group_created || number == mad::trap::mc_group_deleted ||
            number == mad::trap::link_state_change || number == mad::trap::local_changes || security_trap(number);
 }
 } // namespace

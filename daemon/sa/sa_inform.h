@@ -44,8 +44,9 @@ public:
     void register_with(SaAgent& agent);
 
     // A Notice (trap) the SM received or made: Reports to every matching
-    // subscriber. Traps the SA forwards: 64, 65, 128, 144; 256-259 to
-    // trusted subscribers only.
+    // subscriber. Traps the SA forwards: 64, 65, 66, 67 (multicast groups
+    // created and deleted: mcast_service.h), 128, 144; 256-259 to trusted
+    // subscribers only.
     void forward(const mad::Notice& n);
     // A received SubnTrap MAD (the trap receiver's input).
     void on_trap_mad(const mad::RawReceive& r);
