@@ -66,6 +66,10 @@ struct RoutingConfig {
     std::optional<std::string> cn_guid_file;
     std::optional<std::string> io_guid_file;
     std::optional<std::string> guid_routing_order_file;
+    // ftree/sftree: how many times a CA's route to an I/O node of
+    // io_guid_file hanging above the leaves may go down and up again
+    // (OpenSM's max_reverse_hops; routing/fattree/reverse_hops.h).
+    unsigned max_reverse_hops = 0;
     // Cap on data VLs per port (the daemon rounds down to a count PortInfo
     // OperationalVLs can express: 1, 2, 4, 8 or 15).
     unsigned max_vls = 8;

@@ -138,6 +138,7 @@ std::string describe(const Config& c)
                               std::pair{"io_guid_file", &c.routing.io_guid_file},
                               std::pair{"guid_routing_order_file", &c.routing.guid_routing_order_file}})
         if (*value) out << YAML::Key << key << YAML::Value << **value;
+    out << YAML::Key << "max_reverse_hops" << YAML::Value << c.routing.max_reverse_hops;
     out << YAML::Key << "max_vls" << YAML::Value << c.routing.max_vls;
     out << YAML::Key << "switch_sl2vl" << YAML::Value << std::string(to_string(c.routing.switch_sl2vl));
     out << YAML::Key << "vl_tables" << YAML::Value << std::string(to_string(c.routing.vl_tables));

@@ -40,10 +40,6 @@ const std::map<std::string, std::string, std::less<>>& no_equivalent()
                                        "(health.*) judges the error counters"},
         {"overrun_errors_threshold", "as local_phy_errors_threshold"},
         {"use_mfttop", "no equivalent"},
-        {"no_partition_enforcement", "partition enforcement is not an option of this ibsmd"},
-        {"part_enforce", "partition enforcement is not an option of this ibsmd"},
-        {"allow_both_pkeys", "no option in this ibsmd"},
-        {"keep_pkey_indexes", "no option in this ibsmd"},
         {"sm_assigned_guid", "ibsmd assigns no alias GUIDs"},
         {"reassign_lids", "ibsmd keeps every LID it assigned (guid2lid in state_dir)"},
         {"force_heavy_sweep", "ibsmd sweeps on events, light sweeps and SIGHUP; `ibsm resweep --heavy` asks one"},
@@ -58,7 +54,6 @@ const std::map<std::string, std::string, std::less<>>& no_equivalent()
         {"lid_matrix_dump_file", "no equivalent: ibsmd computes hops itself"},
         {"lfts_file", "the file engine is not in ibsmd"},
         {"quasi_ftree_indexing", "ibsmd's ftree indexes hosts by the tree's structure (seed 003)"},
-        {"max_reverse_hops", "ibsmd's ftree routes I/O nodes on up*/down* paths only"},
         {"ids_guid_file", "no equivalent"},
         {"do_mesh_analysis", "LASH is not in ibsmd"},
         {"lash_start_vl", "LASH is not in ibsmd"},
@@ -259,6 +254,22 @@ private:
             c.routing.cn_guid_file = path(v);
         } else if (k == "io_guid_file") {
             c.routing.io_guid_file = path(v);
+        } else if (k == "part_enforce") {
+            // OpenSM takes an unknown value for both, with a warning.
+            part_enforce_ = v == "in" ? PartEnforce::in : v == "out" ? PartEnforce::out : v == "off" ? PartEnforce::off
+                                                                                                      : PartEnforce::both;
+            if (v != "both" && v != "in" && v != "out" && v != "off")
+                adapted("not both, in, out or off: both, as OpenSM takes it");
+        } else if (k == "no_partition_enforcement") {
+            no_enforcement_ = boolean(v);
+        } else if (k == "allow_both_pkeys") {
+            c.allow_both_pkeys = boolean(v);
+        } else if (k == "keep_pkey_indexes") {
+            if (!boolean(v))
+                adapted("ibsmd always keeps each partition's P_Key index in a port's table, so IPoIB interfaces "
+                        "keep theirs");
+        } else if (k == "max_reverse_hops") {
+            c.routing.max_reverse_hops = static_cast<unsigned>(number(v, limits::max_reverse_hops));
         } else if (k == "guid_routing_order_file") {
             c.routing.guid_routing_order_file = path(v);
         } else if (k == "node_name_map_name") {
@@ -364,6 +375,8 @@ private:
     // override qos_* for CA ports and switch external ports.
     void finish()
     {
+        // OpenSM's older key wins over part_enforce (osm_subnet.c).
+        out_.config.part_enforce = no_enforcement_ ? PartEnforce::off : part_enforce_;
         auto& q = out_.config.qos;
         const bool tables = all_sl2vl_ || ca_sl2vl_ || swe_sl2vl_ || sw0_sl2vl_ || all_arb_.set || ca_arb_.set || swe_arb_.set;
         if (!qos_) {
@@ -389,6 +402,8 @@ private:
     std::string key_, value_;
     OpensmConf out_;
     bool qos_ = false;
+    PartEnforce part_enforce_ = PartEnforce::both;
+    bool no_enforcement_ = false;
     std::optional<std::string> qos_policy_;
     std::optional<QosSl2Vl> all_sl2vl_, ca_sl2vl_, swe_sl2vl_, sw0_sl2vl_;
     Arb all_arb_, ca_arb_, swe_arb_;

@@ -70,10 +70,10 @@ constexpr std::array<std::string_view, 17> top_keys{
     "routing", "smp",     "sm",      "state_dir", "log",      "sweep",           "dump",             "perf",
     "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security",
     "node_name_map"};
-constexpr std::array<std::string_view, 13> routing_keys{
+constexpr std::array<std::string_view, 14> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
     "lid_assignment", "lid_order",
-    "cn_guid_file", "io_guid_file", "guid_routing_order_file",
+    "cn_guid_file", "io_guid_file", "guid_routing_order_file", "max_reverse_hops",
 };
 // Spelled as lidassign/path_configs.h and path_lids.h accept them (config/
 // does not link lidassign; the daemon maps the names).
@@ -224,6 +224,8 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
     if (auto* e = s.find("cn_guid_file")) c.cn_guid_file = r.text(*e, "a path");
     if (auto* e = s.find("io_guid_file")) c.io_guid_file = r.text(*e, "a path");
     if (auto* e = s.find("guid_routing_order_file")) c.guid_routing_order_file = r.text(*e, "a path");
+    if (auto* e = s.find("max_reverse_hops"))
+        c.max_reverse_hops = static_cast<unsigned>(r.integer(*e, limits::max_reverse_hops));
     if (auto* e = s.find("max_vls")) c.max_vls = small(r.integer(*e, limits::max_vls));
     for (auto [key, field] : {std::pair{"switch_sl2vl", &c.switch_sl2vl}, std::pair{"vl_tables", &c.vl_tables}}) {
         auto* e = s.find(key);

@@ -79,6 +79,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.cn_guid_file", optional_text(c.routing.cn_guid_file, quote)},
         {"routing.io_guid_file", optional_text(c.routing.io_guid_file, quote)},
         {"routing.guid_routing_order_file", optional_text(c.routing.guid_routing_order_file, quote)},
+        {"routing.max_reverse_hops", std::to_string(c.routing.max_reverse_hops)},
         {"routing.max_vls", std::to_string(c.routing.max_vls)},
         {"routing.switch_sl2vl", std::string(to_string(c.routing.switch_sl2vl))},
         {"routing.vl_tables", std::string(to_string(c.routing.vl_tables))},

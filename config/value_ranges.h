@@ -16,6 +16,7 @@ struct Range {
 namespace limits {
 inline constexpr Range lmc{0, 7};                        // PortInfo LMC is 3 bits
 inline constexpr Range max_vls{1, 15};                   // data VLs 0..14
+inline constexpr Range max_reverse_hops{0, 65535};       // OpenSM's is 16 bits
 inline constexpr Range dump_lfts_max_entries{0, 1'000'000'000'000}; // switches x LIDs; 0: no limit
 inline constexpr Range smp_window{1, 4096};              // SMPs outstanding at once
 inline constexpr Range smp_timeout_ms{1, 60000};         // per-SMP response timeout

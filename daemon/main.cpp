@@ -55,6 +55,7 @@ int serve(daemon::SmStart& start)
     // joins; each generation's partitions bring theirs.
     daemon::McastService mcast(events, transport, daemon::mcast_settings(cfg, settings.lfts.width));
     mcast.install(sa);
+    mcast.set_notices([&inform](const mad::Notice& n) { inform.forward(n); }); // traps 66/67
     sa.install();
     responder.install([&](const mad::RawReceive& r) {
         traps.on_trap(r);

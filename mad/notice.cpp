@@ -33,7 +33,9 @@ NoticeDetails decode_details(std::uint16_t trap_number, Bytes d)
 {
     switch (trap_number) {
     case trap::gid_in_service:
-    case trap::gid_out_of_service: { // 0..5 reserved, 6..21 GID
+    case trap::gid_out_of_service:
+    case trap::mc_group_created:
+    case trap::mc_group_deleted: { // 0..5 reserved, 6..21 GID (the MGID for 66/67)
         GidServiceDetails g;
         std::copy_n(d.begin() + 6, g.gid.size(), g.gid.begin());
         return g;

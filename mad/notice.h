@@ -1,10 +1,11 @@
 // Notice attribute (IBA 13.4.8.2, attribute 0x0002): the payload of a trap
 // (SubnTrap) and of an SA report. The generic header is decoded as is; the
 // 54-byte DataDetails are decoded into a typed struct for the traps this SM
-// acts on (IBA 14.2.5.1 "SM traps": 64/65 GID in/out of service, 128 link
-// state change, 129/130/131 port errors, 144 local changes, 145 system image
-// GUID change). Any other trap, and any vendor-specific notice, keeps the
-// raw details: an unknown trap is information, not an error.
+// acts on (IBA 14.2.5.1 "SM traps": 64/65 GID in/out of service, 66/67
+// multicast group created/deleted, 128 link state change, 129/130/131 port
+// errors, 144 local changes, 145 system image GUID change). Any other trap,
+// and any vendor-specific notice, keeps the raw details: an unknown trap is
+// information, not an error.
 //
 // A Notice is 80 bytes, but an SMP's data field holds only the first 64, so
 // traps arrive without IssuerGID; it is present in SA reports.
@@ -27,6 +28,8 @@ inline constexpr std::size_t notice_details_size = 54;
 namespace trap {
 inline constexpr std::uint16_t gid_in_service = 64;
 inline constexpr std::uint16_t gid_out_of_service = 65;
+inline constexpr std::uint16_t mc_group_created = 66;
+inline constexpr std::uint16_t mc_group_deleted = 67;
 inline constexpr std::uint16_t link_state_change = 128;
 inline constexpr std::uint16_t local_link_integrity = 129;
 inline constexpr std::uint16_t excessive_buffer_overrun = 130;
@@ -64,7 +67,8 @@ struct RawDetails {
     bool operator==(const RawDetails&) const = default;
 };
 
-// Traps 64 and 65: the port GID that came into / went out of service.
+// Traps 64 and 65: the port GID that came into / went out of service;
+// 66 and 67: the MGID of the multicast group created / deleted.
 struct GidServiceDetails {
     Gid gid{};
     bool operator==(const GidServiceDetails&) const = default;

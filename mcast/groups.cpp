@@ -273,6 +273,8 @@ std::optional<mad::Gid128> GroupTable::new_mgid(std::uint8_t scope)
 
 void GroupTable::erase_group(std::map<mad::Gid128, Group>::iterator it)
 {
+    // A group whose membership ended has said so already (67 below).
+    if (it->second.permanent || it->second.full_members() > 0) notices_.push_back({false, it->first});
     by_mlid_.erase(it->second.params.mlid.value());
     groups_.erase(it);
 }
@@ -381,6 +383,7 @@ JoinOutcome GroupTable::join(const mad::McMemberRecord& in, std::uint64_t mask, 
     }
 
     Group& g = it->second;
+    const bool had_full = g.full_members() > 0;
     auto [mit, fresh] = g.members.try_emplace(port_guid);
     Member& member = mit->second;
     const bool received = !fresh && member.receives();
@@ -392,6 +395,7 @@ JoinOutcome GroupTable::join(const mad::McMemberRecord& in, std::uint64_t mask, 
     // remote port without it and then leaves for it).
     if (fresh) member.proxy_join = proxy;
     o.members_changed = fresh || received != member.receives();
+    if (!had_full && g.full_members() > 0) notices_.push_back({true, g.params.mgid});
     if (o.members_changed || o.created) ++version_;
     o.record = answer(g, member);
     o.record.port_gid.prefix = in.port_gid.prefix; // answered with the prefix the request used
@@ -424,6 +428,7 @@ JoinOutcome GroupTable::leave(const mad::McMemberRecord& in, std::uint64_t mask,
     o.record = answer(g, member);
     o.record.port_gid.prefix = in.port_gid.prefix;
     const bool received = member.receives();
+    const bool had_full = g.full_members() > 0;
     member.join_state = static_cast<std::uint8_t>(member.join_state & ~asked);
     o.record.join_state = member.join_state;
     if (member.join_state == 0) {
@@ -437,6 +442,7 @@ JoinOutcome GroupTable::leave(const mad::McMemberRecord& in, std::uint64_t mask,
         g.members.clear();
         o.members_changed = true;
     }
+    if (had_full && g.full_members() == 0) notices_.push_back({false, g.params.mgid});
     if (g.members.empty() && !g.permanent) erase_group(it);
     if (o.members_changed) ++version_;
     return o;
@@ -486,6 +492,7 @@ std::vector<Lid> GroupTable::drop_ports(const std::function<bool(Guid)>& gone)
     for (auto it = groups_.begin(); it != groups_.end();) {
         Group& g = it->second;
         const auto before = g.members.size();
+        const bool had_full = g.full_members() > 0;
         std::erase_if(g.members, [&](const auto& m) { return gone(m.first); });
         if (g.members.size() == before) {
             ++it;
@@ -493,6 +500,7 @@ std::vector<Lid> GroupTable::drop_ports(const std::function<bool(Guid)>& gone)
         }
         changed.push_back(g.params.mlid);
         if (g.full_members() == 0) g.members.clear();
+        if (had_full && g.full_members() == 0) notices_.push_back({false, g.params.mgid});
         if (g.members.empty() && !g.permanent) {
             auto next = std::next(it);
             erase_group(it);

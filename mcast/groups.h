@@ -42,6 +42,10 @@
 //   visible only to requesters in the group's partition. A trusted request
 //   (valid non-zero SM_Key) gets one record per member; others get one per
 //   group with PortGID, JoinState and ProxyJoin zeroed (15.2.5.17 note).
+// - Notices (IBA 14.2.5.1, traps 66 and 67, as OpenSM's osm_multicast.c):
+//   a group that gains its first full member was created (66); one that
+//   loses its last full member, or is deleted whatever its members, was
+//   deleted (67). They are kept in order for take_notices().
 #pragma once
 
 #include "mad/gid.h"
@@ -54,6 +58,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ibsm::mcast {
@@ -149,6 +154,15 @@ public:
     const Group* find(Lid mlid) const;
     std::uint64_t version() const { return version_; }
 
+    struct GroupNotice {
+        bool created = false; // trap 66; else 67
+        mad::Gid128 mgid;
+        bool operator==(const GroupNotice&) const = default;
+    };
+    // The groups created and deleted since the last call, in order (see
+    // the header comment); the SA reports them to InformInfo subscribers.
+    std::vector<GroupNotice> take_notices() { return std::exchange(notices_, {}); }
+
 private:
     std::optional<Lid> free_mlid(Lid wanted) const;
     std::optional<mad::Gid128> new_mgid(std::uint8_t scope);
@@ -159,6 +173,7 @@ private:
     std::map<std::uint16_t, mad::Gid128> by_mlid_;
     std::uint32_t next_mgid_ = 1;
     std::uint64_t version_ = 0;
+    std::vector<GroupNotice> notices_;
 };
 
 } // namespace ibsm::mcast

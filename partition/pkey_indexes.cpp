@@ -50,6 +50,9 @@ PortTable IndexBook::place(Guid node, std::uint8_t port, const std::vector<std::
         for (auto k : keys)
             if (allow_both_ ? k == 0xffff : mad::pkey_base(k) == 0x7fff) zero = key_of(k);
     }
+    PortTable out;
+    out.needed = keys.size();
+    out.capacity = cap;
     std::map<std::size_t, std::uint16_t> placed; // index -> key
     std::vector<std::uint16_t> fresh;
     for (auto k : keys) {
@@ -70,7 +73,6 @@ PortTable IndexBook::place(Guid node, std::uint8_t port, const std::vector<std::
     }
     std::optional<std::size_t> highest;
     for (const auto& [k, idx] : mem.index) highest = std::max(highest.value_or(0), idx);
-    PortTable out;
     auto take = [&](std::uint16_t kk, std::size_t idx) {
         std::erase_if(mem.index, [&](const auto& e) { return e.second == idx && e.first != kk; });
         mem.index[kk] = idx;
@@ -91,6 +93,7 @@ PortTable IndexBook::place(Guid node, std::uint8_t port, const std::vector<std::
                     }
                 if (idx == 0) {
                     ++out.dropped;
+                    out.dropped_keys.push_back(k);
                     continue;
                 }
             }
@@ -127,12 +130,15 @@ PortTable peer_table(const std::vector<std::uint16_t>& ca, std::size_t enforce_c
         if (mad::pkey_empty(k)) continue;
         if (!mad::pkey_full(k) && std::find(ca.begin(), ca.end(), static_cast<std::uint16_t>(k | 0x8000)) != ca.end())
             continue;
+        ++out.needed;
         if (keys.size() >= enforce_cap) {
             ++out.dropped;
+            out.dropped_keys.push_back(k);
             continue;
         }
         keys.push_back(k);
     }
+    out.capacity = enforce_cap;
     out.entries.assign(whole_blocks(keys.size()), 0);
     std::copy(keys.begin(), keys.end(), out.entries.begin());
     return out;

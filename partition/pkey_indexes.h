@@ -40,6 +40,9 @@ namespace ibsm::partition {
 struct PortTable {
     std::vector<std::uint16_t> entries; // whole blocks of 32, 0 = empty
     std::size_t dropped = 0;            // keys that found no entry
+    std::vector<std::uint16_t> dropped_keys; // which, in the order they came
+    std::size_t needed = 0;             // keys the port was to hold
+    std::size_t capacity = 0;           // entries the table has
 };
 
 class IndexBook {

@@ -69,6 +69,10 @@ struct Options {
     std::vector<Guid> compute_nodes;
     std::vector<Guid> io_nodes;
     std::vector<Guid> routing_order;
+    // ftree/sftree (max_reverse_hops): how many times a CA's route to an
+    // I/O node above the leaves may go down and then up again
+    // (routing/fattree/reverse_hops.h); other non-compute nodes get none.
+    std::uint16_t max_reverse_hops = 0;
 };
 
 // Why an engine will not route this fabric, e.g. engine "ftree",

@@ -148,6 +148,8 @@ int route_main(const Args& args)
     if (auto roots = args.value("roots")) options.root_guids = read_roots(*roots);
     if (auto f = args.value("cn-guid-file")) options.compute_nodes = read_guid_file(*f, "cn-guid-file");
     if (auto f = args.value("io-guid-file")) options.io_nodes = read_guid_file(*f, "io-guid-file");
+    options.max_reverse_hops =
+        static_cast<std::uint16_t>(args.number("max-reverse-hops", defaults.max_reverse_hops, 0, 65535));
     if (auto f = args.value("guid-routing-order-file"))
         options.routing_order = read_guid_file(*f, "guid-routing-order-file");
     if (auto b = args.value("balancing")) {
@@ -313,6 +315,9 @@ const CommandSpec& route_command()
             {"io-guid-file", "FILE",
              "OpenSM's io_guid_file: the I/O nodes' port GUIDs (ftree routes them after the compute nodes; sssp, "
              "dfsssp and nue after the compute nodes, before the rest)"},
+            {"max-reverse-hops", "N",
+             "OpenSM's max_reverse_hops: ftree and sftree may route CAs to an I/O node of --io-guid-file above "
+             "the leaves going down and up again N times (default 0)"},
             {"guid-routing-order-file", "FILE",
              "OpenSM's guid_routing_order_file: port GUIDs minhop, sssp, dfsssp and nue route first, in order"},
             node_name_map_option(),

@@ -15,13 +15,18 @@ std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partiti
 {
     std::vector<PKeyTarget> out;
     const auto& f = found.fabric;
-    auto add = [&](const topology::Node& node, std::uint8_t port, DrPath path, const partition::PortTable& table) {
+    auto add = [&](const topology::Node& node, std::uint8_t port, DrPath path, const partition::PortTable& table,
+                   std::string faces = {}) {
         PKeyTarget t;
         t.node_guid = node.guid;
         t.port = port;
         t.path = path;
         t.switch_node = node.is_switch();
         t.dropped = table.dropped;
+        t.dropped_keys = table.dropped_keys;
+        t.needed = table.needed;
+        t.capacity = table.capacity;
+        t.faces = std::move(faces);
         t.blocks.resize(std::max<std::size_t>(1, table.entries.size() / mad::pkey_block_size));
         for (std::size_t i = 0; i < table.entries.size(); ++i)
             t.blocks[i / mad::pkey_block_size].keys[i % mad::pkey_block_size] = table.entries[i];
@@ -62,7 +67,10 @@ std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partiti
             if (!far) continue;
             auto ca = end_tables.find(*far);
             if (ca == end_tables.end()) continue;
-            add(node, p, found.path_to(id), partition::peer_table(ca->second, enforce));
+            const auto& ca_node = f.node(far->node);
+            add(node, p, found.path_to(id), partition::peer_table(ca->second, enforce),
+                ca_node.guid.str() + (ca_node.description.empty() ? "" : " (" + ca_node.description + ")") +
+                    " port " + std::to_string(far->port.value()));
         }
     }
     return out;
@@ -139,6 +147,37 @@ PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryRes
     co_return out;
 }
 
+std::string overflow_text(const PKeyTarget& t)
+{
+    std::string keys;
+    for (std::size_t i = 0; i < t.dropped_keys.size() && i < 4; ++i)
+        keys += (i ? ", " : "") + hex16(t.dropped_keys[i]);
+    if (t.dropped_keys.size() > 4) keys += " and " + std::to_string(t.dropped_keys.size() - 4) + " more";
+    const auto counts = "needs " + std::to_string(t.needed) + " P_Key(s), ";
+    if (!t.faces.empty())
+        return t.name + " (facing " + t.faces + ") " + counts + "its partition enforcement table holds " +
+               std::to_string(t.capacity) + " (SwitchInfo PartitionEnforcementCap): partition enforcement is off on "
+               "this port, so the CA's traffic is not filtered there (and none of it dropped); " + keys +
+               " left out of the switch's copy. To enforce there, put that CA port in at most " +
+               std::to_string(t.capacity) + " partitions; part_enforce: off stops enforcing on every port";
+    return t.name + " " + counts + "its table holds " + std::to_string(t.capacity) + " (NodeInfo PartitionCap): " +
+           keys + " not in its table (keys it held before keep their index), so the port cannot use " +
+           (t.dropped_keys.size() == 1 ? "that partition" : "those partitions") +
+           ". Take the port out of partitions it does not need (an ALL, ALL_CAS or ALL_SWITCHES member puts every "
+           "such port in)";
+}
+
+std::set<std::pair<Guid, std::uint8_t>> PKeyProgrammer::unenforced(const DiscoveryResult& found,
+                                                                   const partition::Partitions& partitions)
+{
+    book_.set_allow_both(partitions.settings().allow_both_pkeys);
+    std::set<std::pair<Guid, std::uint8_t>> out;
+    if (!settings_.peer_tables) return out;
+    for (const auto& t : pkey_targets(found, partitions, book_, true))
+        if (!t.faces.empty() && t.dropped) out.insert({t.node_guid, t.port});
+    return out;
+}
+
 void PKeyProgrammer::forget(const std::set<std::pair<Guid, std::uint8_t>>& ports)
 {
     // The table is unknown again; where each key goes is not: a port that
@@ -168,9 +207,7 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
         report.blocks_desired += t.blocks.size();
         if (t.dropped) {
             report.keys_dropped += t.dropped;
-            keep_failure(report.failures, t.name + ": " + std::to_string(t.dropped) +
-                                              " P_Key(s) do not fit its table; the partitions last in the "
-                                              "configuration are missing there");
+            keep_failure(report.failures, overflow_text(t));
         }
         auto& c = confirmed_[{t.node_guid, t.port}];
         // Blocks written before and no longer needed are written empty.

@@ -16,6 +16,12 @@
 // by partition. Ports between switches get none: they carry every
 // partition. (The enforcement bits of PortInfo are the port programmer's.)
 //
+// A table too small for its keys (OpenSM's ERR 0507): a CA port or switch
+// port 0 holds the keys that fit and the rest are named in the log; a
+// switch port facing a CA gets what fits and loses partition enforcement
+// (unenforced(): the port programmer clears its enforcement bits), so the
+// keys left out are not dropped at the switch, as OpenSM does.
+//
 // Data structures: per (node GUID, port), the confirmed content of each
 // 32-key block (nullopt: unknown); the IndexBook (where each key sits). A block is confirmed only by a SetResp
 // carrying it; forget() drops ports whose links came up again (a reset port
@@ -86,8 +92,17 @@ struct PKeyTarget {
     bool switch_node = false;
     std::vector<mad::PKeyTable> blocks;
     std::size_t dropped = 0;
+    std::vector<std::uint16_t> dropped_keys;
+    std::size_t needed = 0;   // keys the port was to hold
+    std::size_t capacity = 0; // entries its table has
     std::string name;
+    std::string faces;        // a switch port facing a CA: that CA port's name; else empty
 };
+
+// What the log says of a target whose keys did not all fit (dropped > 0):
+// which port, how many keys it needed, how many its table holds, what is
+// left out and what the operator can do.
+std::string overflow_text(const PKeyTarget& t);
 
 // The tables of every port of `found` (see the header comment); `book`
 // places the keys and remembers where.
@@ -100,6 +115,12 @@ public:
 
     boost::asio::awaitable<PKeyReport> program(mad::Transport& transport, const DiscoveryResult& found,
                                                const partition::Partitions& partitions);
+    // This sweep's tables laid out before program() (which lays them out
+    // again, the same way): the switch ports facing CAs whose keys do not
+    // fit their enforcement table, by (node GUID, port). The port programmer
+    // turns partition enforcement off there.
+    std::set<std::pair<Guid, std::uint8_t>> unenforced(const DiscoveryResult& found,
+                                                       const partition::Partitions& partitions);
     // Ports (node GUID, port number) whose tables are unknown again.
     void forget(const std::set<std::pair<Guid, std::uint8_t>>& ports);
     void set_peer_tables(bool on) { settings_.peer_tables = on; }

@@ -62,7 +62,8 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
         const auto si = found.switch_info.find(port.node);
         const auto r = f.remote(port);
         const bool faces_ca = r && !f.node(r->node).is_switch();
-        const bool table = si != found.switch_info.end() && si->second.partition_enforcement_cap > 0;
+        const bool table = si != found.switch_info.end() && si->second.partition_enforcement_cap > 0 &&
+                           !settings.unenforced.count({f.node(port.node).guid, port.port.value()});
         d.partition_enforcement_inbound = faces_ca && table && si->second.inbound_enforcement_cap && settings.enforce_in;
         d.partition_enforcement_outbound =
             faces_ca && table && si->second.outbound_enforcement_cap && settings.enforce_out;

@@ -73,6 +73,10 @@ struct PortSettings {
     // join again. Off for `ibsmd --once`: no SA serves after the run, and an
     // unchanged port then gets no Set at all.
     bool client_reregister = true;
+    // Switch ports (node GUID, port) facing a CA whose P_Keys do not fit
+    // the switch's enforcement table (PKeyProgrammer::unenforced): they do
+    // not enforce, or the CA's traffic in the keys left out would be dropped.
+    std::set<std::pair<Guid, std::uint8_t>> unenforced;
 };
 
 // PortInfo OperationalVLs encoding of at most `vls` data VLs (1, 2, 4, 8, 15).
@@ -142,6 +146,8 @@ public:
         settings_.enforce_in = in;
         settings_.enforce_out = out;
     }
+    // Before prepare(): this sweep's PortSettings::unenforced.
+    void set_unenforced(std::set<std::pair<Guid, std::uint8_t>> ports) { settings_.unenforced = std::move(ports); }
     // The ports' M_Keys come from this book (null: left as the ports hold
     // them); learn_keys() teaches it the sweep's DR paths, activate() ends
     // a rotation that every port has taken.

@@ -107,6 +107,29 @@ void McastService::sync_partition_groups(const partition::Partitions& partitions
     if (changed) request_push();
 }
 
+void McastService::report_group_notices(const SubnetSnapshot& snap)
+{
+    auto list = groups_.take_notices();
+    if (!notices_) return;
+    const auto& f = snap.found.fabric;
+    Guid sm_guid;
+    if (snap.found.sm_port.node.value < f.node_count()) sm_guid = guid_of(f, snap.found.sm_port);
+    for (const auto& g : list) {
+        mad::Notice n;
+        n.is_generic = true;
+        n.type = mad::notice_type::subnet_management;
+        n.producer_type_or_vendor_id = 4; // the class manager (SM) produced it
+        n.trap_number_or_device_id = g.created ? mad::trap::mc_group_created : mad::trap::mc_group_deleted;
+        n.issuer_lid = snap.lids.sm_lid;
+        n.details = mad::GidServiceDetails{sa::make_gid(g.mgid.prefix, Guid(g.mgid.interface_id))};
+        // The SM issued it (IBA 13.4.8.2): its port GID.
+        n.issuer_gid = sa::make_gid(settings_.subnet_prefix, sm_guid);
+        spdlog::debug("multicast: trap {} (group {} {}) to subscribers", n.trap_number_or_device_id, g.mgid.str(),
+                      g.created ? "created" : "deleted");
+        notices_(n);
+    }
+}
+
 void McastService::install(SaAgent& agent)
 {
     agent.handle(sa::attr::mcmember_record, mad::mc_member_record_size,
@@ -213,6 +236,7 @@ SaAnswer McastService::on_request(const SaRequest& req)
             spdlog::info("multicast: group {} created on MLID {} by {}", o.record.mgid.str(),
                          hex16(o.record.mlid.value()), requester.str());
         if (o.members_changed || o.created) request_push();
+        report_group_notices(snap);
         return SaAnswer{sa::status::ok, {record_bytes(o.record)}};
     }
     ++stats_.queries;
@@ -272,6 +296,7 @@ void McastService::on_snapshot(SnapshotPtr snap)
     if (cap) groups_.set_mlid_top(static_cast<std::uint16_t>(std::min<std::uint32_t>(0xC000u + cap - 1, 0xFFFEu)));
     auto lost = groups_.drop_ports([&](Guid g) { return !port_of_guid(f, g); });
     if (!lost.empty()) spdlog::info("multicast: {} group(s) lost members that left the fabric", lost.size());
+    report_group_notices(*snapshot_);
     request_push();
 }
 

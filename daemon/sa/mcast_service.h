@@ -32,12 +32,19 @@
 // a group whose partition is gone (or whose parameters the partition no
 // longer gives) is deleted with its members, as is any group joined with
 // the P_Key of a partition that no longer exists.
+//
+// Notices: every group created (trap 66, when it gains its first full
+// member) and deleted (trap 67: its last full member left, it left the
+// fabric, or its partition went) goes, after the operation that caused it,
+// to the notice sink main.cpp wires to the InformInfo subscribers
+// (sa_inform.h), as OpenSM's osm_multicast.c reports them.
 #pragma once
 
 #include "daemon/core/events.h"
 #include "daemon/core/subnet.h"
 #include "daemon/program/mft_programmer.h"
 #include "daemon/sa/sa_agent.h"
+#include "mad/notice.h"
 #include "mad/transport.h"
 #include "mcast/groups.h"
 #include "partition/partitions.h"
@@ -46,6 +53,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -79,6 +87,8 @@ public:
     // Serves MCMemberRecord (Get, GetTable, Set, Delete) and
     // MulticastForwardingTableRecord (Get, GetTable) on `sa`.
     void install(SaAgent& sa);
+    // Where traps 66 and 67 go (the InformInfo registry's forward).
+    void set_notices(std::function<void(const mad::Notice&)> sink) { notices_ = std::move(sink); }
     // A generation the switches confirmed: memberships of ports no longer
     // in the fabric end, and the forwarding tables are to be pushed again.
     void on_snapshot(SnapshotPtr snapshot);
@@ -111,9 +121,13 @@ private:
     void request_push();
     // The partitions' groups made to match `partitions` (see the header).
     void sync_partition_groups(const partition::Partitions& partitions);
+    // The groups' notices since the last call, to the sink; `snap` gives
+    // the issuer (the SM's LID and port GID).
+    void report_group_notices(const SubnetSnapshot& snap);
     boost::asio::awaitable<void> push_trees();
 
     EventQueue& events_;
+    std::function<void(const mad::Notice&)> notices_;
     mad::Transport& transport_;
     // The groups the partitions made, by MGID, with what made them.
     std::map<mad::Gid128, partition::PartitionGroup> partition_groups_;

@@ -49,7 +49,9 @@ public:
     void register_with(SaAgent& agent);
 
     // A Notice (trap) the SM received or made: Reports to every matching
-    // subscriber; the security traps 256-259 to trusted subscribers only.
+    // subscriber (66 and 67, multicast groups created and deleted, are made
+    // by mcast_service.h); the security traps 256-259 to trusted subscribers
+    // only.
     void forward(const mad::Notice& n);
     // A received SubnTrap MAD (the trap receiver's input).
     void on_trap_mad(const mad::RawReceive& r);

@@ -94,6 +94,7 @@ BringupSettings bringup_settings(const config::Config& cfg)
     if (cfg.routing.cn_guid_file)
         s.route.compute_nodes = read_guid_file("routing.cn_guid_file", *cfg.routing.cn_guid_file);
     if (cfg.routing.io_guid_file) s.route.io_nodes = read_guid_file("routing.io_guid_file", *cfg.routing.io_guid_file);
+    s.route.max_reverse_hops = static_cast<std::uint16_t>(cfg.routing.max_reverse_hops);
     if (cfg.routing.guid_routing_order_file)
         s.route.routing_order = read_guid_file("routing.guid_routing_order_file", *cfg.routing.guid_routing_order_file);
     if (cfg.node_name_map) s.node_names = read_node_name_map(*cfg.node_name_map);

@@ -359,6 +359,10 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
     // meanwhile. Switch tables and the PortInfo of ports that are not being
     // activated (switch port 0, ports already ACTIVE) are independent.
     ports_.learn_keys(found);
+    // Switch ports whose CA's keys overflow the enforcement table do not
+    // enforce (pkey_programmer.h); the plan below needs to know which.
+    ports_.set_unenforced(partitions_ ? pkeys_.unenforced(found, *partitions_)
+                                      : std::set<std::pair<Guid, std::uint8_t>>{});
     using namespace boost::asio::experimental::awaitable_operators;
     std::shared_ptr<const VlTablesHeld> held;
     auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {

@@ -79,6 +79,11 @@ CaOrder compute_ca_order(const topology::Fabric& fabric, const FatTree& t, const
             }
         }
     }
+    // Non-compute CA ports above the leaves (FatTree::off_leaf_ca_ports),
+    // routed to from the switch they hang from.
+    for (std::uint32_t s = 0; s < t.off_leaf_ca_ports.size(); ++s)
+        for (auto port : t.off_leaf_ca_ports[s])
+            order.others.push_back(CaSlot{*fabric.node(t.switches[s]).ports[port].remote, s, port, 0});
     auto guid = [&](const CaSlot& s) { return fabric.port(s.ca).guid; };
     std::sort(order.others.begin(), order.others.end(), [&](const CaSlot& a, const CaSlot& b) {
         const bool ia = roles.is_io(guid(a)), ib = roles.is_io(guid(b));

@@ -40,8 +40,8 @@ namespace ibsm::routing::fattree {
 
 struct CaSlot {
     topology::PortRef ca;       // the CA (or router) port
-    std::uint32_t leaf = 0;     // switch index of its leaf
-    std::uint8_t leaf_port = 0; // the leaf's port cabled to it
+    std::uint32_t leaf = 0;     // switch index of its leaf (of the switch it hangs from, for an off-leaf port)
+    std::uint8_t leaf_port = 0; // that switch's port cabled to it
     std::uint32_t index = 0;    // D-Mod-K index j
 };
 

@@ -3,9 +3,12 @@
 #include "routing/fattree/dmodk.h"
 
 #include "common/parallel_for.h"
+#include "routing/fattree/reverse_hops.h"
 #include "routing/fattree/sftree.h"
+#include "routing/guid_roles.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace ibsm::routing::fattree {
@@ -362,7 +365,12 @@ private:
 std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                           const Options& options, const std::string& engine_name)
 {
-    auto ranked = rank_fat_tree(fabric, options.root_guids);
+    // With OpenSM's GUID files, CA ports that are not compute nodes may
+    // hang above the leaves (ranking.h).
+    const GuidRoles roles(options);
+    std::function<bool(Guid)> floats;
+    if (roles.compute_file() || roles.io_file()) floats = [&](Guid port) { return !roles.is_compute(port); };
+    auto ranked = rank_fat_tree(fabric, options.root_guids, floats);
     if (auto* reason = std::get_if<std::string>(&ranked)) return Refusal{engine_name, *reason};
     DmodkRun run;
     run.tree = std::move(std::get<FatTree>(ranked));
@@ -384,7 +392,9 @@ Result FtreeEngine::compute(const topology::Fabric& fabric, const lidassign::Lid
     // whichever SM (master or standby, on any leaf) computes them.
     auto r = run_sftree(fabric, lids, options, name(), /*avoid_sm=*/false);
     if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
-    auto tables = std::move(std::get<SftreeResult>(r).tables);
+    auto& run = std::get<SftreeResult>(r);
+    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options)) return Refusal{name(), *why};
+    auto tables = std::move(run.tables);
     tables.switch_to_switch = false;
     return tables;
 }

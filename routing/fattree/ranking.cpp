@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <optional>
 
 namespace ibsm::routing::fattree {
@@ -35,6 +36,9 @@ struct Graph {
     std::vector<std::uint32_t> index_of_node;
     std::vector<std::vector<SwitchLink>> links;     // switch neighbours, by port
     std::vector<std::vector<std::uint8_t>> ca_ports;
+    // CA ports left out of the ranking (OpenSM's non-compute nodes, which
+    // may hang at any level): they make no switch a leaf.
+    std::vector<std::vector<std::uint8_t>> floating;
 };
 
 struct Evaluation {
@@ -277,9 +281,8 @@ std::optional<std::string> several_trees(const Fabric& f, const FatTree& t)
     return std::nullopt;
 }
 
-} // namespace
-
-std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vector<Guid>& root_guids)
+std::variant<FatTree, std::string> rank_graph(const Fabric& f, const std::vector<Guid>& root_guids,
+                                              const std::function<bool(Guid)>* floats)
 {
     Graph g;
     g.index_of_node.assign(f.node_count(), no_switch);
@@ -292,6 +295,7 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
     if (S == 0) return std::string("not a fat-tree: the fabric has no switches");
     g.links.resize(S);
     g.ca_ports.resize(S);
+    g.floating.resize(S);
 
     for (auto id : f.node_ids()) {
         const auto& node = f.node(id);
@@ -310,6 +314,8 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
             if (pn.is_switch())
                 g.links[s].push_back(SwitchLink{static_cast<std::uint8_t>(p), peer.port.value(),
                                                 g.index_of_node[peer.node.value]});
+            else if (floats && (*floats)(f.port(peer).guid))
+                g.floating[s].push_back(static_cast<std::uint8_t>(p));
             else
                 g.ca_ports[s].push_back(static_cast<std::uint8_t>(p));
         }
@@ -397,11 +403,19 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
     t.down.resize(S);
     t.sibling.resize(S);
     t.ca_ports.resize(S);
+    t.off_leaf_ca_ports.resize(S);
     for (std::uint32_t s = 0; s < S; ++s)
         if (chosen.rank[s] >= 0) t.level[s] = static_cast<std::uint8_t>(chosen.leaf_rank - chosen.rank[s] + 1);
     for (std::uint32_t s = 0; s < S; ++s) {
         if (!t.level[s]) continue;
         t.ca_ports[s] = g.ca_ports[s];
+        // A floating CA port at the leaf level is an ordinary leaf CA.
+        if (t.level[s] == 1) {
+            t.ca_ports[s].insert(t.ca_ports[s].end(), g.floating[s].begin(), g.floating[s].end());
+            std::sort(t.ca_ports[s].begin(), t.ca_ports[s].end());
+        } else {
+            t.off_leaf_ca_ports[s] = g.floating[s];
+        }
         for (const auto& l : g.links[s]) {
             if (!t.level[l.peer]) continue;
             if (t.level[l.peer] == t.level[s] + 1) t.up[s].push_back(l);
@@ -412,6 +426,28 @@ std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vec
     }
     if (auto reason = several_trees(f, t)) return *reason + (root_guids.empty() ? "" : " (ranked from the configured roots)");
     return t;
+}
+
+} // namespace
+
+std::variant<FatTree, std::string> rank_fat_tree(const Fabric& f, const std::vector<Guid>& root_guids,
+                                                 const std::function<bool(Guid)>& floats)
+{
+    auto ranked = rank_graph(f, root_guids, nullptr);
+    if (std::holds_alternative<FatTree>(ranked) || !floats) return ranked;
+    // Refused with every CA port ranked: again with the floating ones set
+    // aside, if there are any. A fabric that ranks as it is keeps its tree.
+    bool any = false;
+    for (auto id : f.node_ids()) {
+        const auto& node = f.node(id);
+        if (node.is_switch()) continue;
+        for (std::size_t p = 1; p < node.ports.size() && !any; ++p)
+            any = node.ports[p].remote && floats(node.ports[p].guid);
+    }
+    if (!any) return ranked;
+    auto again = rank_graph(f, root_guids, &floats);
+    if (std::holds_alternative<FatTree>(again)) return again;
+    return ranked;
 }
 
 } // namespace ibsm::routing::fattree

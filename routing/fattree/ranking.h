@@ -51,6 +51,7 @@
 #include "topology/fabric.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -72,6 +73,10 @@ struct FatTree {
     std::uint8_t height = 0;
     std::vector<std::vector<SwitchLink>> up, down, sibling;
     std::vector<std::vector<std::uint8_t>> ca_ports; // ports cabled to CAs/routers
+    // Ports of switches above the leaves cabled to CA ports that are not
+    // compute nodes (rank_fat_tree's `floats`): OpenSM's I/O nodes on
+    // spine or core switches.
+    std::vector<std::vector<std::uint8_t>> off_leaf_ca_ports;
     std::vector<std::uint32_t> leaves;         // switches with CAs, by switch index
 
     std::size_t size() const { return switches.size(); }
@@ -83,7 +88,15 @@ struct FatTree {
 bool fattree_link_usable(const topology::Fabric& fabric, topology::PortRef end);
 
 // The fat-tree, or the reason the fabric is not one ("not a fat-tree: ...").
+// `floats` (port GUID -> true): CA ports that need not sit on a leaf, the
+// ones that are not compute nodes (routing/guid_roles.h). As in OpenSM's
+// ftree, where only compute nodes mark leaves, they may hang at any level;
+// a fabric that ranks with every CA port counted keeps that ranking, and
+// only one that is refused so is ranked again with those ports set aside.
+// Set aside, a port cabled to a leaf-level switch is a leaf CA as any other,
+// one cabled higher is in FatTree::off_leaf_ca_ports.
 std::variant<FatTree, std::string> rank_fat_tree(const topology::Fabric& fabric,
-                                                 const std::vector<Guid>& root_guids);
+                                                 const std::vector<Guid>& root_guids,
+                                                 const std::function<bool(Guid)>& floats = {});
 
 } // namespace ibsm::routing::fattree

@@ -2,6 +2,8 @@
 // multi-core trees (see sftree.h, step 2a).
 #include "routing/fattree/sftree.h"
 
+#include "routing/fattree/reverse_hops.h"
+
 #include <algorithm>
 
 namespace ibsm::routing::fattree {
@@ -534,7 +536,9 @@ Result SftreeEngine::compute(const topology::Fabric& fabric, const lidassign::Li
 {
     auto r = run_sftree(fabric, lids, options);
     if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
-    return std::move(std::get<SftreeResult>(r).tables);
+    auto& run = std::get<SftreeResult>(r);
+    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options)) return Refusal{name(), *why};
+    return std::move(run.tables);
 }
 
 } // namespace ibsm::routing::fattree

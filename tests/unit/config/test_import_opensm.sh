@@ -30,7 +30,8 @@ root_guid_file cn_guid_file io_guid_file guid_routing_order_file node_name_map_n
 polling_retry_number transaction_timeout transaction_retries log_max_size log_flags perfmgr perfmgr_sweep_time_s
 partition_config_file qos qos_policy_file qos_sl2vl qos_ca_sl2vl qos_swe_sl2vl qos_sw0_sl2vl qos_vlarb_high
 qos_vlarb_low qos_ca_vlarb_high qos_ca_vlarb_low qos_swe_vlarb_high qos_swe_vlarb_low qos_high_limit
-qos_ca_high_limit qos_swe_high_limit"
+qos_ca_high_limit qos_swe_high_limit max_reverse_hops part_enforce no_partition_enforcement allow_both_pkeys
+keep_pkey_indexes"
 missing=0
 while read -r key _; do
     case "$key" in ''|\#*) continue ;; esac
@@ -40,7 +41,8 @@ done < "$WORK/opensm.conf"
 [ "$missing" -eq 0 ] || fail "$missing opensm.conf keys neither translated nor listed"
 for line in "priority: 0" "sm_key: 0x0000000000000001" "packet_life_time: 18" "subnet_timeout: 18" \
             "polling_interval_s: 10" "polling_retries: 4" "timeout_ms: 200" "retries: 3" "max_vls: 15" \
-            "interval_s: 10" "level: info" "max_size_mb: 0" "interval_s: 180"; do
+            "interval_s: 10" "level: info" "max_size_mb: 0" "interval_s: 180" "max_reverse_hops: 0" \
+            "part_enforce: both" "allow_both_pkeys: false"; do
     grep -qF "$line" "$WORK/effective.yaml" || fail "the import does not give '$line'"
 done
 grep -q "perfmgr FALSE: ibsmd's counter poller stays on" "$WORK/ibsmd.yaml" || fail "perfmgr's difference is not said"

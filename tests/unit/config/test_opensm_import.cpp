@@ -100,6 +100,29 @@ TEST_CASE("opensm.conf: keys with an equivalent become ibsmd's, the others are n
     CHECK(round_trips(c));
 }
 
+TEST_CASE("opensm.conf: max_reverse_hops and the partition keys carry over", "[opensm]")
+{
+    const auto r = conf_of("max_reverse_hops 2\n"
+                           "part_enforce in\n"
+                           "allow_both_pkeys TRUE\n"
+                           "keep_pkey_indexes FALSE\n");
+    CHECK(r.config.routing.max_reverse_hops == 2);
+    CHECK(r.config.part_enforce == PartEnforce::in);
+    CHECK(r.config.allow_both_pkeys);
+    CHECK(r.untranslated.empty());
+    REQUIRE(r.adapted.size() == 1);
+    CHECK(r.adapted[0].key == "keep_pkey_indexes");
+    CHECK(round_trips(r.config));
+    // OpenSM's older key wins, wherever it stands.
+    CHECK(conf_of("no_partition_enforcement TRUE\npart_enforce out\n").config.part_enforce == PartEnforce::off);
+    CHECK(conf_of("part_enforce out\nno_partition_enforcement FALSE\n").config.part_enforce == PartEnforce::out);
+    // A value OpenSM does not know is its default, said.
+    const auto odd = conf_of("part_enforce sometimes\n");
+    CHECK(odd.config.part_enforce == PartEnforce::both);
+    REQUIRE(odd.adapted.size() == 1);
+    CHECK(odd.adapted[0].why == "not both, in, out or off: both, as OpenSM takes it");
+}
+
 TEST_CASE("opensm.conf: the qos_* tables become qos.sl2vl and qos.vlarb, only with qos TRUE", "[opensm]")
 {
     const std::string tables = "qos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\n"

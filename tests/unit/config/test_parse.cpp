@@ -138,6 +138,7 @@ TEST_CASE("port by GUID, root GUID file, and the remaining forms", "[config][par
                                   "  cn_guid_file: /etc/opensm/cn-guids\n"
                                   "  io_guid_file: /etc/opensm/io-guids\n"
                                   "  guid_routing_order_file: /etc/opensm/order\n"
+                                  "  max_reverse_hops: 2\n"
                                   "  lmc: 0x7\n"
                                   "  no_fallback: FALSE\n"
                                   "node_name_map: /etc/infiniband-diags/ibnetdiscover.node-name-map\n",
@@ -150,6 +151,7 @@ TEST_CASE("port by GUID, root GUID file, and the remaining forms", "[config][par
     CHECK(c.routing.cn_guid_file == std::optional<std::string>("/etc/opensm/cn-guids"));
     CHECK(c.routing.io_guid_file == std::optional<std::string>("/etc/opensm/io-guids"));
     CHECK(c.routing.guid_routing_order_file == std::optional<std::string>("/etc/opensm/order"));
+    CHECK(c.routing.max_reverse_hops == 2);
     CHECK(c.node_name_map == std::optional<std::string>("/etc/infiniband-diags/ibnetdiscover.node-name-map"));
     CHECK(c.routing.lmc == 7);
     CHECK_FALSE(c.routing.no_fallback);

@@ -385,3 +385,36 @@ TEST_CASE("Rate codes compare by speed, not by number")
     CHECK_FALSE(rate_valid(26));
     CHECK_FALSE(link_rate_code(port(3, 1, 0)));
 }
+
+TEST_CASE("Notices: 66 with a group's first full member, 67 when it loses its last or is deleted")
+{
+    Subnet s;
+    s.add(0x11);
+    s.add(0x12);
+    GroupTable t({prefix});
+    using N = GroupTable::GroupNotice;
+    // A permanent group: nothing until a full member joins.
+    REQUIRE(t.create_permanent(ipoib_broadcast_params(0xffff)).status == SaStatus::ok);
+    CHECK(t.take_notices().empty());
+    REQUIRE(t.join(join_req(bcast, 0x11, js::non_member), join_mask, Guid(0x11), s.lookup()).status == SaStatus::ok);
+    CHECK(t.take_notices().empty()); // a non-member is no full member
+    REQUIRE(t.join(join_req(bcast, 0x12), join_mask, Guid(0x12), s.lookup()).status == SaStatus::ok);
+    CHECK(t.take_notices() == std::vector<N>{{true, bcast}});
+    REQUIRE(t.join(join_req(bcast, 0x11), join_mask, Guid(0x11), s.lookup()).status == SaStatus::ok);
+    CHECK(t.take_notices().empty()); // not the first
+    // Its full members leave the fabric: the membership ends (67), the group stays.
+    t.drop_ports([](Guid g) { return g == Guid(0x11) || g == Guid(0x12); });
+    CHECK(t.take_notices() == std::vector<N>{{false, bcast}});
+    REQUIRE(t.find(bcast));
+    // Deleted with its partition: 67 again, whatever its members.
+    REQUIRE(t.remove(bcast));
+    CHECK(t.take_notices() == std::vector<N>{{false, bcast}});
+
+    // A group made by a join: 66; its last full member leaves: 67, once.
+    REQUIRE(t.join(create_req(app, 0x11), create_mask, Guid(0x11), s.lookup()).status == SaStatus::ok);
+    CHECK(t.take_notices() == std::vector<N>{{true, app}});
+    REQUIRE(t.leave(join_req(app, 0x11), join_mask, Guid(0x11), s.lookup()).status == SaStatus::ok);
+    CHECK_FALSE(t.find(app));
+    CHECK(t.take_notices() == std::vector<N>{{false, app}});
+    CHECK(t.take_notices().empty());
+}

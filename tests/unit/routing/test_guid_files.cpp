@@ -4,13 +4,16 @@
 // the tables without the files first, so it fails if the files change nothing.
 #include "routing/dfsssp.h"
 #include "routing/fattree/dmodk.h"
+#include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
 #include "routing/sssp.h"
+#include "routing/verify.h"
 
 #include "test_minhop_fabrics.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 using namespace ibsm;
@@ -142,4 +145,141 @@ TEST_CASE("sssp order: routing-order file first, then compute nodes, I/O nodes, 
     CHECK(seen[2] == port_guid(t.fabric, t.hosts[1]));
     CHECK(seen[3] == port_guid(t.fabric, t.hosts[0]));
     for (std::size_t i = 4; i < seen.size(); ++i) CHECK(t.fabric.find_node(seen[i]).has_value());
+}
+
+namespace {
+
+// A two-level tree (4 leaves of 2 hosts, 2 spines) with one I/O node on
+// each spine's spare port: from either I/O node the other lies below no
+// switch it can climb to, so the pair needs a reverse hop (down to a leaf,
+// up to the other spine).
+struct IoOnSpines {
+    Tree t;
+    NodeId io0, io1;
+};
+
+IoOnSpines io_on_spines()
+{
+    IoOnSpines e;
+    auto& f = e.t.fabric;
+    std::uint64_t guid = 0x1000;
+    for (unsigned s = 0; s < 2; ++s)
+        e.t.spines.push_back(f.add_node(NodeType::switch_node, Guid(++guid), 5, "spine" + std::to_string(s)));
+    for (unsigned l = 0; l < 4; ++l)
+        e.t.leaves.push_back(f.add_node(NodeType::switch_node, Guid(++guid), 4, "leaf" + std::to_string(l)));
+    for (unsigned l = 0; l < 4; ++l)
+        for (unsigned s = 0; s < 2; ++s) f.connect(pr(e.t.leaves[l], 3 + s), pr(e.t.spines[s], 1 + l));
+    auto add_ca = [&](const std::string& name, NodeId sw, unsigned port) {
+        const Guid g(++guid);
+        auto ca = f.add_node(NodeType::ca, g, 1, name);
+        f.set_port_guid(pr(ca, 1), Guid(g.value() | 0x8000000000000000ull));
+        f.connect(pr(ca, 1), pr(sw, port));
+        return ca;
+    };
+    for (unsigned l = 0; l < 4; ++l)
+        for (unsigned h = 0; h < 2; ++h)
+            e.t.hosts.push_back(add_ca("host" + std::to_string(l) + "-" + std::to_string(h), e.t.leaves[l], 1 + h));
+    e.io0 = add_ca("io0", e.t.spines[0], 5);
+    e.io1 = add_ca("io1", e.t.spines[1], 5);
+    make_healthy(f);
+    return e;
+}
+
+// Down hops taken before a later up hop on the route from `from`'s switch
+// to `lid` (spines up, leaves down), traced here from the tables.
+unsigned reverse_hops(const IoOnSpines& e, const routing::RoutingTables& tables, NodeId from, Lid lid)
+{
+    const auto& f = e.t.fabric;
+    auto is_spine = [&](NodeId n) { return std::find(e.t.spines.begin(), e.t.spines.end(), n) != e.t.spines.end(); };
+    NodeId sw = f.port(pr(from, 1)).remote->node;
+    unsigned reverse = 0, pending = 0;
+    for (int hop = 0; hop < 8; ++hop) {
+        const auto port = port_at(tables, sw, lid);
+        REQUIRE(port != routing::no_route);
+        const auto next = f.node(sw).ports[port].remote->node;
+        if (!f.node(next).is_switch()) return reverse;
+        if (is_spine(next)) {
+            reverse += pending;
+            pending = 0;
+        } else {
+            ++pending;
+        }
+        sw = next;
+    }
+    FAIL("no route from " << f.node(from).description);
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("ftree: I/O nodes on spines are reached with max_reverse_hops, and the gate passes")
+{
+    auto e = io_on_spines();
+    const auto& f = e.t.fabric;
+    const auto lids = simple_lids(f);
+    const routing::fattree::FtreeEngine ftree;
+    const routing::fattree::SftreeEngine sftree;
+
+    // Without the I/O file the CAs on the spines make no fat-tree.
+    {
+        auto r = ftree.compute(f, lids, {});
+        REQUIRE(std::holds_alternative<routing::Refusal>(r));
+        CHECK_THAT(std::get<routing::Refusal>(r).reason, Catch::Contains("not a fat-tree"));
+    }
+
+    routing::Options o;
+    o.io_nodes = {port_guid(f, e.io0), port_guid(f, e.io1)};
+    // With it, but no reverse hop allowed (OpenSM's default): io1 -> io0
+    // (and back) has no up*/down* route, so ftree refuses, naming a pair.
+    for (const routing::Engine* engine : {static_cast<const routing::Engine*>(&ftree),
+                                          static_cast<const routing::Engine*>(&sftree)}) {
+        INFO(engine->name());
+        auto r = engine->compute(f, lids, o);
+        REQUIRE(std::holds_alternative<routing::Refusal>(r));
+        const auto& why = std::get<routing::Refusal>(r).reason;
+        CHECK_THAT(why, Catch::StartsWith("2 CA pair(s) need more reverse hops than allowed, e.g. CA \"io"));
+        CHECK_THAT(why, Catch::Contains("1 reverse hop(s), routing.max_reverse_hops allows 0"));
+    }
+
+    o.max_reverse_hops = 1;
+    for (const routing::Engine* engine : {static_cast<const routing::Engine*>(&ftree),
+                                          static_cast<const routing::Engine*>(&sftree)}) {
+        INFO(engine->name());
+        const auto tables = tables_of(*engine, f, lids, o);
+        // The gate: every pair delivered, no credit loop (CA traffic, and
+        // switch traffic where the engine promises switch pairs).
+        const auto verdict = routing::verify(f, lids, tables);
+        INFO(verdict.reason);
+        CHECK(verdict.passed());
+        CHECK(verdict.ca_to_ca.undelivered() == 0);
+        CHECK_FALSE(verdict.ca_credit_loop);
+        // The I/O nodes reach each other with one reverse hop; every host
+        // reaches both straight up, and they reach every host straight down.
+        CHECK(reverse_hops(e, tables, e.io1, lid_of(lids, e.io0)) == 1);
+        CHECK(reverse_hops(e, tables, e.io0, lid_of(lids, e.io1)) == 1);
+        for (auto h : e.t.hosts) {
+            CHECK(reverse_hops(e, tables, h, lid_of(lids, e.io0)) == 0);
+            CHECK(reverse_hops(e, tables, h, lid_of(lids, e.io1)) == 0);
+            CHECK(reverse_hops(e, tables, e.io0, lid_of(lids, h)) == 0);
+        }
+    }
+}
+
+TEST_CASE("ftree: a non-compute node above the leaves that is not an I/O node gets no reverse hop")
+{
+    auto e = io_on_spines();
+    const auto& f = e.t.fabric;
+    const auto lids = simple_lids(f);
+    routing::Options o;
+    for (auto h : e.t.hosts) o.compute_nodes.push_back(port_guid(f, h));
+    o.io_nodes = {port_guid(f, e.io1)};
+    o.max_reverse_hops = 3;
+    auto r = routing::fattree::FtreeEngine().compute(f, lids, o);
+    REQUIRE(std::holds_alternative<routing::Refusal>(r));
+    CHECK_THAT(std::get<routing::Refusal>(r).reason,
+               Catch::Contains("reaches non-compute node \"io0\"") &&
+                   Catch::Contains("only the I/O nodes of routing.io_guid_file may take any"));
+    // Listed as an I/O node, it is routed.
+    o.io_nodes.push_back(port_guid(f, e.io0));
+    CHECK(std::holds_alternative<routing::RoutingTables>(routing::fattree::FtreeEngine().compute(f, lids, o)));
 }

@@ -219,7 +219,25 @@ TEST_CASE("pkey_targets: a port with more keys than one block gets two", "[pkey]
         // 41 keys; S1 enforces 16 of them only.
         CHECK(t.blocks.size() == (t.switch_node ? 1u : 2u));
         CHECK(t.dropped == (t.switch_node ? 25u : 0u));
+        CHECK(t.needed == 41);
+        CHECK(t.capacity == (t.switch_node ? 16u : 64u));
+        if (!t.switch_node) continue;
+        CHECK(t.faces == "0x0000000000000300 (H1) port 1");
+        REQUIRE(t.dropped_keys.size() == 25);
+        CHECK(t.dropped_keys.front() == 0x8010);
+        CHECK(daemon::overflow_text(t) ==
+              "0x0000000000001000 (S1) port 2 (facing 0x0000000000000300 (H1) port 1) needs 41 P_Key(s), its "
+              "partition enforcement table holds 16 (SwitchInfo PartitionEnforcementCap): partition enforcement is "
+              "off on this port, so the CA's traffic is not filtered there (and none of it dropped); 0x8010, 0x8011, "
+              "0x8012, 0x8013 and 21 more left out of the switch's copy. To enforce there, put that CA port in at "
+              "most 16 partitions; part_enforce: off stops enforcing on every port");
     }
+    // The port programmer is told to leave enforcement off there, and only there.
+    daemon::PKeyProgrammer p(daemon::PKeySettings{});
+    CHECK(p.unenforced(f.found, many) == std::set<std::pair<Guid, std::uint8_t>>{{Guid(0x1000), 2}});
+    CHECK(p.unenforced(f.found, partitions_of({})).empty());
+    daemon::PKeyProgrammer off(daemon::PKeySettings{3, 64, false}); // part_enforce off: no switch copies
+    CHECK(off.unenforced(f.found, many).empty());
 }
 
 TEST_CASE("every block is sent once; a membership change rewrites only the ports it touches", "[pkey]")
@@ -237,7 +255,10 @@ TEST_CASE("every block is sent once; a membership change rewrites only the ports
     CHECK(first.blocks_sent == 7);
     CHECK(first.keys_dropped == 1);
     REQUIRE(first.failures.size() == 1);
-    CHECK(first.failures[0].starts_with("0x0000000000000500 (H2) port 1: 1 P_Key(s) do not fit its table"));
+    CHECK(first.failures[0] ==
+          "0x0000000000000500 (H2) port 1 needs 2 P_Key(s), its table holds 1 (NodeInfo PartitionCap): 0x0010 not in "
+          "its table (keys it held before keep their index), so the port cannot use that partition. Take the port "
+          "out of partitions it does not need (an ALL, ALL_CAS or ALL_SWITCHES member puts every such port in)");
     CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff, 0x8010});
     CHECK(fake.keys("0,1", mad::pkey_attr_mod(0, 2)) == std::vector<std::uint16_t>{0xffff, 0x8010});
     CHECK(fake.keys("0,1", mad::pkey_attr_mod(0, 0)) == std::vector<std::uint16_t>{0xffff});

@@ -233,6 +233,48 @@ TEST_CASE("P_Key tables: the default partition everywhere, configured keys where
     CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::port_info) == 0);
 }
 
+TEST_CASE("P_Key tables: a switch port whose CA's keys overflow its enforcement table does not enforce",
+          "[mcast][pkeys]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    // Leaf 0 filters with 2 entries per port: H1's 3 keys do not fit, H2's 2 do.
+    loop.fabric.set_partition_enforcement_cap(t.leaves[0], 2);
+    auto settings = bringup_settings(dir.path);
+    const Guid h1 = port_guid(loop.fabric, t.hosts[1]), h2 = port_guid(loop.fabric, t.hosts[2]);
+    settings.partitions = rules({{"storage", 0x0001, false, {}, false, {full(h1), limited(h2)}, {}, 1},
+                                 {"scratch", 0x0002, false, {}, false, {full(h1)}, {}, 2}});
+    settings.ports.enforce_partitions = true;
+    daemon::Bringup b(loop.transport, settings);
+    auto o = loop.run([&] { return b.sweep(); });
+    INFO(o.reason);
+    REQUIRE(o.up);
+    auto keys = [&](PortRef p) {
+        auto k = loop.fabric.pkey_table(p).keys;
+        return std::vector<std::uint16_t>(k.begin(), k.begin() + 3);
+    };
+    // H1 holds all three; the switch's copy the two that fit, and the
+    // port does not enforce (its traffic in 0x8002 would be dropped).
+    CHECK(keys({t.hosts[1], PortNum(1)}) == std::vector<std::uint16_t>{0xffff, 0x8001, 0x8002});
+    CHECK(keys({t.leaves[0], PortNum(2)}) == std::vector<std::uint16_t>{0xffff, 0x8001, 0});
+    CHECK_FALSE(loop.fabric.port_info({t.leaves[0], PortNum(2)}).partition_enforcement_inbound);
+    CHECK_FALSE(loop.fabric.port_info({t.leaves[0], PortNum(2)}).partition_enforcement_outbound);
+    // H2's port enforces.
+    CHECK(keys({t.leaves[0], PortNum(3)}) == std::vector<std::uint16_t>{0xffff, 0x0001, 0});
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(3)}).partition_enforcement_inbound);
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(3)}).partition_enforcement_outbound);
+
+    // H1 leaves scratch: its keys fit again and the port enforces.
+    settings.partitions = rules({{"storage", 0x0001, false, {}, false, {full(h1), limited(h2)}, {}, 1}});
+    b.reconfigure(settings);
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+    CHECK(keys({t.leaves[0], PortNum(2)}) == std::vector<std::uint16_t>{0xffff, 0x8001, 0});
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(2)}).partition_enforcement_inbound);
+    CHECK(loop.fabric.port_info({t.leaves[0], PortNum(2)}).partition_enforcement_outbound);
+}
+
 TEST_CASE("Joins of every host build an MFT that reaches every member; leaves and re-routes keep it so",
           "[mcast][mft]")
 {
@@ -521,4 +563,102 @@ TEST_CASE("PathRecords respect partitions: only within a partition both ends sha
     CHECK(paths(h2, h1, 0x0001) == std::vector<std::uint16_t>{0x0001});
     CHECK(paths(h2, h3, 0x0001).empty());
     CHECK(paths(h4, h1, 0x0001).empty());
+}
+
+TEST_CASE("Multicast notices: trap 66 when a group gets its first full member, 67 when it is deleted",
+          "[mcast][inform]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    Tree t;
+    test::FabricLoop loop(t.f);
+    auto settings = bringup_settings(dir.path);
+    const Guid h1 = port_guid(loop.fabric, t.hosts[1]), h2 = port_guid(loop.fabric, t.hosts[2]);
+    // "storage" with its IPoIB broadcast group, then the same fabric without it.
+    settings.partitions = rules({{"storage", 0x0001, true, {}, false, {full(h1), full(h2)}, {}, 1}});
+    daemon::Bringup b(loop.transport, settings);
+    auto up = [&] {
+        const auto o = loop.run([&] { return b.sweep(); });
+        INFO(o.reason);
+        REQUIRE(o.up);
+        return b.snapshot();
+    };
+    const auto before = up();
+    settings.partitions = rules({});
+    b.reconfigure(settings);
+    const auto after = up();
+
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::McastSettings ms;
+    daemon::McastService service(events, loop.transport, ms);
+    std::vector<mad::Notice> told;
+    service.set_notices([&](const mad::Notice& n) { told.push_back(n); });
+    service.on_snapshot(before);
+    const mcast::Group* storage = nullptr;
+    for (const auto& [mgid, g] : service.groups().groups())
+        if ((g.params.p_key & 0x7fff) == 0x0001) storage = &g;
+    REQUIRE(storage);
+    const auto mgid = storage->params.mgid;
+    CHECK(told.empty()); // created by the partition, without members: nothing yet (as OpenSM)
+
+    auto gid_of = [](const mad::Gid128& g) { return sa::make_gid(g.prefix, Guid(g.interface_id)); };
+    auto check_notice = [&](const mad::Notice& n, std::uint16_t trap) {
+        CHECK(n.is_generic);
+        CHECK(n.type == mad::notice_type::subnet_management);
+        CHECK(n.producer_type_or_vendor_id == 4);
+        CHECK(n.trap_number_or_device_id == trap);
+        CHECK(n.issuer_lid == before->lids.sm_lid);
+        REQUIRE(std::holds_alternative<mad::GidServiceDetails>(n.details));
+        CHECK(std::get<mad::GidServiceDetails>(n.details).gid == gid_of(mgid));
+        // Through the wire codec as a Report carries it: 66/67 decode to the MGID.
+        std::array<std::uint8_t, mad::notice_size> bytes{};
+        mad::encode_with_issuer_gid(n, std::span<std::uint8_t, mad::notice_size>(bytes));
+        auto back = mad::decode_notice(bytes);
+        REQUIRE(back);
+        CHECK(*back == n);
+    };
+
+    SaCall call{service, *before};
+    auto join = [&](Guid who, std::uint8_t state) {
+        mad::McMemberRecord r;
+        r.mgid = mgid;
+        r.port_gid = mad::Gid128{0xfe80000000000000ull, who.value()};
+        r.join_state = state;
+        return call(sa::method::set, lid_of(*before, who), r, m::mgid | m::port_gid | m::join_state);
+    };
+    REQUIRE(join(h1, mad::join_state::full_member).status == sa::status::ok);
+    REQUIRE(told.size() == 1);
+    check_notice(told[0], 66);
+    REQUIRE(join(h2, mad::join_state::full_member).status == sa::status::ok);
+    CHECK(told.size() == 1); // not its first full member
+
+    // The partition goes with the next generation: its group is deleted,
+    // and subscribers are told.
+    service.on_snapshot(after);
+    CHECK_FALSE(service.groups().find(mgid));
+    REQUIRE(told.size() == 2);
+    check_notice(told[1], 67);
+
+    // A group made by a join: 66 with it, 67 when its last full member leaves.
+    told.clear();
+    SaCall now{service, *after};
+    mad::McMemberRecord r;
+    r.port_gid = mad::Gid128{0xfe80000000000000ull, h1.value()};
+    r.join_state = mad::join_state::full_member;
+    r.q_key = 0x1234;
+    r.p_key = 0xffff;
+    auto made = now(sa::method::set, lid_of(*after, h1), r,
+                    m::mgid | m::port_gid | m::join_state | m::q_key | m::traffic_class | m::p_key | m::flow_label | m::sl);
+    REQUIRE(made.status == sa::status::ok);
+    const auto created = mad::decode_mc_member_record(made.records.at(0))->mgid;
+    REQUIRE(told.size() == 1);
+    CHECK(told[0].trap_number_or_device_id == 66);
+    CHECK(std::get<mad::GidServiceDetails>(told[0].details).gid == gid_of(created));
+    r.mgid = created;
+    REQUIRE(now(sa::method::delete_, lid_of(*after, h1), r, m::mgid | m::port_gid | m::join_state).status ==
+            sa::status::ok);
+    CHECK_FALSE(service.groups().find(created));
+    REQUIRE(told.size() == 2);
+    CHECK(told[1].trap_number_or_device_id == 67);
+    CHECK(std::get<mad::GidServiceDetails>(told[1].details).gid == gid_of(created));
 }

@@ -1027,6 +1027,48 @@ TEST_CASE("InformInfo: a confirmed snapshot that loses a port sends trap 65 to s
           sa::make_gid(sa::default_gid_prefix, n.fabric().port(n.ca(Guid(0x400))).guid));
 }
 
+TEST_CASE("InformInfo: subscriptions to traps 66 and 67 are taken and their notices reported", "[sa][inform]")
+{
+    Subnet n;
+    Agent a;
+    a.agent.publish(n.snap);
+    daemon::InformRegistry reg(a.agent);
+    reg.register_with(a.agent);
+    sa::InformInfo ii;
+    ii.lid_range_begin = Lid(0xffff);
+    ii.is_generic = true;
+    ii.subscribe = true;
+    ii.type = 0xffff;
+    ii.producer_type_or_vendor_id = 0xffffff;
+    ii.qpn = 1;
+    const Lid subscriber = n.lid_of(n.ca(Guid(0x200)));
+    ii.trap_number_or_device_id = 67;
+    a.agent.on_mad(received(Req(sa::method::set, sa::attr::inform_info, 0).put(sa::encode(ii)).mad(), subscriber));
+    REQUIRE(a.port.take().at(0).h().status == 0);
+    CHECK(reg.size() == 1);
+
+    mad::Notice deleted;
+    deleted.type = mad::notice_type::subnet_management;
+    deleted.producer_type_or_vendor_id = 4;
+    deleted.trap_number_or_device_id = 67;
+    deleted.issuer_lid = n.snap->lids.sm_lid;
+    const auto mgid = sa::make_gid(0xff12401b80010000ull, Guid(0xffffffff));
+    deleted.details = mad::GidServiceDetails{mgid};
+    reg.forward(deleted);
+    auto rep = a.port.take();
+    REQUIRE(rep.size() == 1);
+    CHECK(rep[0].to.lid == subscriber);
+    const auto got = mad::decode_notice(data_of(rep[0], mad::notice_size));
+    REQUIRE(got);
+    CHECK(got->trap_number_or_device_id == 67);
+    CHECK(std::get<mad::GidServiceDetails>(got->details).gid == mgid);
+    // 66 is another trap: that subscriber does not get it.
+    mad::Notice created = deleted;
+    created.trap_number_or_device_id = 66;
+    reg.forward(created);
+    CHECK(a.port.take().empty());
+}
+
 TEST_CASE("while the SM sweeps, requests beyond busy_rate wait and are answered once it is idle", "[sa][agent]")
 {
     Subnet n;

@@ -124,7 +124,10 @@ TEST_CASE("settings: OpenSM's GUID files and node_name_map are read; a bad line 
     cfg.routing.io_guid_file = io.string();
     cfg.routing.guid_routing_order_file = order.string();
     cfg.node_name_map = names.string();
+    cfg.routing.max_reverse_hops = 2;
     const auto s = daemon::bringup_settings(cfg);
+    CHECK(s.route.max_reverse_hops == 2);
+    CHECK(daemon::bringup_settings(config::Config{}).route.max_reverse_hops == 0);
     CHECK(s.route.compute_nodes == std::vector<Guid>{Guid(0x0002c90300000011), Guid(0x0002c90300000012)});
     CHECK(s.route.io_nodes == std::vector<Guid>{Guid(0x0002c90300000021)});
     CHECK(s.route.routing_order == std::vector<Guid>{Guid(0x0002c90300000012), Guid(0x0002c90300000011)});

@@ -291,6 +291,11 @@ public:
     void set_drops_vl_high_limit(topology::NodeId node) { nodes_.at(node.value).drops_vl_high_limit = true; }
     // PortInfo VLCap of one port (1 = VL0 only .. 5 = VL0-14; default 4).
     void set_vl_cap(topology::PortRef p, std::uint8_t code) { sim(p).info.vl_cap = code; }
+    // SwitchInfo PartitionEnforcementCap of a switch (default 64, as ibsim's).
+    void set_partition_enforcement_cap(topology::NodeId sw, std::uint16_t cap)
+    {
+        nodes_.at(sw.value).sw->partition_enforcement_cap = cap;
+    }
 
     // --- M_Key: another SM (or a lost secret) keyed this port; `p` is a
     // CA port or a switch (any port: its port 0 is keyed). ---
