@@ -173,7 +173,11 @@ std::set<std::pair<Guid, std::uint8_t>> PKeyProgrammer::unenforced(const Discove
     book_.set_allow_both(partitions.settings().allow_both_pkeys);
     std::set<std::pair<Guid, std::uint8_t>> out;
     if (!settings_.peer_tables) return out;
-    for (const auto& t : pkey_targets(found, partitions, book_, true))
+    // On a scratch book: placing keys in book_ here would make the first
+    // contact's reads (read_first_contact) take every port as known and
+    // send its blocks blind.
+    auto scratch = book_;
+    for (const auto& t : pkey_targets(found, partitions, scratch, true))
         if (!t.faces.empty() && t.dropped) out.insert({t.node_guid, t.port});
     return out;
 }

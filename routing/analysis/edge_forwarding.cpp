@@ -147,20 +147,30 @@ EdgeForwarding summarise_loads(const Network& net, const std::vector<std::uint64
 {
     EdgeForwarding out;
     out.routes = routes;
+    // Among equally loaded channels the busiest is the one leaving the
+    // lowest (GUID, port): the same link whatever order the fabric's nodes
+    // were numbered in (the daemon's snapshot and a net file read back).
+    auto key = [&](std::int32_t c) {
+        const auto& t = net.channel(c).tail;
+        return std::pair{net.fabric().node(t.node).guid, t.port.value()};
+    };
+    auto busier = [&](std::uint64_t l, std::int32_t c, std::uint64_t max, std::int32_t at) {
+        return at < 0 || l > max || (l == max && key(c) < key(at));
+    };
     double sum_all = 0, sum_sw = 0;
     for (std::size_t c = 0; c < load.size(); ++c) {
         const Channel& ch = net.channel(static_cast<std::int32_t>(c));
         auto ci = static_cast<std::int32_t>(c);
         ++out.all.channels;
         sum_all += static_cast<double>(load[c]);
-        if (load[c] > out.all.max || out.all.max_channel < 0) {
+        if (busier(load[c], ci, out.all.max, out.all.max_channel)) {
             out.all.max = load[c];
             out.all.max_channel = ci;
         }
         if (ch.tail_switch >= 0 && ch.head_switch >= 0) {
             ++out.switch_links.channels;
             sum_sw += static_cast<double>(load[c]);
-            if (load[c] > out.switch_links.max || out.switch_links.max_channel < 0) {
+            if (busier(load[c], ci, out.switch_links.max, out.switch_links.max_channel)) {
                 out.switch_links.max = load[c];
                 out.switch_links.max_channel = ci;
             }

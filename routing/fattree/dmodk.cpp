@@ -250,13 +250,20 @@ private:
         std::sort(sw.begin(), sw.end(), [&](auto a, auto b) {
             return f_.node(t_.switches[a]).guid < f_.node(t_.switches[b]).guid;
         });
+        // A switch destination's D-Mod-K index is its LID past the CAs'
+        // indexes, not its rank among the switches: LIDs persist across
+        // sweeps, so a switch that leaves does not renumber every switch
+        // after it (which moved each one's routes, and every switch's LFT
+        // block of switch LIDs, on one lost spine), and a standby with the
+        // same guid2lid numbers them alike.
         const std::uint64_t base = order_.index_span() + order_.others.size();
         for (std::uint32_t i = 0; i < sw.size(); ++i) {
             auto l = lids_.lids_of(topology::PortRef{t_.switches[sw[i]], PortNum(0)});
             if (!l) continue;
-            for (std::uint16_t o = 0; o < l->count(); ++o)
-                targets_.push_back(Target{Lid(static_cast<std::uint16_t>(l->base.value() + o)), sw[i], 0,
-                                          base + i + o * stride_for(l->lmc)});
+            for (std::uint16_t o = 0; o < l->count(); ++o) {
+                const Lid lid(static_cast<std::uint16_t>(l->base.value() + o));
+                targets_.push_back(Target{lid, sw[i], 0, base + lid.value()});
+            }
         }
         const std::size_t T = targets_.size();
         q_.assign(h_ + 1, std::vector<std::uint16_t>(T, 0));

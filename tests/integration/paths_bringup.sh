@@ -65,8 +65,10 @@ echo "--- the selected paths: $ENGINE again, offline, on ibsmd's topology.net"
     --lid-assignment color-l --lid-order colour-first --selected-paths > "$WORK/route.out" 2> "$WORK/route.err" || {
     cat "$WORK/route.out" "$WORK/route.err" >&2; fail "ibsm route failed"; }
 [ -s "$WORK/offline/selected-paths.txt" ] || fail "ibsm route wrote no selected-paths.txt"
-grep -v '^#' "$STATE/paths.txt" > "$WORK/paths.ours"
-grep -v '^#' "$WORK/offline/paths.txt" > "$WORK/paths.offline"
+# Line order follows each side's node numbering (ibsmd's is by GUID, the
+# net file's by its lines); the lines themselves must be the same.
+grep -v '^#' "$STATE/paths.txt" | LC_ALL=C sort > "$WORK/paths.ours"
+grep -v '^#' "$WORK/offline/paths.txt" | LC_ALL=C sort > "$WORK/paths.offline"
 diff -q "$WORK/paths.ours" "$WORK/paths.offline" > /dev/null || {
     diff "$WORK/paths.ours" "$WORK/paths.offline" | head -10 >&2; fail "ibsm route's path file differs from ibsmd's"; }
 

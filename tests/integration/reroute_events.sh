@@ -57,6 +57,7 @@ check_fabric up "$HOSTS" "$SWITCHES" "$LINKS"
 
 # step TAG HOSTS SWITCHES LINKS CONSOLE-COMMAND...: one event, then the checks.
 prev=up
+LIMIT_PCT=50 # a step sends less than this share of the bring-up's LFT blocks
 step() {
     local tag=$1 hosts=$2 switches=$3 links=$4
     shift 4
@@ -79,7 +80,7 @@ step() {
     else
         [ "$sent" -ge "$changed" ] || fail "$tag: $sent LFT blocks sent for $changed changed"
     fi
-    [ $((2 * sent)) -lt "$FULL" ] || fail "$tag: $sent LFT blocks sent, not well below the bring-up's $FULL"
+    [ $((100 * sent)) -lt $((LIMIT_PCT * FULL)) ] || fail "$tag: $sent LFT blocks sent, not below $LIMIT_PCT % of the bring-up's $FULL"
     prev=$tag
 }
 
@@ -87,7 +88,15 @@ step unlink-switch-link "$HOSTS" "$SWITCHES" $((LINKS - 1)) "Unlink \"$LEAF5\"[6
 sm_since 0 | has "SUBNET UP (generation [0-9]*, re-route of" || fail "a lost switch link was not re-routed as a delta"
 step unlink-host-link $((HOSTS - 1)) "$SWITCHES" $((LINKS - 2)) "Unlink \"$LEAF1\"[1]"
 step relink-both "$HOSTS" "$SWITCHES" "$LINKS" "ReLink \"$LEAF5\"[6]" "ReLink \"$LEAF1\"[1]"
+# A lost spine cuts 4 cores off pod 0, so nearly every switch re-routes
+# some pod-0 destination: with LIDs handed out in GUID order (switches
+# 1..80, each pod's hosts contiguous after them; the order that lets a
+# standby route as the master did) that touches 166 of 320 blocks here,
+# where the discovery-ordered LIDs of before touched 127. Blocks sent still
+# equal blocks changed; fewer changed routes is issue 36's incremental work.
+LIMIT_PCT=55
 step unlink-spine "$HOSTS" $((SWITCHES - 1)) $((LINKS - 8)) "Unlink \"$SPINE3\""
+LIMIT_PCT=50
 step link-new-ca $((HOSTS + 1)) $((SWITCHES - 1)) $((LINKS - 7)) "Link \"$NEW_CA\"[1] $NEW_PEER"
 grep -q "new CA 0x${NEW_CA#H-}" "$SM_LOG" || fail "the new CA was not reported as new"
 

@@ -77,7 +77,7 @@ python3 "$HERE/prom_check.py" "$STATE/metrics.prom" "ibsmd_generation=$GEN2" "ib
 grep -q "^generation:   $GEN2 (re-route)$" "$STATE/summary.txt" || fail "summary.txt: generation"
 grep -q "trap 128 (link state change)" "$STATE/summary.txt" || fail "summary.txt has no last events"
 grep -q "^SMPs: " "$STATE/summary.txt" || fail "summary.txt has no SMP counters"
-ls "$STATE" | grep -v -E '^(state\.json|metrics\.prom|summary\.txt|lfts\.dump|topology\.net|guid2lid|sl\.txt)$' &&
+ls "$STATE" | grep -v -E '^(state\.json|metrics\.prom|summary\.txt|lfts\.dump|topology\.net|guid2lid|sl\.txt|port_fields_kept)$' &&
     fail "unexpected files in the state directory (temporary files left?)"
 
 echo "--- SIGTERM"
