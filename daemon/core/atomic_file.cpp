@@ -2,9 +2,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -100,6 +102,26 @@ void write_file_atomically(const std::filesystem::path& target, const std::funct
         }
     }
     commit(tmp, target, dir);
+}
+
+std::string load_or_set_aside(const std::filesystem::path& file, const std::function<void(const std::string&)>& parse,
+                              const std::string& what_to_do)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return {};
+    try {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw std::runtime_error("cannot open");
+        std::ostringstream text;
+        text << in.rdbuf();
+        parse(text.str());
+        return {};
+    } catch (const std::exception& e) {
+        const auto aside = file.string() + ".corrupt-" + std::to_string(std::time(nullptr));
+        std::filesystem::rename(file, aside, ec);
+        return file.string() + " unreadable (" + e.what() + "); " +
+               (ec ? "could not move it aside: " + ec.message() : "moved to " + aside) + "; " + what_to_do;
+    }
 }
 
 } // namespace ibsm::daemon

@@ -22,4 +22,12 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
 // the temporary file is removed.
 void write_file_atomically(const std::filesystem::path& target, const std::function<void(std::ostream&)>& write);
 
+// The reading half for the state files the daemon keeps (isolations,
+// drains): hands the file's text to `parse`. An absent file is no error. A
+// file that cannot be read, or whose `parse` throws, is moved aside to
+// FILE.corrupt-<time> so the next save does not lose it silently; the
+// returned text says so and ends with `what_to_do`. Empty: loaded.
+std::string load_or_set_aside(const std::filesystem::path& file, const std::function<void(const std::string&)>& parse,
+                              const std::string& what_to_do);
+
 } // namespace ibsm::daemon

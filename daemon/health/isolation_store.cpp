@@ -69,26 +69,16 @@ IsolationStore::IsolationStore(std::filesystem::path state_dir) : file_(std::mov
 IsolationStore::Loaded IsolationStore::load() const
 {
     Loaded out;
-    std::error_code ec;
-    if (!std::filesystem::exists(file_, ec)) return out;
-    try {
-        std::ifstream in(file_, std::ios::binary);
-        if (!in) throw std::runtime_error("cannot open");
-        std::ostringstream text;
-        text << in.rdbuf();
-        auto parsed = parse(text.str());
-        out.isolations = std::move(parsed.isolations);
-        out.no_discover = std::move(parsed.no_discover);
-        return out;
-    } catch (const std::exception& e) {
-        const auto aside = file_.string() + ".corrupt-" + std::to_string(std::time(nullptr));
-        std::filesystem::rename(file_, aside, ec);
-        out.error = file_.string() + " unreadable (" + e.what() + "); " +
-                    (ec ? "could not move it aside: " + ec.message() : "moved to " + aside) +
-                    "; no link is isolated from it: isolate the links again (`ibsm port isolate`) or restore a good "
-                    "copy and restart";
-        return out;
-    }
+    out.error = load_or_set_aside(
+        file_,
+        [&](const std::string& text) {
+            auto parsed = parse(text);
+            out.isolations = std::move(parsed.isolations);
+            out.no_discover = std::move(parsed.no_discover);
+        },
+        "no link is isolated from it: isolate the links again (`ibsm port isolate`) or restore a good copy and "
+        "restart");
+    return out;
 }
 
 void IsolationStore::save(const Isolations& isolations, const NoDiscover& no_discover) const

@@ -65,21 +65,9 @@ DrainStore::DrainStore(std::filesystem::path state_dir) : file_(std::move(state_
 DrainStore::Loaded DrainStore::load() const
 {
     Loaded out;
-    std::error_code ec;
-    if (!std::filesystem::exists(file_, ec)) return out;
-    try {
-        std::ifstream in(file_, std::ios::binary);
-        if (!in) throw std::runtime_error("cannot open");
-        std::ostringstream text;
-        text << in.rdbuf();
-        out.drains = parse(text.str());
-    } catch (const std::exception& e) {
-        const auto aside = file_.string() + ".corrupt-" + std::to_string(std::time(nullptr));
-        std::filesystem::rename(file_, aside, ec);
-        out.error = file_.string() + " unreadable (" + e.what() + "); " +
-                    (ec ? "could not move it aside: " + ec.message() : "moved to " + aside) +
-                    "; nothing is drained from it: drain again (`ibsm drain`) or restore a good copy and restart";
-    }
+    out.error = load_or_set_aside(
+        file_, [&](const std::string& text) { out.drains = parse(text); },
+        "nothing is drained from it: drain again (`ibsm drain`) or restore a good copy and restart");
     return out;
 }
 
