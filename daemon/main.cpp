@@ -12,6 +12,7 @@
 #include "daemon/sa/sa_services.h"
 #include "daemon/sa/sa_tables.h"
 #include "daemon/service/control_handlers.h"
+#include "daemon/service/isolation_wiring.h"
 #include "daemon/service/mkey_status.h"
 #include "daemon/service/perf_status.h"
 #include "daemon/service/program.h"
@@ -75,24 +76,7 @@ int serve(daemon::SmStart& start)
     health.load(); // the last run's isolations, from the first sweep on
     daemon::Drains drains(cfg.state_dir); // `ibsm drain`: the operator's, through the same isolation path
     drains.load();
-    auto isolated_links = [&] {
-        auto all = health.isolated();
-        all.merge(drains.links());
-        return all;
-    };
-    bringup.set_isolated_links(isolated_links());
-    health.on_isolation_change([&](const std::set<health::PortId>&, const std::string& reason) {
-        bringup.set_isolated_links(isolated_links());
-        events.push(daemon::IsolationEvent{reason});
-    });
-    drains.on_change([&](const std::string& reason) {
-        bringup.set_isolated_links(isolated_links());
-        events.push(daemon::IsolationEvent{reason});
-    });
-    drains.set_isolated([&] { return health.isolated(); });
-    drains.set_setup([&] { return daemon::drain_setup(bringup.settings_in_use()); });
-    bringup.set_no_discover(health.no_discover());
-    health.on_no_discover_change([&](const std::set<Guid>& nodes, const std::string&) { bringup.set_no_discover(nodes); });
+    daemon::connect_isolations(bringup, health, drains, events);
     // The events the health policy's unhealthy-node rules count.
     traps.on_notice(bind_front(&daemon::HealthMonitor::on_notice, &health));
     transport.set_answer_observer({bind_front(&daemon::HealthMonitor::on_bad_status, &health),
@@ -102,7 +86,7 @@ int serve(daemon::SmStart& start)
     scheduler.set_mcast_push(bind_front(&daemon::McastService::push, &mcast));
     sa.set_work_probe(bind_front(&daemon::SweepScheduler::busy, &scheduler));
     daemon::DumpWriter dumps(cfg.state_dir, cfg.dump);
-    auto port_rows = [&] { return drains.mark(health.rows()); }; // drained links shown isolated
+    auto port_rows = [&] { return daemon::port_rows(health, drains); };
     dumps.set_health_source(port_rows); // report.html's link health
     daemon::ServiceNotifier notifier(io.get_executor());
     daemon::StatusReporter status(io.get_executor(), transport, scheduler, &traps, dumps, self.str());
