@@ -23,10 +23,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
 
-"$IBSM" topogen pgft --m 4,4 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
-LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
-HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
-SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
+small_tree
 SPINE=0x0002c90202000002   # level 2, index 2
 LEAF=0x0002c90201000002    # level 1, index 2: hosts 8..11 on ports 1..4
 echo "fabric: $SWITCHES switches, $HOSTS hosts, $LINKS links; draining spine $SPINE"

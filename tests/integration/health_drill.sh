@@ -27,16 +27,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/sm_events_lib.sh"
 . "$HERE/perf_lib.sh"
 
-"$IBSM" topogen pgft --m 4,4 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
-LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
-HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
-SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
-LEAF1=S-0002c90201000001   # hosts on ports 1..4, spines on 5..8
-read -r SPINE SPINE_PORT < <(awk -v id="\"$LEAF1\"" '$1 == "Switch" { cur = $3 }
-    cur == id && /^\[5\]/ { match($0, /"S-[0-9a-f]+"\[[0-9]+\]/); s = substr($0, RSTART, RLENGTH);
-    gsub(/[\[\]"]/, " ", s); print s; exit }' "$WORK/fabric.net")
+small_tree
+read -r SPINE SPINE_PORT < <(far_end "$LEAF1" 5)
 [ -n "$SPINE" ] || fail "no cable on $LEAF1 port 5 in the net file"
-guid() { echo "0x${1#S-}"; }
 LEAF_GUID=$(guid "$LEAF1"); SPINE_GUID=$(guid "$SPINE")
 echo "fabric: $SWITCHES switches, $HOSTS hosts, $LINKS links; erring cable $LEAF1[5] - $SPINE[$SPINE_PORT]"
 

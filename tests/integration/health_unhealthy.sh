@@ -24,17 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
 
-"$IBSM" topogen pgft --m 4,4 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
-LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
-HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
-SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
-LEAF1=S-0002c90201000001   # hosts on ports 1..4, spines on 5..8
-# far_end LEAF PORT: the switch and port cabled to LEAF's PORT, from the net file.
-far_end() {
-    awk -v id="\"$1\"" -v port="[$2]" '$1 == "Switch" { cur = $3 }
-        cur == id && index($0, port) == 1 { match($0, /"S-[0-9a-f]+"\[[0-9]+\]/); s = substr($0, RSTART, RLENGTH);
-        gsub(/[\[\]"]/, " ", s); print s; exit }' "$WORK/fabric.net"
-}
+small_tree
 # switch_ports SWITCH: the ports of SWITCH that carry a cable.
 switch_ports() {
     awk -v id="\"$1\"" '$1 == "Switch" { cur = $3; next } /^$/ { cur = "" }
@@ -43,7 +33,6 @@ switch_ports() {
 read -r SPINE1 _ < <(far_end "$LEAF1" 5)
 read -r SPINE2 _ < <(far_end "$LEAF1" 6)
 [ -n "$SPINE1" ] && [ -n "$SPINE2" ] || fail "no spines on $LEAF1 ports 5, 6 in the net file"
-guid() { echo "0x${1#S-}"; }
 SPINE1_PORTS=$(switch_ports "$SPINE1" | xargs)
 [ "$(echo "$SPINE1_PORTS" | wc -w)" -eq 4 ] || fail "$SPINE1 has ports '$SPINE1_PORTS', expected 4"
 echo "fabric: $SWITCHES switches, $HOSTS hosts, $LINKS links; rebooting $SPINE1 (ports $SPINE1_PORTS), then $SPINE2"

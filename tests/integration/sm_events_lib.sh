@@ -17,6 +17,10 @@
 #                                 MASTER (sminfo)
 #   blocks_sent "$n"              LFT blocks the program phases after mark n sent
 #   blocks_changed TAG_BEFORE TAG_AFTER   blocks that differ between two read-backs
+#   small_tree                    the health and drain tests' fabric in $WORK/fabric.net
+#                                 (LINKS, HOSTS, SWITCHES, LEAF1 set)
+#   far_end SWITCH PORT           "SWITCH' PORT'" cabled to SWITCH's PORT (net file)
+#   guid S-...                    a net file's switch id as a GUID (0x...)
 
 SM_PID=""
 SM_LOG=""
@@ -131,3 +135,20 @@ status_json() { python3 -c 'import json, sys
 v = json.load(open(sys.argv[1]))
 for k in sys.argv[2:]: v = v[k]
 print(v)' "$STATE/state.json" "$@"; }
+
+# The two-level fat-tree PGFT(2; 4,4; 1,4; 1,1) the health and drain tests
+# share: 8 switches, 16 hosts, 16 leaf-to-spine links; every leaf has its
+# hosts on ports 1..4 and the spines on 5..8. LEAF1 is the first leaf.
+small_tree() {
+    "$IBSM" topogen pgft --m 4,4 --w 1,4 --p 1,1 --out "$WORK/fabric.net" > /dev/null
+    LINKS=$(( $(grep -c '^\[' "$WORK/fabric.net") / 2 ))
+    HOSTS=$(grep -c '^Ca' "$WORK/fabric.net")
+    SWITCHES=$(grep -c '^Switch' "$WORK/fabric.net")
+    LEAF1=S-0002c90201000001
+}
+far_end() {
+    awk -v id="\"$1\"" -v port="[$2]" '$1 == "Switch" { cur = $3 }
+        cur == id && index($0, port) == 1 { match($0, /"S-[0-9a-f]+"\[[0-9]+\]/); s = substr($0, RSTART, RLENGTH);
+        gsub(/[\[\]"]/, " ", s); print s; exit }' "$WORK/fabric.net"
+}
+guid() { echo "0x${1#S-}"; }
