@@ -15,6 +15,7 @@ set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
+. "$HERE/opensm_run.sh"
 
 command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
 
@@ -59,13 +60,10 @@ start_ibsmd() { # NAME PRIORITY [SIM_HOST]
 start_opensm() { # NAME PRIORITY [SIM_HOST]
     local name=$1 host=${3:-}
     mkdir -p "$WORK/$name/cache"
-    opensm -c "$WORK/$name/osm.conf" > /dev/null 2>&1 || true
-    sed -i -e 's/^sm_key .*/sm_key 0x0000000000000000/' \
-        -e "s/^sm_priority .*/sm_priority $2/" \
-        -e "s/^sminfo_polling_timeout .*/sminfo_polling_timeout $((INTERVAL * 1000))/" \
-        -e "s/^polling_retry_number .*/polling_retry_number $RETRIES/" \
-        -e 's/^force_log_flush .*/force_log_flush TRUE/' \
-        -e "s|^log_file .*|log_file $WORK/$name.log|" "$WORK/$name/osm.conf"
+    osm_config "$WORK/$name/osm.conf" "$WORK/$name.log" 's/^sm_key .*/sm_key 0x0000000000000000/' \
+        "s/^sm_priority .*/sm_priority $2/" \
+        "s/^sminfo_polling_timeout .*/sminfo_polling_timeout $((INTERVAL * 1000))/" \
+        "s/^polling_retry_number .*/polling_retry_number $RETRIES/"
     (cd "$WORK/$name" && SIM_HOST=$host OSM_CACHE_DIR="$WORK/$name/cache" LD_PRELOAD="$SIM_PRELOAD" \
         exec opensm -F "$WORK/$name/osm.conf") > "$WORK/$name.out" 2>&1 &
     PIDS+=($!)

@@ -26,6 +26,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CLIENT="$HERE/../../scripts/ibsim-client"
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/opensm_run.sh"
 for tool in osmtest opensm; do
     command -v "$tool" > /dev/null || fail "$tool not found (apt-get install opensm)"
 done
@@ -38,14 +39,7 @@ mapfile -t CAS < <(sed -n 's/^Ca\s\+[0-9]\+ "\([^"]*\)".*/\1/p' "$WORK/fabric.ne
 [ "${#CAS[@]}" -eq 8 ] || fail "expected 8 CAs in the fabric, found ${#CAS[@]}"
 SM_HOST=${CAS[0]}
 
-OSM_PID=""
-cleanup() {
-    local rc=$?
-    [ -n "$OSM_PID" ] && kill -9 "$OSM_PID" 2> /dev/null || true
-    [ -n "${SM_PID:-}" ] && kill -9 "$SM_PID" 2> /dev/null || true
-    ibsim_cleanup "$rc"
-}
-trap cleanup EXIT
+osm_cleanup_on_exit
 
 # osmtest_on HOST NAME FLOW [ARGS...]: one flow from HOST; fails the test
 # unless osmtest exits 0 and (flows that validate) says every test passed.
@@ -71,22 +65,12 @@ osmtest_on() {
 echo "--- OpenSM on $SM_HOST: the inventory from its SA"
 export OSM_CACHE_DIR="$WORK/osm-cache" OSM_TMP_DIR="$WORK/osm-tmp"
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-opensm -c "$WORK/osm.conf" > /dev/null 2>&1 || true
-sed -i -e 's/^force_log_flush .*/force_log_flush TRUE/' -e "s|^log_file .*|log_file $WORK/osm.log|" "$WORK/osm.conf"
+osm_config "$WORK/osm.conf" "$WORK/osm.log"
 (cd "$WORK" && SIM_HOST=$SM_HOST exec "$CLIENT" --build "$BUILD" opensm -F "$WORK/osm.conf") > "$WORK/osm.out" 2>&1 &
 OSM_PID=$!
-for _ in $(seq 1 300); do
-    grep -q "SUBNET UP" "$WORK/osm.log" 2> /dev/null && break
-    kill -0 "$OSM_PID" 2> /dev/null || { tail -n 20 "$WORK/osm.out" >&2; fail "opensm exited"; }
-    sleep 0.1
-done
-grep -q "SUBNET UP" "$WORK/osm.log" || fail "OpenSM: no SUBNET UP within 30 s"
+osm_wait_up "$WORK/osm.log" "$OSM_PID"
 osmtest_on "${CAS[1]}" c_opensm c -i "$WORK/inventory_opensm.txt"
-# OpenSM under umad2sim may not leave on SIGTERM: 5 s, then KILL.
-kill "$OSM_PID"
-for _ in $(seq 1 50); do kill -0 "$OSM_PID" 2> /dev/null || break; sleep 0.1; done
-kill -9 "$OSM_PID" 2> /dev/null || true
-wait "$OSM_PID" 2> /dev/null || true
+osm_stop "$OSM_PID"
 OSM_PID=""
 
 echo "--- ibsmd on $SM_HOST, the same LIDs"

@@ -29,6 +29,7 @@ IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); JOIN=$(realpath "$3")
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/opensm_run.sh"
 command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
 command -v smpquery > /dev/null || fail "smpquery not found (apt-get install infiniband-diags)"
 
@@ -84,10 +85,7 @@ index_of() { # KEY GUID TAG: the index of KEY in that CA port's table
 echo "--- 2. OpenSM with the file"
 ibsim_start "$WORK/fabric.net"
 mkdir -p "$WORK/osm/cache"
-opensm -c "$WORK/osm/osm.conf" > /dev/null 2>&1 || true
-sed -i -e "s|^partition_config_file .*|partition_config_file $WORK/partitions.conf|" \
-    -e 's/^force_log_flush .*/force_log_flush TRUE/' \
-    -e "s|^log_file .*|log_file $WORK/osm.log|" "$WORK/osm/osm.conf"
+osm_config "$WORK/osm/osm.conf" "$WORK/osm.log" "s|^partition_config_file .*|partition_config_file $WORK/partitions.conf|"
 grep -q "^partition_config_file $WORK/partitions.conf" "$WORK/osm/osm.conf" || fail "cannot point OpenSM at the file"
 (cd "$WORK/osm" && OSM_CACHE_DIR="$WORK/osm/cache" LD_PRELOAD="$SIM_PRELOAD" \
     timeout 120 opensm -o -F "$WORK/osm/osm.conf") > "$WORK/osm.out" 2>&1 || true

@@ -34,6 +34,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 RMPP_CLIENT="$HERE/../../scripts/ibsim-client"
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/opensm_run.sh"
 command -v opensm > /dev/null || fail "opensm not found (apt-get install opensm)"
 command -v saquery > /dev/null || fail "saquery not found (apt-get install infiniband-diags)"
 
@@ -44,14 +45,7 @@ judge_rmpp() { (cd "$WORK" && SIM_HOST=Hca3 "$RMPP_CLIENT" --build "$BUILD" "$@"
 OUT=$WORK/out
 mkdir -p "$OUT/opensm" "$OUT/ibsmd"
 
-OSM_PID=""
-cleanup() {
-    local rc=$?
-    [ -n "$OSM_PID" ] && kill -9 "$OSM_PID" 2> /dev/null || true
-    [ -n "${SM_PID:-}" ] && kill -9 "$SM_PID" 2> /dev/null || true
-    ibsim_cleanup "$rc"
-}
-trap cleanup EXIT
+osm_cleanup_on_exit
 
 # queries DIR SM_LID: every query, one file each (saquery's text; a
 # failing query keeps its error text, which is compared too).
@@ -117,22 +111,16 @@ queries() {
 
 echo "--- OpenSM on Hca1"
 mkdir -p "$WORK/osm-cache"
-opensm -c "$WORK/osm.conf" > /dev/null 2>&1 || true
-sed -i -e 's/^force_log_flush .*/force_log_flush TRUE/' -e "s|^log_file .*|log_file $WORK/osm.log|" "$WORK/osm.conf"
+osm_config "$WORK/osm.conf" "$WORK/osm.log"
 (cd "$WORK" && OSM_CACHE_DIR=$WORK/osm-cache SIM_HOST=Hca1 LD_PRELOAD="$SIM_PRELOAD" exec opensm -F "$WORK/osm.conf") \
     > "$WORK/osm.out" 2>&1 &
 OSM_PID=$!
-for _ in $(seq 1 300); do grep -q "SUBNET UP" "$WORK/osm.log" 2> /dev/null && break; sleep 0.1; done
-grep -q "SUBNET UP" "$WORK/osm.log" || { tail "$WORK/osm.log" >&2; fail "OpenSM: no SUBNET UP within 30 s"; }
+osm_wait_up "$WORK/osm.log" "$OSM_PID"
 sleep 1
 osm_lid=$(judge sminfo | sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p')
 [ -n "$osm_lid" ] || fail "no SM LID from sminfo under OpenSM"
 queries "$OUT/opensm" "$osm_lid"
-# OpenSM under umad2sim may not leave on SIGTERM (DEVELOPERS.md): 5 s, then KILL.
-kill "$OSM_PID"
-for _ in $(seq 1 50); do kill -0 "$OSM_PID" 2> /dev/null || break; sleep 0.1; done
-kill -9 "$OSM_PID" 2> /dev/null || true
-wait "$OSM_PID" 2> /dev/null || true
+osm_stop "$OSM_PID"
 OSM_PID=""
 
 echo "--- ibsmd on Hca1, the same LIDs"

@@ -22,6 +22,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CLIENT="$HERE/../../scripts/ibsim-client"
 . "$HERE/ibsim_env.sh"
 . "$HERE/sm_events_lib.sh"
+. "$HERE/opensm_run.sh"
 for tool in saquery opensm python3; do
     command -v "$tool" > /dev/null || fail "$tool not found (apt-get install infiniband-diags opensm python3)"
 done
@@ -167,16 +168,10 @@ echo "$sa_line" | has -E "RMPP transfers \(([0-9]+) completed, 0 aborted" || fai
 echo "--- OpenSM on the same fabric"
 export OSM_CACHE_DIR="$WORK/osm-cache" OSM_TMP_DIR="$WORK/osm-tmp"
 mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
-opensm -c "$WORK/osm.conf" > /dev/null 2>&1 || true
-sed -i -e 's/^force_log_flush .*/force_log_flush TRUE/' -e "s|^log_file .*|log_file $WORK/osm.log|" "$WORK/osm.conf"
+osm_config "$WORK/osm.conf" "$WORK/osm.log"
 (cd "$WORK" && IBSIM_RMPP_STATS=1 exec "$CLIENT" --build "$BUILD" opensm -F "$WORK/osm.conf") > "$WORK/osm.out" 2>&1 &
 SM_PID=$!
-for _ in $(seq 1 600); do
-    grep -q "SUBNET UP" "$WORK/osm.log" 2> /dev/null && break
-    kill -0 "$SM_PID" 2> /dev/null || { tail -n 20 "$WORK/osm.out" >&2; fail "opensm exited"; }
-    sleep 0.1
-done
-grep -q "SUBNET UP" "$WORK/osm.log" || fail "OpenSM did not bring the subnet up within 60 s"
+osm_wait_up "$WORK/osm.log" "$SM_PID" 60
 SIM_HOST=$JUDGE sim sminfo > "$WORK/sminfo_osm.txt"
 sm_lid=$(sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p' "$WORK/sminfo_osm.txt")
 check_tables opensm
