@@ -2,6 +2,7 @@
 // re-routes' link-downs isolates a switch link (saved, handed to the
 // isolation sink, kept across a restart), a host's only link is refused
 // with the reason, clear lifts an isolation, a corrupt file is set aside.
+#include "../support/temp_dir.h"
 #include "daemon/health/health_monitor.h"
 
 #include <catch2/catch.hpp>
@@ -18,14 +19,6 @@ using topology::NodeType;
 using topology::PortRef;
 
 namespace {
-
-struct Dir {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("ibsmd-health-" + std::to_string(::getpid()) + "-" +
-                                                  std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    Dir() { std::filesystem::create_directories(path); }
-    ~Dir() { std::filesystem::remove_all(path); }
-};
 
 // L1, L2 with two spines S1, S2; H1 (the SM) on L1/3, H2 on L2/3.
 daemon::SnapshotPtr snapshot()
@@ -86,7 +79,7 @@ TEST_CASE("monitor: a flapping switch link is isolated once, saved, and still is
           "[health]")
 {
     spdlog::set_level(spdlog::level::off);
-    Dir dir;
+    test::TempDir dir;
     double now = 1000;
     auto snap = snapshot();
     const PortId l2_1{Guid(0x12), PortNum(1)}, s1_2{Guid(0x21), PortNum(2)};
@@ -132,7 +125,7 @@ TEST_CASE("monitor: a flapping switch link is isolated once, saved, and still is
 TEST_CASE("monitor: a host's only link flapping is refused with the reason, and logged once", "[health]")
 {
     spdlog::set_level(spdlog::level::off);
-    Dir dir;
+    test::TempDir dir;
     double now = 1000;
     auto snap = snapshot();
     HealthMonitor m(dir.path, flapping_isolates(), [&] { return now; });
@@ -163,7 +156,7 @@ TEST_CASE("monitor: a host's only link flapping is refused with the reason, and 
 TEST_CASE("monitor: a corrupt isolation file is moved aside and no link is isolated", "[health]")
 {
     spdlog::set_level(spdlog::level::off);
-    Dir dir;
+    test::TempDir dir;
     std::ofstream(dir.path / "isolated_links.json") << "{not json";
     HealthMonitor m(dir.path, health::HealthPolicy{});
     Spy spy;
@@ -182,7 +175,7 @@ TEST_CASE("monitor: after the operator's clear, only new evidence isolates again
           "[health]")
 {
     spdlog::set_level(spdlog::level::off);
-    Dir dir;
+    test::TempDir dir;
     double now = 1000;
     auto snap = snapshot();
     const PortId l2_1{Guid(0x12), PortNum(1)};

@@ -1,6 +1,7 @@
 // Drains on a generated fat-tree's snapshot: a core drained and undrained,
 // the refusals (a leaf, a host's only link), the dry run, the file across a
 // restart, the rows shown isolated.
+#include "../support/temp_dir.h"
 #include "daemon/maint/drains.h"
 
 #include "config/config.h"
@@ -21,22 +22,6 @@ using namespace ibsm::daemon;
 using topology::NodeId;
 
 namespace {
-
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-drains-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    static int& counter()
-    {
-        static int n = 0;
-        return n;
-    }
-};
 
 NodeId named(const topology::Fabric& f, const std::string& name)
 {
@@ -66,7 +51,7 @@ SnapshotPtr snapshot(std::uint64_t generation = 1)
 }
 
 struct Rig {
-    TempDir dir;
+    test::TempDir dir;
     Drains drains{dir.path, [] { return 1000.0; }};
     SnapshotPtr snap = snapshot();
     std::vector<std::string> changes;
@@ -214,7 +199,7 @@ TEST_CASE("a drained link, and the rows of drained links shown isolated")
 
 TEST_CASE("a corrupt drains.json is moved aside and nothing is drained")
 {
-    TempDir dir;
+    test::TempDir dir;
     {
         std::ofstream out(dir.path / "drains.json");
         out << "{not json";
@@ -227,7 +212,7 @@ TEST_CASE("a corrupt drains.json is moved aside and nothing is drained")
 
 TEST_CASE("before any sweep there is nothing to drain")
 {
-    TempDir dir;
+    test::TempDir dir;
     Drains d(dir.path);
     const auto res = d.drain(whatif::TargetKind::switch_node, "core-L2-0000", false);
     CHECK_FALSE(res.ok);

@@ -4,6 +4,7 @@
 // port isolate/clear are the health monitor's, resweep queues the sweep it
 // names, log-level changes the level and logs it, mkey rotate queues a heavy
 // sweep only when a rotation starts, mkey show is the key book's view.
+#include "../support/temp_dir.h"
 #include "daemon/control/dispatcher.h"
 #include "daemon/service/control_handlers.h"
 #include "daemon/service/settings.h"
@@ -29,13 +30,6 @@ using topology::PortRef;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Dir {
-    fs::path path = fs::temp_directory_path() / ("ibsmd-control-handlers-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    Dir() { fs::create_directories(path); }
-    ~Dir() { fs::remove_all(path); }
-};
 
 // L1 and L2 joined by two links; H1 (the SM) on L1/3, H2 on L2/3.
 daemon::SnapshotPtr snapshot()
@@ -65,7 +59,7 @@ void write_secret(const fs::path& path, const std::string& hex)
 
 // The wings the handlers act on, as main.cpp hands them over.
 struct Sm {
-    Dir dir;
+    test::TempDir dir;
     boost::asio::io_context io;
     daemon::EventQueue events{io.get_executor()};
     daemon::HealthMonitor health{dir.path, health::HealthPolicy{}, [] { return 1000.0; }};
@@ -207,7 +201,7 @@ TEST_CASE("control: mkey rotate queues the heavy sweep only when the rotation st
         CHECK(answer.at("error") == "M_Key rotation refused: M_Key protection is off (security.mkey.mode)");
         CHECK(off.queued().empty());
     }
-    Dir dir;
+    test::TempDir dir;
     const auto secret = dir.path / "mkey.secret";
     write_secret(secret, "000102030405060708090a0b0c0d0e0f");
     config::Config cfg;

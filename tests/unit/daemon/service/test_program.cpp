@@ -4,6 +4,7 @@
 // line 64, a bad configuration 78 naming the file and key, a refused M_Key
 // secret file 1 before the state directory is made, a port that is not
 // there 1 after it.
+#include "../support/temp_dir.h"
 #include "daemon/service/program.h"
 
 #include <catch2/catch.hpp>
@@ -21,16 +22,6 @@ using namespace ibsm;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Dir {
-    fs::path path = fs::temp_directory_path() / ("ibsmd-test-program-" + std::to_string(::getpid()));
-    Dir()
-    {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~Dir() { fs::remove_all(path); }
-};
 
 // One stream redirected for the life of the object.
 class Capture {
@@ -90,7 +81,7 @@ TEST_CASE("ibsmd: a bad command line is 64, --print-config prints and is 0, neit
 
 TEST_CASE("ibsmd: a bad configuration is 78 with the file, line and key", "[service][program]")
 {
-    Dir dir;
+    test::TempDir dir;
     const auto file = dir.path / "ibsmd.yaml";
     write(file, "state_dir: " + (dir.path / "state").string() + "\nsweep:\n  intervall_s: 5\n");
     auto r = ibsmd({"--once", "--log-level", "off", "--config", file.string()});
@@ -105,7 +96,7 @@ TEST_CASE("ibsmd: a refused M_Key secret file is 1, found before the state direc
           "[service][program][mkey]")
 {
     REQUIRE(geteuid() == 0); // the secret file is checked for being root's alone
-    Dir dir;
+    test::TempDir dir;
     const auto secret = dir.path / "mkey.secret";
     write(secret, "000102030405060708090a0b0c0d0e0f\n",
           fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
@@ -123,7 +114,7 @@ TEST_CASE("ibsmd: a refused M_Key secret file is 1, found before the state direc
 
 TEST_CASE("ibsmd: a port that is not there is 1, after the state directory was checked", "[service][program]")
 {
-    Dir dir;
+    test::TempDir dir;
     const auto state = dir.path / "state";
     const auto file = dir.path / "ibsmd.yaml";
     write(file, "state_dir: " + state.string() + "\nlog:\n  level: off\nsm:\n  ca: ibsmd_test_no_such_ca\n");

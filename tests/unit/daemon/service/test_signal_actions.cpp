@@ -4,6 +4,7 @@
 // the heavy sweep; a stop tells systemd STOPPING=1 while the control socket
 // still serves, then closes it, stops the scheduler and fails every SMP
 // still pending.
+#include "../support/temp_dir.h"
 #include "daemon/control/control_server.h"
 #include "daemon/service/settings.h"
 #include "daemon/service/signal_actions.h"
@@ -27,16 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Dir {
-    fs::path path = fs::temp_directory_path() / ("ibsmd-test-signal-actions-" + std::to_string(::getpid()));
-    Dir()
-    {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~Dir() { fs::remove_all(path); }
-};
-
 // Takes every SMP and answers none: they stay pending until the transport stops.
 class SilentPort final : public mad::MadPort {
 public:
@@ -50,7 +41,7 @@ public:
 
 // The wings a reload and a stop reach, built as main.cpp builds them.
 struct Sm {
-    Dir dir;
+    test::TempDir dir;
     daemon::Options opts;
     config::Config cfg;
     boost::asio::io_context io;

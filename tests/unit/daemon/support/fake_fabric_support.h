@@ -5,6 +5,7 @@
 #pragma once
 
 #include "fake_fabric.h"
+#include "temp_dir.h"
 
 #include "daemon/sweep/bringup.h"
 #include "routing/analysis/analyze.h"
@@ -14,28 +15,9 @@
 
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace ibsm::test {
-
-struct TempDir {
-    std::filesystem::path path;
-    TempDir()
-    {
-        static int n = 0;
-        path = std::filesystem::temp_directory_path() /
-               ("ibsm-daemon-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
 
 struct QuietLogs {
     QuietLogs() { spdlog::set_level(spdlog::level::warn); }
