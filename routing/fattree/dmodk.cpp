@@ -181,7 +181,11 @@ public:
                     dirty = (c == no_switch) != (oc == no_switch);
                     continue;
                 }
-                dirty = to_old[c] != oc || chain_port_[l][i] != old.chain_port[l][oi] || row_dirty[c] || col_dirty[c];
+                // A switch one level up reads the chain switch c's column of
+                // down() and c's up cables (route_toward); no switch reads the
+                // top's.
+                dirty = to_old[c] != oc || chain_port_[l][i] != old.chain_port[l][oi] ||
+                        (l < h_ && (row_dirty[c] || col_dirty[c]));
             }
             if (dirty) dirty_targets.push_back(i);
         }
