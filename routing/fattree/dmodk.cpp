@@ -126,7 +126,10 @@ public:
         for (std::uint32_t s = 0; s < S_; ++s)
             if (auto it = old_index.find(f_.node(t_.switches[s]).guid); it != old_index.end()) to_old[s] = it->second;
 
-        std::vector<char> row_dirty(S_, 0), col_dirty(S_, 0);
+        // col_dirty: some switch sees A differently (down, reach, first down
+        // port, proxies); down_dirty: only down(.) of A differs, all that a
+        // switch above a chain switch A reads of it (route_toward).
+        std::vector<char> row_dirty(S_, 0), col_dirty(S_, 0), down_dirty(S_, 0);
         for (std::uint32_t s = 0; s < S_; ++s)
             row_dirty[s] = to_old[s] == no_switch || !t_.in_tree(s) || st_->row_sig[s] != old.row_sig[to_old[s]];
         // Columns: every switch's view of A (down, reach, first down port),
@@ -136,20 +139,23 @@ public:
             const auto A = static_cast<std::uint32_t>(index);
             const auto oA = to_old[A];
             if (oA == no_switch || !t_.in_tree(A)) {
-                col_dirty[A] = 1;
+                col_dirty[A] = down_dirty[A] = 1;
                 return;
             }
             bool dirty = proxies_[A].size() != old.proxies[oA].size();
             for (std::size_t k = 0; !dirty && k < proxies_[A].size(); ++k)
                 dirty = proxies_[A][k].second != old.proxies[oA][k].second ||
                         to_old[proxies_[A][k].first] != old.proxies[oA][k].first;
-            for (std::uint32_t s = 0; s < S_ && !dirty; ++s) {
+            bool down = false;
+            for (std::uint32_t s = 0; s < S_ && !down; ++s) {
                 const auto os = to_old[s];
                 if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
-                dirty = down_.test(s, A) != old.down.test(os, oA) || reach_.test(s, A) != old.reach.test(os, oA) ||
+                down = down_.test(s, A) != old.down.test(os, oA);
+                dirty = dirty || down || reach_.test(s, A) != old.reach.test(os, oA) ||
                         first_down_[s * S_ + A] != old.first_down[os * oS + oA];
             }
-            col_dirty[A] = dirty;
+            col_dirty[A] = dirty || down;
+            down_dirty[A] = down;
         });
         // A destination routed through a proxy B (dmodk.h step 3) reads B's column.
         std::vector<char> col_dirty2 = col_dirty;
@@ -185,7 +191,7 @@ public:
                 // down() and c's up cables (route_toward); no switch reads the
                 // top's.
                 dirty = to_old[c] != oc || chain_port_[l][i] != old.chain_port[l][oi] ||
-                        (l < h_ && (row_dirty[c] || col_dirty[c]));
+                        (l < h_ && (row_dirty[c] || down_dirty[c]));
             }
             if (dirty) dirty_targets.push_back(i);
         }
