@@ -178,6 +178,11 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             out.route_how = kept_how;
             out.incremental = kept_incremental;
         }
+        if (!passed && out.tables) {
+            const Verdict& v = out.verdicts[*least_bad];
+            out.degraded = true;
+            out.degraded_reason = v.engine + ": " + v.reason;
+        }
         if (!memory) return;
         // Only a routing the gate passed is a base to re-route from.
         if (!passed || !out.tables) {
@@ -191,11 +196,6 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         memory->tables = std::make_shared<const RoutingTables>(*out.tables);
         memory->engine_state = std::move(kept_state);
         memory->options_key = key;
-        if (!passed && out.tables) {
-            const Verdict& v = out.verdicts[*least_bad];
-            out.degraded = true;
-            out.degraded_reason = v.engine + ": " + v.reason;
-        }
     };
 
     bool passed = false;

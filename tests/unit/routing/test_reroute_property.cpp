@@ -232,6 +232,7 @@ void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec
         const Verdict& vf = *full.verdict();
         // Every pair the full run reaches, the re-route reaches; the same gate.
         CHECK(vr.passed() == vf.passed());
+        CHECK(re.degraded == full.degraded);
         CHECK(vr.ca_to_ca.undelivered() <= vf.ca_to_ca.undelivered());
         CHECK(vr.other_undelivered() <= vf.other_undelivered());
         CHECK(vr.ca_credit_loop == vf.ca_credit_loop);
