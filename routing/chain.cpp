@@ -3,6 +3,7 @@
 #include "routing/chain.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <exception>
 #include <stdexcept>
@@ -30,16 +31,71 @@ void validate(const Registry& registry, const ChainSpec& spec)
 namespace {
 
 // One attempt: tables, or the refusal (an exception becomes one).
-Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidassign::LidMap& lids,
-               const Options& options)
+EngineRun attempt(const Engine& engine, const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                  const Options& options, const Previous* previous)
 {
     try {
-        Result r = engine.compute(fabric, lids, options);
-        if (auto* t = std::get_if<RoutingTables>(&r)) t->engine = engine.name();
+        EngineRun r = engine.compute_after(fabric, lids, options, previous);
+        if (auto* t = std::get_if<RoutingTables>(&r.result)) t->engine = engine.name();
         return r;
     } catch (const std::exception& e) {
-        return Refusal{engine.name(), std::string("engine failed: ") + e.what()};
+        return EngineRun{Refusal{engine.name(), std::string("engine failed: ") + e.what()}, nullptr, "", false};
     }
+}
+
+// The options that shape routes, as one comparable string: a re-route may
+// start from the last routing only when these are the same. (The QoS
+// functions are not comparable; the daemon forgets its memory on a reload.)
+std::string options_key(const Options& o)
+{
+    std::string k = "lmc=" + std::to_string(o.lmc) + " vls=" + std::to_string(o.max_vls) +
+                    " bal=" + std::to_string(static_cast<int>(o.balancing)) +
+                    " rev=" + std::to_string(o.max_reverse_hops) + " sm=" + std::to_string(o.sm_port_guid.value()) +
+                    " la=" + std::to_string(static_cast<int>(o.lid_assignment)) +
+                    " lo=" + std::to_string(static_cast<int>(o.lid_order)) + " qos=" + (o.vl_masks ? "1" : "0");
+    for (const auto* list : {&o.root_guids, &o.compute_nodes, &o.io_nodes, &o.routing_order}) {
+        k += " [";
+        for (auto g : *list) k += std::to_string(g.value()) + ",";
+        k += "]";
+    }
+    return k;
+}
+
+// Every port both fabrics have keeps its LIDs (by node GUID and port
+// number: NodeIds shift when a node leaves). Ports that left or came are
+// the delta's; the top LID may move with them.
+bool same_lids(const topology::Fabric& before, const lidassign::LidMap& old_lids, const topology::Fabric& after,
+               const lidassign::LidMap& new_lids)
+{
+    for (const auto& [ref, pl] : old_lids.entries()) {
+        const auto node = after.find_node(before.node(ref.node).guid);
+        if (!node) continue; // gone with its node: part of the delta
+        const auto now = new_lids.lids_of(topology::PortRef{*node, ref.port});
+        if (!now) continue; // a port that went down: part of the delta
+        if (now->base != pl.base || now->lmc != pl.lmc) return false;
+    }
+    return true;
+}
+
+// Why `memory` cannot start engine `name`'s re-route, or "" when it can.
+std::string why_full(const ChainMemory* memory, const std::string& name, const std::string& key,
+                     const topology::Fabric& fabric, const lidassign::LidMap& lids)
+{
+    if (!memory) return "";
+    if (!memory->tables) return "no previous routing";
+    if (memory->tables->engine != name) return "previous routing by " + memory->tables->engine;
+    if (memory->options_key != key) return "routing options changed";
+    if (!same_lids(*memory->fabric, *memory->lids, fabric, lids)) return "LIDs changed";
+    return "";
+}
+
+// The verification gate over one engine's tables. The place an incremental
+// gate (re-tracing only the destinations whose columns changed) plugs in.
+Verdict run_gate(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& t,
+                 const VerifyOptions& gate, std::string& how)
+{
+    how = "full gate";
+    return verify(fabric, lids, t, gate);
 }
 
 } // namespace
@@ -53,10 +109,15 @@ const Verdict* ChainOutcome::verdict() const
 }
 
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
-                       const lidassign::LidMap& lids, const Options& options)
+                       const lidassign::LidMap& lids, const Options& options, ChainMemory* memory)
 {
     validate(registry, spec);
     ChainOutcome out;
+    const std::string key = memory ? options_key(options) : std::string();
+    if (memory) memory->delta = memory->fabric ? topology::fabric_delta(*memory->fabric, fabric) : topology::FabricDelta{};
+    std::shared_ptr<const EngineMemory> kept_state; // the kept tables' engine state
+    std::string kept_how;
+    bool kept_incremental = false;
     VerifyOptions gate;
     gate.max_vls = options.max_vls;
     gate.progress = options.progress;
@@ -75,7 +136,14 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             engine_options.progress = [&](std::string_view, std::size_t done, std::size_t total) {
                 options.progress(stage, done, total);
             };
-        Result r = attempt(*engine, fabric, lids, engine_options);
+        const std::string why = why_full(memory, name, key, fabric, lids);
+        std::optional<Previous> previous;
+        if (memory && why.empty())
+            previous.emplace(Previous{*memory->fabric, *memory->lids, *memory->tables, memory->engine_state.get(),
+                                      memory->delta});
+        EngineRun run = attempt(*engine, fabric, lids, engine_options, previous ? &*previous : nullptr);
+        if (!why.empty()) run.how = "full run (" + why + ")";
+        Result& r = run.result;
         progress->tick();
         progress.reset();
         if (auto* refusal = std::get_if<Refusal>(&r)) {
@@ -88,7 +156,8 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         gate.vl_mask_of_sl.reset();
         if (options.vl_masks) gate.vl_mask_of_sl = options.vl_masks(t.vls_used);
         // A path engine in the colour-first order brings its own LIDs.
-        out.verdicts.push_back(verify(fabric, t.lids ? *t.lids : lids, t, gate));
+        std::string gate_how;
+        out.verdicts.push_back(run_gate(fabric, t.lids ? *t.lids : lids, t, gate, gate_how));
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
@@ -96,16 +165,37 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             least_bad = out.verdicts.size() - 1;
             out.tables = std::move(t);
             kept_fallback = fallback;
+            kept_state = std::move(run.state);
+            kept_how = run.how;
+            kept_incremental = run.incremental;
+            out.gate_how = gate_how;
         }
         return pass;
     };
     auto finish = [&](bool passed) {
         out.fell_back = out.tables && kept_fallback;
+        if (out.tables) {
+            out.route_how = kept_how;
+            out.incremental = kept_incremental;
+        }
         if (!passed && out.tables) {
             const Verdict& v = out.verdicts[*least_bad];
             out.degraded = true;
             out.degraded_reason = v.engine + ": " + v.reason;
         }
+        if (!memory) return;
+        // Only a routing the gate passed is a base to re-route from.
+        if (!passed || !out.tables) {
+            auto delta = std::move(memory->delta);
+            memory->forget();
+            memory->delta = std::move(delta);
+            return;
+        }
+        memory->fabric = std::make_shared<const topology::Fabric>(fabric);
+        memory->lids = std::make_shared<const lidassign::LidMap>(out.tables->lids ? *out.tables->lids : lids);
+        memory->tables = std::make_shared<const RoutingTables>(*out.tables);
+        memory->engine_state = std::move(kept_state);
+        memory->options_key = key;
     };
 
     bool passed = false;

@@ -12,6 +12,7 @@
 // subnet can come up, but must never be reported as a plain SUBNET UP.
 #pragma once
 
+#include "routing/chain_memory.h"
 #include "routing/engine.h"
 #include "routing/registry.h"
 #include "routing/verify.h"
@@ -45,6 +46,14 @@ struct ChainOutcome {
     std::vector<Verdict> verdicts;
     bool fell_back = false; // tables came from the implicit MinHop
 
+    // How the kept tables were made and checked, for the route phase's log
+    // line: "incremental (ftree: 1 link(s) down; 2 switch rows, 97 LIDs
+    // re-decided)" or "full run (no previous routing)"; "full gate" (the
+    // gate ran over every pair). Empty without tables.
+    std::string route_how;
+    bool incremental = false;
+    std::string gate_how;
+
     // True when `tables` failed the gate (no engine's passed): the daemon
     // programs them (better than no routes) but says "SUBNET UP (degraded:
     // <degraded_reason>)" in its log and summary, and `ibsmd --once` exits
@@ -70,8 +79,13 @@ void validate(const Registry& registry, const ChainSpec& spec);
 // An engine that throws is recorded as a refusal carrying the exception
 // text, so one broken engine cannot stop the fallback. Validates the spec
 // first (throws like validate()).
+//
+// `memory` (chain_memory.h): an engine that routed last time, with the same
+// options and LIDs, is handed its last routing and the delta to this fabric
+// (Engine::compute_after); the winner's routing is kept for the next call.
+// Null: every engine routes afresh and nothing is kept.
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
-                       const lidassign::LidMap& lids, const Options& options);
+                       const lidassign::LidMap& lids, const Options& options, ChainMemory* memory = nullptr);
 
 // "a,b,c" -> {"a","b","c"}; blanks around names are dropped; throws
 // std::invalid_argument on an empty element.

@@ -6,6 +6,7 @@
 #include "lidassign/base_lids.h"
 #include "lidassign/lid_map.h"
 #include "routing/analysis/progress.h"
+#include "routing/incremental.h"
 #include "lidassign/path_configs.h"
 #include "lidassign/path_lids.h"
 #include "routing/tables.h"
@@ -84,12 +85,34 @@ struct Refusal {
 
 using Result = std::variant<RoutingTables, Refusal>;
 
+// A run that may start from the last routing (incremental.h).
+struct EngineRun {
+    Result result;
+    // What the engine keeps for the next run (null: nothing).
+    std::shared_ptr<const EngineMemory> state;
+    // How it routed, for the route phase's log line: "incremental (...)" or
+    // "full run (why)".
+    std::string how;
+    bool incremental = false;
+};
+
 class Engine {
 public:
     virtual ~Engine() = default;
     virtual std::string name() const = 0;
     virtual Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                            const Options& options) const = 0;
+    // Routes `fabric`, starting from `previous` where the engine can re-route
+    // a delta (null: no usable last routing). The tables must be what
+    // compute() would give, or as good by the gate and the analyzer's EBB.
+    // Engines without an incremental re-route run compute() and say so.
+    virtual EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                    const Options& options, const Previous* previous) const
+    {
+        EngineRun run{compute(fabric, lids, options), nullptr, "full run", false};
+        if (previous) run.how = "full run (" + name() + " has no incremental re-route)";
+        return run;
+    }
 };
 
 } // namespace ibsm::routing

@@ -99,6 +99,9 @@ void Bringup::reconfigure(const BringupSettings& settings)
 void Bringup::apply_pending()
 {
     if (!pending_) return;
+    // A reload may change anything routes depend on (engines, their options,
+    // QoS): the next routing is a full run.
+    route_memory_.forget();
     settings_.chain = pending_->chain;
     settings_.route = pending_->route;
     settings_.lid = pending_->lid;

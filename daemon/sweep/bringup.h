@@ -243,8 +243,9 @@ private:
     unsigned vl_cap(const DiscoveryResult& found) const;
     // `qos`: the policy the routing shares the VLs with (disabled: none),
     // `budget` its share, `cap` the VLs the ports carry.
+    // Runs on a worker thread; the only one to touch route_memory_ then.
     routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids,
-                                    const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap) const;
+                                    const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap);
     // After routing: the SL/VL plan and the compiled policy (route()).
     void plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const;
     // The partitions over `found` (null without rules); what changed since
@@ -293,6 +294,10 @@ private:
     // the last one: only configure() changes applied_, on the loop, before
     // the routing reads it on a worker.
     std::set<health::PortId> isolated_, applied_;
+    // The last verified routing, its fabric (isolated links left out), LIDs
+    // and the engine's state: the next route step re-routes the delta from it
+    // (routing/chain_memory.h). Forgotten when a reload's settings apply.
+    routing::ChainMemory route_memory_;
     std::set<Guid> no_discover_;
     // Isolations lifted since the last re-route: their disabled ports go
     // back to Polling.

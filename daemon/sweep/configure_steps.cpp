@@ -171,7 +171,7 @@ unsigned Bringup::vl_cap(const DiscoveryResult& found) const
 
 routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const LidAssignment& lids,
                                          const config::QosConfig& qos, const qos::RoutingBudget& budget,
-                                         unsigned cap) const
+                                         unsigned cap)
 {
     routing::Options options = settings_.route;
     options.lmc = settings_.lid.lmc;
@@ -202,11 +202,15 @@ routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const Lid
     try {
         // Isolated links leave the routing like pulled cables: the engines
         // and the gate see the fabric without them.
+        // The chain re-routes the delta from the last routing where it can.
         if (!applied_.empty())
             return routing::run_chain(routing::default_registry(), settings_.chain,
-                                      health::without_isolated(found.fabric, applied_), lids.lids, options);
-        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
+                                      health::without_isolated(found.fabric, applied_), lids.lids, options,
+                                      &route_memory_);
+        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options,
+                                  &route_memory_);
     } catch (const std::exception& e) {
+        route_memory_.forget();
         routing::ChainOutcome out;
         out.refusals.push_back(routing::Refusal{"chain", e.what()});
         return out;
@@ -273,7 +277,8 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     step.phase = clock.finish("route", "engine " + t.engine + (chain.fell_back ? " (fallback)" : "") +
                                            (chain.degraded ? " DEGRADED" : ", verified") + ", " +
                                            std::to_string(t.lfts.size()) + " switch tables, top LID " +
-                                           std::to_string(t.linear_fdb_top.value()));
+                                           std::to_string(t.linear_fdb_top.value()) + "; " + chain.route_how +
+                                           ", " + chain.gate_how);
     co_return step;
 }
 

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
 
 namespace ibsm::routing::fattree {
 
@@ -17,34 +20,7 @@ namespace {
 
 constexpr std::uint8_t none = no_route;
 
-// Rows of S bits.
-class BitRows {
-public:
-    BitRows(std::size_t rows, std::size_t bits) : words_((bits + 63) / 64), data_(rows * words_, 0) {}
-    bool test(std::size_t r, std::size_t b) const { return (data_[r * words_ + b / 64] >> (b % 64)) & 1u; }
-    void set(std::size_t r, std::size_t b) { data_[r * words_ + b / 64] |= 1ull << (b % 64); }
-    void merge(std::size_t into, std::size_t from)
-    {
-        for (std::size_t i = 0; i < words_; ++i) data_[into * words_ + i] |= data_[from * words_ + i];
-    }
-    template <class F> void for_each(std::size_t r, F f) const
-    {
-        for (std::size_t i = 0; i < words_; ++i)
-            for (auto w = data_[r * words_ + i]; w; w &= w - 1)
-                f(i * 64 + static_cast<std::size_t>(__builtin_ctzll(w)));
-    }
-
-private:
-    std::size_t words_;
-    std::vector<std::uint64_t> data_;
-};
-
-struct Target {
-    Lid lid;
-    std::uint32_t attach = no_switch;
-    std::uint8_t port = 0; // at the attach switch: the CA's cable, or 0 for the switch itself
-    std::uint64_t j = 0;
-};
+using Target = DmodkTarget;
 
 // Most common value (ties: the larger one); `fallback` for an empty list.
 std::uint32_t mode_of(std::vector<std::uint32_t> v, std::uint32_t fallback)
@@ -65,18 +41,29 @@ std::uint32_t mode_of(std::vector<std::uint32_t> v, std::uint32_t fallback)
 class Dmodk {
 public:
     Dmodk(const topology::Fabric& f, const lidassign::LidMap& lids, const FatTree& t, const CaOrder& order)
-        : f_(f), lids_(lids), t_(t), order_(order), S_(t.size()), h_(t.height), down_(S_, S_), reach_(S_, S_)
+        : f_(f), lids_(lids), t_(t), order_(order), S_(t.size()), h_(t.height)
     {
+        down_ = BitRows(S_, S_);
+        reach_ = BitRows(S_, S_);
     }
 
-    RoutingTables run(const std::string& engine)
+    // The structures every entry is decided from (no tables yet). With
+    // `kept` (a re-route), parents keep the digits they had; switches seen
+    // before and gone now keep theirs for when they come back.
+    void prepare(const std::unordered_map<Guid, std::uint32_t>* kept = nullptr)
     {
+        kept_digits_ = kept;
+        if (kept) st_->digits = *kept;
         infer_parameters();
         number_parents();
         build_reach();
         build_targets();
         build_chains();
+        sign_rows();
+    }
 
+    RoutingTables run(const std::string& engine)
+    {
         RoutingTables out;
         out.engine = engine;
         out.linear_fdb_top = lids_.top();
@@ -95,13 +82,202 @@ public:
             auto& row = *rows[s];
             if (t_.in_tree(s))
                 for (std::size_t i = 0; i < targets_.size(); ++i) row[targets_[i].lid.value()] = decide(s, i);
-            else if (auto own = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)}))
-                for (std::uint16_t o = 0; o < own->count(); ++o) row[own->base.value() + o] = 0;
+            else
+                own_lids_only(s, row);
         });
         return out;
     }
 
+    // The state kept for the next run; `tables` are D-Mod-K's (before sftree).
+    std::shared_ptr<DmodkState> keep(const RoutingTables& tables)
+    {
+        st_->height = h_;
+        st_->switch_guids.resize(S_);
+        st_->switch_nodes = t_.switches;
+        for (std::uint32_t s = 0; s < S_; ++s) st_->switch_guids[s] = f_.node(t_.switches[s]).guid;
+        st_->holes.clear();
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            const auto& row = tables.lfts.at(t_.switches[s]).port;
+            for (std::size_t lid = 1; lid < row.size(); ++lid)
+                if (row[lid] == none) st_->holes.emplace_back(s, Lid(static_cast<std::uint16_t>(lid)));
+        }
+        return st_;
+    }
+
+    // The tables of `old` (the last run's state) and `old_tables` (its final
+    // tables) with only the entries this fabric may change re-decided (see
+    // dmodk_state.h); nullopt with `why` when the tree's parameters changed.
+    std::optional<RoutingTables> run_after(const std::string& engine, const DmodkState& old,
+                                           const RoutingTables& old_tables, std::string& why, std::string& stats)
+    {
+        if (old.height != h_ || old.w != w_ || old.p != p_) {
+            why = "the tree's parameters changed (height, parents or cables per level)";
+            return std::nullopt;
+        }
+        if (unnumbered_) {
+            why = "a switch above the leaves that no earlier run numbered";
+            return std::nullopt;
+        }
+        const std::size_t oS = old.switch_guids.size();
+        // New switch index -> old one, by GUID.
+        std::unordered_map<Guid, std::uint32_t> old_index;
+        for (std::uint32_t os = 0; os < oS; ++os) old_index.emplace(old.switch_guids[os], os);
+        std::vector<std::uint32_t> to_old(S_, no_switch);
+        for (std::uint32_t s = 0; s < S_; ++s)
+            if (auto it = old_index.find(f_.node(t_.switches[s]).guid); it != old_index.end()) to_old[s] = it->second;
+
+        // col_dirty: some switch sees A differently (down, reach, first down
+        // port, proxies); down_dirty: only down(.) of A differs, all that a
+        // switch above a chain switch A reads of it (route_toward).
+        std::vector<char> row_dirty(S_, 0), col_dirty(S_, 0), down_dirty(S_, 0);
+        for (std::uint32_t s = 0; s < S_; ++s)
+            row_dirty[s] = to_old[s] == no_switch || !t_.in_tree(s) || st_->row_sig[s] != old.row_sig[to_old[s]];
+        // Columns: every switch's view of A (down, reach, first down port),
+        // compared at every switch both runs have: a kept row reads its
+        // parents' reach bits too, whether their own rows are kept or not.
+        common::parallel_for(S_, S_ * S_ < 4000000 ? 1 : 0, [&](std::size_t index, unsigned) {
+            const auto A = static_cast<std::uint32_t>(index);
+            const auto oA = to_old[A];
+            if (oA == no_switch || !t_.in_tree(A)) {
+                col_dirty[A] = down_dirty[A] = 1;
+                return;
+            }
+            bool dirty = proxies_[A].size() != old.proxies[oA].size();
+            for (std::size_t k = 0; !dirty && k < proxies_[A].size(); ++k)
+                dirty = proxies_[A][k].second != old.proxies[oA][k].second ||
+                        to_old[proxies_[A][k].first] != old.proxies[oA][k].first;
+            bool down = false;
+            for (std::uint32_t s = 0; s < S_ && !down; ++s) {
+                const auto os = to_old[s];
+                if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
+                down = down_.test(s, A) != old.down.test(os, oA);
+                dirty = dirty || down || reach_.test(s, A) != old.reach.test(os, oA) ||
+                        first_down_[s * S_ + A] != old.first_down[os * oS + oA];
+            }
+            col_dirty[A] = dirty || down;
+            down_dirty[A] = down;
+        });
+        // A destination routed through a proxy B (dmodk.h step 3) reads B's column.
+        std::vector<char> col_dirty2 = col_dirty;
+        for (std::uint32_t A = 0; A < S_; ++A)
+            for (const auto& [B, port] : proxies_[A])
+                if (col_dirty[B]) col_dirty2[A] = 1;
+        col_dirty.swap(col_dirty2);
+
+        // Destinations: their identity, their attach switch's column, their
+        // chain (and the rows and columns of its switches).
+        std::vector<std::uint32_t> old_target(static_cast<std::size_t>(lids_.top().value()) + 1, no_switch);
+        for (std::uint32_t oi = 0; oi < old.targets.size(); ++oi)
+            if (old.targets[oi].lid.value() < old_target.size()) old_target[old.targets[oi].lid.value()] = oi;
+        std::vector<std::size_t> dirty_targets;
+        std::vector<char> is_target(old_target.size(), 0);
+        for (std::size_t i = 0; i < targets_.size(); ++i) {
+            const auto& tg = targets_[i];
+            is_target[tg.lid.value()] = 1;
+            const auto oi = old_target[tg.lid.value()];
+            bool dirty = oi == no_switch || col_dirty[tg.attach];
+            if (!dirty) {
+                const auto& ot = old.targets[oi];
+                dirty = ot.attach != to_old[tg.attach] || ot.port != tg.port || ot.j != tg.j;
+            }
+            for (unsigned l = 1; l <= h_ && !dirty; ++l) {
+                const auto c = chain_node_[l][i];
+                const auto oc = old.chain_node[l][oi];
+                if (c == no_switch || oc == no_switch) {
+                    dirty = (c == no_switch) != (oc == no_switch);
+                    continue;
+                }
+                // A switch one level up reads the chain switch c's column of
+                // down() and c's up cables (route_toward); no switch reads the
+                // top's.
+                dirty = to_old[c] != oc || chain_port_[l][i] != old.chain_port[l][oi] ||
+                        (l < h_ && (row_dirty[c] || down_dirty[c]));
+            }
+            if (dirty) dirty_targets.push_back(i);
+        }
+        // LIDs routed last time and no destination now: no route, as a full run.
+        std::vector<Lid> dropped;
+        for (const auto& ot : old.targets)
+            if (ot.lid.value() >= is_target.size() || !is_target[ot.lid.value()]) dropped.push_back(ot.lid);
+
+        // Old holes and pinned entries per old row, to put D-Mod-K's values back.
+        std::vector<std::size_t> hole_begin(oS + 1, 0);
+        for (const auto& [os, lid] : old.holes) ++hole_begin[os + 1];
+        for (std::size_t k = 0; k < oS; ++k) hole_begin[k + 1] += hole_begin[k];
+
+        RoutingTables out;
+        out.engine = engine;
+        out.linear_fdb_top = lids_.top();
+        const std::size_t size = static_cast<std::size_t>(lids_.top().value()) + 1;
+        std::vector<std::vector<std::uint8_t>*> rows(S_);
+        for (std::uint32_t s = 0; s < S_; ++s) rows[s] = &out.lfts[t_.switches[s]].port;
+        std::size_t rows_redone = 0;
+        for (auto d : row_dirty) rows_redone += d != 0;
+        common::parallel_for(S_, S_ * size < 1000000 ? 1 : 0, [&](std::size_t index, unsigned) {
+            const auto s = static_cast<std::uint32_t>(index);
+            auto& row = *rows[s];
+            if (row_dirty[s]) {
+                row.assign(size, none);
+                if (t_.in_tree(s))
+                    for (std::size_t i = 0; i < targets_.size(); ++i) row[targets_[i].lid.value()] = decide(s, i);
+                else
+                    own_lids_only(s, row);
+                return;
+            }
+            const auto os = to_old[s];
+            row = old_tables.lfts.at(old.switch_nodes[os]).port;
+            row.resize(size, none);
+            for (std::size_t k = hole_begin[os]; k < hole_begin[os + 1]; ++k)
+                if (old.holes[k].second.value() < size) row[old.holes[k].second.value()] = none;
+            for (const auto& [ps, lid, port] : old.pinned)
+                if (ps == os && lid.value() < size) row[lid.value()] = port;
+            for (auto lid : dropped)
+                if (lid.value() < size) row[lid.value()] = none;
+            for (auto i : dirty_targets) row[targets_[i].lid.value()] = decide(s, i);
+        });
+        stats = std::to_string(rows_redone) + " of " + std::to_string(S_) + " switch rows and " +
+                std::to_string(dirty_targets.size()) + " of " + std::to_string(targets_.size()) +
+                " destination LIDs re-decided";
+        return out;
+    }
+
 private:
+    void own_lids_only(std::uint32_t s, std::vector<std::uint8_t>& row) const
+    {
+        if (auto own = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)}))
+            for (std::uint16_t o = 0; o < own->count(); ++o) row[own->base.value() + o] = 0;
+    }
+
+    // What a row's entries depend on besides the destination's column and
+    // chain (dmodk_state.h): level, up-port slots, parent digits and cables,
+    // every neighbour by GUID.
+    void sign_rows()
+    {
+        st_->row_sig.assign(S_, {});
+        constexpr std::uint64_t sep = ~0ull;
+        auto guid = [&](std::uint32_t x) { return x == no_switch ? sep - 1 : f_.node(t_.switches[x]).guid.value(); };
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            auto& sig = st_->row_sig[s];
+            sig.push_back(t_.level[s]);
+            if (s < slot_port_.size())
+                for (auto port : slot_port_[s]) sig.push_back(port);
+            sig.push_back(sep);
+            if (s < digit_parent_.size())
+                for (std::size_t x = 0; x < digit_parent_[s].size(); ++x) {
+                    sig.push_back(guid(digit_parent_[s][x]));
+                    for (auto port : digit_ports_[s][x]) sig.push_back(port);
+                    sig.push_back(sep);
+                }
+            for (const auto* list : {&t_.up[s], &t_.down[s], &t_.sibling[s]}) {
+                for (const auto& l : *list) {
+                    sig.push_back(l.port | (std::uint64_t{l.peer_port} << 8));
+                    sig.push_back(guid(l.peer));
+                }
+                sig.push_back(sep);
+            }
+        }
+    }
+
     // w_[l], p_[l] for l = 1..h (seed 003 §II-B: w_l parents of a level l-1
     // node, p_l cables to each); w_1 = p_1 = 1 (hosts have one cable).
     void infer_parameters()
@@ -159,6 +335,20 @@ private:
             keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
             auto it = std::lower_bound(keys.begin(), keys.end(), key(P));
             digit[P] = static_cast<std::uint32_t>(it - keys.begin());
+        }
+        // A re-route keeps the digits of the run it starts from (dmodk_state.h):
+        // a lost top switch would otherwise shift the digits of every parent
+        // after it and move routes that never used it.
+        for (std::uint32_t P = 0; P < S_; ++P) {
+            if (t_.level[P] < 2) continue;
+            const auto g = guid(P);
+            if (kept_digits_) {
+                if (auto it = kept_digits_->find(g); it != kept_digits_->end())
+                    digit[P] = it->second;
+                else
+                    unnumbered_ = true;
+            }
+            st_->digits[g] = digit[P];
         }
 
         slot_port_.assign(S_, {});
@@ -351,26 +541,31 @@ private:
     const CaOrder& order_;
     std::size_t S_;
     unsigned h_;
-    std::vector<std::uint32_t> w_, p_, up_count_;
+    std::shared_ptr<DmodkState> st_ = std::make_shared<DmodkState>();
+    const std::unordered_map<Guid, std::uint32_t>* kept_digits_ = nullptr;
+    bool unnumbered_ = false; // a parent without a kept digit (prepare(kept))
+    std::vector<std::uint32_t>&w_ = st_->w, &p_ = st_->p;
+    std::vector<std::uint32_t> up_count_;
     std::vector<std::uint64_t> prodw_;
     std::vector<std::uint32_t> min_top_;
     std::vector<std::vector<std::uint8_t>> slot_port_;
     std::vector<std::vector<std::uint32_t>> digit_parent_;
     std::vector<std::vector<std::vector<std::uint8_t>>> digit_ports_;
     std::vector<std::vector<std::uint32_t>> peer_; // [switch][port] -> switch
-    BitRows down_, reach_;
-    std::vector<std::uint8_t> first_down_;
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint8_t>>> proxies_;
-    std::vector<Target> targets_;
-    std::vector<std::vector<std::uint16_t>> q_;          // [level][target]
-    std::vector<std::vector<std::uint32_t>> chain_node_; // [level][target]
-    std::vector<std::vector<std::uint8_t>> chain_port_;  // [level][target]
+    BitRows &down_ = st_->down, &reach_ = st_->reach;
+    std::vector<std::uint8_t>& first_down_ = st_->first_down;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint8_t>>>& proxies_ = st_->proxies;
+    std::vector<Target>& targets_ = st_->targets;
+    std::vector<std::vector<std::uint16_t>> q_;                     // [level][target]
+    std::vector<std::vector<std::uint32_t>>& chain_node_ = st_->chain_node; // [level][target]
+    std::vector<std::vector<std::uint8_t>>& chain_port_ = st_->chain_port;  // [level][target]
 };
 
 } // namespace
 
 std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                          const Options& options, const std::string& engine_name)
+                                          const Options& options, const std::string& engine_name,
+                                          const Previous* previous)
 {
     // With OpenSM's GUID files, CA ports that are not compute nodes may
     // hang above the leaves (ranking.h).
@@ -385,25 +580,50 @@ std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const 
     if (!options.compute_nodes.empty() && run.order.cas.empty())
         return Refusal{engine_name, "none of the " + std::to_string(options.compute_nodes.size()) +
                                         " compute nodes listed (cn_guid_file) is a CA port on a leaf of this fabric"};
-    Dmodk d(fabric, lids, run.tree, run.order);
-    run.tables = d.run(engine_name);
+    const auto* old = previous ? dynamic_cast<const DmodkState*>(previous->state) : nullptr;
+    std::optional<Dmodk> d(std::in_place, fabric, lids, run.tree, run.order);
+    d->prepare(old ? &old->digits : nullptr);
+    std::optional<RoutingTables> tables;
+    std::string why = previous && !old ? "no D-Mod-K state kept" : "", stats;
+    if (old) tables = d->run_after(engine_name, *old, previous->tables, why, stats);
+    if (tables) {
+        run.incremental = true;
+        run.how = "incremental (" + previous->delta.summary() + "; " + stats + ")";
+    } else {
+        // A full run numbers the tree afresh.
+        if (old) {
+            d.emplace(fabric, lids, run.tree, run.order);
+            d->prepare();
+        }
+        tables = d->run(engine_name);
+        run.how = why.empty() ? "full run" : "full run (" + why + ")";
+    }
+    run.state = d->keep(*tables);
+    run.tables = std::move(*tables);
     return run;
 }
 
-Result FtreeEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                            const Options& options) const
+EngineRun FtreeEngine::compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                     const Options& options, const Previous* previous) const
 {
     // D-Mod-K, then sftree's Algorithm 2 for the entries it left empty (see
     // dmodk.h, "CA<->switch"); only CA pairs and CA<->switch are promised,
     // so the subtree root need not avoid the SM's leaf: the same tables
     // whichever SM (master or standby, on any leaf) computes them.
-    auto r = run_sftree(fabric, lids, options, name(), /*avoid_sm=*/false);
-    if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
+    auto r = run_sftree(fabric, lids, options, name(), /*avoid_sm=*/false, previous);
+    if (auto* refusal = std::get_if<Refusal>(&r)) return EngineRun{*refusal, nullptr, "", false};
     auto& run = std::get<SftreeResult>(r);
-    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options)) return Refusal{name(), *why};
+    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options))
+        return EngineRun{Refusal{name(), *why}, nullptr, "", false};
     auto tables = std::move(run.tables);
     tables.switch_to_switch = false;
-    return tables;
+    return EngineRun{std::move(tables), std::move(run.state), std::move(run.how), run.incremental};
+}
+
+Result FtreeEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                            const Options& options) const
+{
+    return compute_after(fabric, lids, options, nullptr).result;
 }
 
 } // namespace ibsm::routing::fattree

@@ -79,7 +79,10 @@
 
 #include "routing/engine.h"
 #include "routing/fattree/ca_order.h"
+#include "routing/fattree/dmodk_state.h"
 #include "routing/fattree/ranking.h"
+
+#include <memory>
 
 #include <string>
 #include <variant>
@@ -87,20 +90,32 @@
 namespace ibsm::routing::fattree {
 
 // What sftree builds on: the ranking and order ftree used, and its tables.
+// `state`: what a re-route starts from next time (dmodk_state.h), its
+// holes filled in here; `how`: "incremental (...)" or "full run (why)".
 struct DmodkRun {
     FatTree tree;
     CaOrder order;
     RoutingTables tables;
+    std::shared_ptr<DmodkState> state;
+    std::string how;
+    bool incremental = false;
 };
 
+// `previous`: the last routing by the same engine (routing/incremental.h);
+// when it carries a DmodkState and the tree's parameters are the same, only
+// the entries the delta may change are decided again (dmodk_state.h), and
+// the tables are those a full run gives.
 std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                          const Options& options, const std::string& engine_name);
+                                          const Options& options, const std::string& engine_name,
+                                          const Previous* previous = nullptr);
 
 class FtreeEngine final : public Engine {
 public:
     std::string name() const override { return "ftree"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+    EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                            const Previous* previous) const override;
 };
 
 } // namespace ibsm::routing::fattree

@@ -201,6 +201,7 @@ private:
             const auto g = gateway_[parent];
             const auto next = (*rows_[g])[dst.value()];
             if (next == no_route || (next != 0 && peer_at(g, next) == root_)) continue;
+            r_.pinned.emplace_back(root_, dst, row[dst.value()]);
             row[dst.value()] = gateway_port_[parent];
             ++r_.root_entries_pinned;
         }
@@ -515,30 +516,44 @@ private:
 } // namespace
 
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
-                                               const Options& options, const std::string& engine_name, bool avoid_sm)
+                                               const Options& options, const std::string& engine_name, bool avoid_sm,
+                                               const Previous* previous)
 {
-    auto d = run_dmodk(fabric, lids, options, engine_name);
+    auto d = run_dmodk(fabric, lids, options, engine_name, previous);
     if (auto* refusal = std::get_if<Refusal>(&d)) return *refusal;
     auto& run = std::get<DmodkRun>(d);
     SftreeResult r;
     r.tables = std::move(run.tables);
     r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
+    // Algorithms 1 and 2 run whole on D-Mod-K's tables, incremental or not:
+    // they read every row for the subtree root and fill only the holes.
     Sftree s(fabric, lids, r, run.order);
     s.run(options.sm_port_guid, avoid_sm);
     s.break_credit_loops();
     s.publish_hops();
+    run.state->pinned = r.pinned;
+    r.state = std::move(run.state);
+    r.how = std::move(run.how);
+    r.incremental = run.incremental;
     return r;
+}
+
+EngineRun SftreeEngine::compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                      const Options& options, const Previous* previous) const
+{
+    auto r = run_sftree(fabric, lids, options, name(), /*avoid_sm=*/true, previous);
+    if (auto* refusal = std::get_if<Refusal>(&r)) return EngineRun{*refusal, nullptr, "", false};
+    auto& run = std::get<SftreeResult>(r);
+    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options))
+        return EngineRun{Refusal{name(), *why}, nullptr, "", false};
+    return EngineRun{std::move(run.tables), std::move(run.state), std::move(run.how), run.incremental};
 }
 
 Result SftreeEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                              const Options& options) const
 {
-    auto r = run_sftree(fabric, lids, options);
-    if (auto* refusal = std::get_if<Refusal>(&r)) return *refusal;
-    auto& run = std::get<SftreeResult>(r);
-    if (auto why = reverse_hops_refusal(fabric, lids, run.tree, run.tables, options)) return Refusal{name(), *why};
-    return std::move(run.tables);
+    return compute_after(fabric, lids, options, nullptr).result;
 }
 
 } // namespace ibsm::routing::fattree

@@ -77,6 +77,9 @@
 #include "routing/fattree/dmodk.h"
 
 #include <map>
+#include <memory>
+#include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -92,6 +95,12 @@ struct SftreeResult {
     // hops[dst][switch index] for the LIDs Algorithm 2 touched; 0xFF unknown.
     std::map<Lid, std::vector<std::uint8_t>> hops;
     std::vector<std::pair<topology::NodeId, Lid>> failed; // "SW2SW failed for src and dst"
+    // Step 2a's overwrites: (root's switch index, LID, D-Mod-K's port there).
+    std::vector<std::tuple<std::uint32_t, Lid, std::uint8_t>> pinned;
+    // D-Mod-K's state for the next re-route and how this run was made (dmodk.h).
+    std::shared_ptr<const EngineMemory> state;
+    std::string how;
+    bool incremental = false;
 };
 
 // `engine_name` names the tables and refusals; ftree runs this too (see
@@ -99,15 +108,19 @@ struct SftreeResult {
 // the SM's leaf; ftree, which promises no switch pair, takes the first leaf
 // that routes every LID wherever the SMs are, so its tables do not depend
 // on which SM computes them (a takeover moves no route).
+// `previous`: as run_dmodk's (D-Mod-K re-decides only what the delta may
+// change; Algorithms 1 and 2 run whole on its tables).
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                                const Options& options, const std::string& engine_name = "sftree",
-                                               bool avoid_sm = true);
+                                               bool avoid_sm = true, const Previous* previous = nullptr);
 
 class SftreeEngine final : public Engine {
 public:
     std::string name() const override { return "sftree"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+    EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                            const Previous* previous) const override;
 };
 
 } // namespace ibsm::routing::fattree

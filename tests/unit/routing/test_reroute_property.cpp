@@ -1,0 +1,325 @@
+// Incremental re-route against a full run (issue 36, item 3): on every
+// generator, a random sequence of deltas (links down and up, switches gone
+// and back, hosts added) is routed through one routing::ChainMemory, as the
+// daemon does, and after every delta compared with a fresh chain on the same
+// fabric and LIDs:
+// - ftree and sftree re-decide only what the delta may change, keeping the
+//   parents' D-Mod-K digits where a fresh run may number a smaller tree
+//   anew: they must pass the same gate, reach every pair the full run
+//   reaches and be within 1 % of its EBB; whenever every cable and switch
+//   is back they must be identical to the full run's tables (no drift);
+// - every other chain (nue, dfsssp, updn, ...) runs in full and must say so;
+//   its tables must pass the gate the full run passes, reach every pair it
+//   reaches, and be within 1 % of its EBB.
+// Comparing after every delta is what shows drift: a sequence that stays
+// identical step by step cannot drift. The LIDs are those of the whole
+// fabric, kept by GUID (a switch that comes back gets its LID back, as
+// guid2lid gives it).
+//
+// CI size: small fabrics, 12 deltas each. IBSM_REROUTE_STEPS (the long mode
+// of tests/bench/reroute_property.sh: 50) and IBSM_REROUTE_SEEDS raise both.
+#include "lidassign/base_lids.h"
+#include "routing/analysis/analyze.h"
+#include "routing/chain.h"
+#include "routing/registry.h"
+#include "topology/fabric_subset.h"
+#include "topology/gen_chain.h"
+#include "topology/gen_degrade.h"
+#include "topology/gen_dragonfly.h"
+#include "topology/gen_irregular.h"
+#include "topology/gen_pgft.h"
+#include "topology/gen_random.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <functional>
+#include <queue>
+#include <random>
+#include <set>
+#include <string>
+
+using namespace ibsm;
+using namespace ibsm::routing;
+using topology::Fabric;
+using topology::PortKey;
+
+namespace {
+
+unsigned env_or(const char* name, unsigned fallback)
+{
+    const char* v = std::getenv(name);
+    return v && *v ? static_cast<unsigned>(std::strtoul(v, nullptr, 10)) : fallback;
+}
+
+struct Cable {
+    PortKey a, b;
+    auto operator<=>(const Cable&) const = default;
+};
+
+// The whole fabric, and what a delta sequence has taken out of it.
+struct World {
+    Fabric whole;
+    lidassign::LidMap whole_lids;
+    std::set<Cable> cables_out;
+    std::set<Guid> nodes_out;
+
+    Fabric current() const
+    {
+        Fabric f = whole;
+        for (const auto& c : cables_out)
+            if (auto id = f.find_node(c.a.node)) f.disconnect(topology::PortRef{*id, c.a.port});
+        std::vector<bool> drop(f.node_count(), false);
+        for (auto g : nodes_out) drop[f.find_node(g)->value] = true;
+        return topology::without_nodes(f, drop);
+    }
+    lidassign::LidMap lids_of(const Fabric& f) const
+    {
+        lidassign::LidMap out;
+        for (const auto& [ref, pl] : whole_lids.entries())
+            if (auto id = f.find_node(whole.node(ref.node).guid)) {
+                // A CA port without a cable has no LID (the SM cannot reach it).
+                const auto& node = f.node(*id);
+                if (!node.is_switch() && !node.ports.at(ref.port.value()).remote) continue;
+                out.assign(topology::PortRef{*id, ref.port}, pl.base, pl.lmc);
+            }
+        return out;
+    }
+};
+
+// Every switch reaches every other over switch links.
+bool switches_connected(const Fabric& f)
+{
+    std::vector<char> seen(f.node_count(), 0);
+    std::size_t switches = 0, reached = 0;
+    std::queue<topology::NodeId> todo;
+    for (auto id : f.node_ids())
+        if (f.node(id).is_switch()) {
+            if (switches++ == 0) {
+                seen[id.value] = 1;
+                todo.push(id);
+            }
+        }
+    while (!todo.empty()) {
+        auto id = todo.front();
+        todo.pop();
+        ++reached;
+        for (const auto& p : f.node(id).ports)
+            if (p.remote && f.node(p.remote->node).is_switch() && !seen[p.remote->node.value]) {
+                seen[p.remote->node.value] = 1;
+                todo.push(p.remote->node);
+            }
+    }
+    return reached == switches;
+}
+
+bool has_host(const Fabric& f, topology::NodeId id)
+{
+    for (const auto& p : f.node(id).ports)
+        if (p.remote && !f.node(p.remote->node).is_switch()) return true;
+    return false;
+}
+
+// One random delta that keeps the switches connected; false if none found.
+bool random_delta(World& w, std::mt19937_64& rng, std::string& what)
+{
+    const Fabric now = w.current();
+    for (int attempt = 0; attempt < 40; ++attempt) {
+        World next = w;
+        const auto kind = rng() % 6;
+        if (kind <= 1) { // a switch-to-switch cable down (or an isolated port)
+            std::vector<Cable> cables;
+            for (const auto& l : now.links())
+                if (now.node(l.a.node).is_switch() && now.node(l.b.node).is_switch())
+                    cables.push_back(Cable{PortKey{now.node(l.a.node).guid, l.a.port},
+                                           PortKey{now.node(l.b.node).guid, l.b.port}});
+            if (cables.empty()) continue;
+            const auto c = cables[rng() % cables.size()];
+            next.cables_out.insert(c);
+            what = "cable down";
+        } else if (kind == 2 && !w.cables_out.empty()) { // a cable back (an isolation cleared)
+            auto it = w.cables_out.begin();
+            std::advance(it, static_cast<long>(rng() % w.cables_out.size()));
+            next.cables_out.erase(*it);
+            what = "cable up";
+        } else if (kind == 3) { // a switch without hosts gone
+            std::vector<Guid> spines;
+            for (auto id : now.node_ids())
+                if (now.node(id).is_switch() && !has_host(now, id)) spines.push_back(now.node(id).guid);
+            if (spines.empty()) continue;
+            next.nodes_out.insert(spines[rng() % spines.size()]);
+            what = "switch gone";
+        } else if (kind == 4 && !w.nodes_out.empty()) { // a node back or added
+            auto it = w.nodes_out.begin();
+            std::advance(it, static_cast<long>(rng() % w.nodes_out.size()));
+            next.nodes_out.erase(*it);
+            what = "node back";
+        } else if (kind == 5) { // a host leaves (to come back as a new node later)
+            std::vector<Guid> hosts;
+            for (auto id : now.node_ids())
+                if (!now.node(id).is_switch()) hosts.push_back(now.node(id).guid);
+            if (hosts.size() < 3) continue;
+            next.nodes_out.insert(hosts[rng() % hosts.size()]);
+            what = "host gone";
+        } else {
+            continue;
+        }
+        if (!switches_connected(next.current())) continue;
+        w = std::move(next);
+        return true;
+    }
+    return false;
+}
+
+double ebb(Fabric f, const lidassign::LidMap& lids, const RoutingTables& t)
+{
+    lidassign::apply_lids(lids, f);
+    analysis::Options o;
+    o.run_shifts = false;
+    o.ebb.bisections = 50;
+    o.threads = 1;
+    auto r = analysis::analyze(f, t, o);
+    return r.ebb ? r.ebb->ebb : 0.0;
+}
+
+bool same_lfts(const RoutingTables& a, const RoutingTables& b)
+{
+    if (a.lfts.size() != b.lfts.size()) return false;
+    for (const auto& [sw, lft] : a.lfts) {
+        auto it = b.lfts.find(sw);
+        if (it == b.lfts.end() || it->second.port != lft.port) return false;
+    }
+    return true;
+}
+
+// Runs `steps` random deltas on `whole` through one memory, comparing with a
+// full run after each. `exact`: the engine re-routes incrementally and must
+// give the full run's tables.
+void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec, bool exact, std::uint64_t seed,
+                    unsigned steps)
+{
+    INFO(name << " " << spec.engines.front() << " seed " << seed);
+    World w;
+    w.whole_lids = lidassign::assign_base_lids(whole, {}, {}).lids;
+    w.whole = std::move(whole);
+    std::mt19937_64 rng(seed);
+    const auto& registry = default_registry();
+    Options options;
+    options.max_vls = 4;
+    ChainMemory memory;
+    {
+        const Fabric f = w.current();
+        auto first = run_chain(registry, spec, f, w.lids_of(f), options, &memory);
+        REQUIRE(first.tables);
+        REQUIRE_FALSE(first.degraded);
+        CHECK(first.route_how.find("full run (no previous routing)") != std::string::npos);
+    }
+    unsigned incremental = 0, identical = 0;
+    bool fresh_digits = true; // no full run since the first: digits are the whole tree's
+    for (unsigned step = 0; step < steps; ++step) {
+        std::string what;
+        if (!random_delta(w, rng, what)) break;
+        INFO("step " << step << ": " << what);
+        const Fabric f = w.current();
+        const auto lids = w.lids_of(f);
+        auto re = run_chain(registry, spec, f, lids, options, &memory);
+        auto full = run_chain(registry, spec, f, lids, options);
+        REQUIRE(full.tables);
+        REQUIRE(re.tables);
+        INFO("re-route: " << re.route_how);
+        CHECK(re.engine() == full.engine());
+        const Verdict& vr = *re.verdict();
+        const Verdict& vf = *full.verdict();
+        // Every pair the full run reaches, the re-route reaches; the same gate.
+        CHECK(vr.passed() == vf.passed());
+        CHECK(re.degraded == full.degraded);
+        CHECK(vr.ca_to_ca.undelivered() <= vf.ca_to_ca.undelivered());
+        CHECK(vr.other_undelivered() <= vf.other_undelivered());
+        CHECK(vr.ca_credit_loop == vf.ca_credit_loop);
+        bool switch_out = false;
+        for (auto g : w.nodes_out) switch_out |= w.whole.node(*w.whole.find_node(g)).is_switch();
+        fresh_digits &= !exact || re.incremental;
+        if (exact && fresh_digits && !switch_out && w.cables_out.empty()) {
+            // The whole tree again, numbered as the first run numbered it:
+            // what the deltas in between did has left no trace.
+            CHECK(same_lfts(*re.tables, *full.tables));
+            ++identical;
+        }
+        // With switches or cables out the re-route keeps the parents' digits
+        // where a fresh run may number the smaller tree anew: as good by the
+        // gate (above) and the EBB.
+        const double a = ebb(f, lids, *re.tables), b = ebb(f, lids, *full.tables);
+        CHECK(a >= 0.99 * b);
+        if (exact)
+            incremental += re.incremental;
+        else
+            CHECK_FALSE(re.incremental);
+        // A re-route from a verified routing of the same engine says which
+        // it ran; the first delta after a failed gate is a full run.
+        CHECK((re.route_how.rfind("incremental", 0) == 0 || re.route_how.rfind("full run", 0) == 0));
+    }
+    // The tree engines did re-route incrementally (a check that cannot pass
+    // by always running in full).
+    // Everything back in one last delta: the tree engines' tables must be
+    // a fresh run's again (no drift over the whole sequence).
+    if (exact && fresh_digits) {
+        w.cables_out.clear();
+        w.nodes_out.clear();
+        const Fabric f = w.current();
+        const auto lids = w.lids_of(f);
+        auto re = run_chain(registry, spec, f, lids, options, &memory);
+        auto full = run_chain(registry, spec, f, lids, options);
+        REQUIRE(re.tables);
+        REQUIRE(full.tables);
+        INFO("all back: " << re.route_how);
+        if (re.incremental) CHECK(same_lfts(*re.tables, *full.tables));
+        identical += re.incremental;
+        CHECK(identical > 0);
+    }
+    if (exact) CHECK(incremental > 0);
+}
+
+} // namespace
+
+TEST_CASE("re-route: ftree and sftree re-decide a delta exactly as a full run", "[reroute][property]")
+{
+    const unsigned steps = env_or("IBSM_REROUTE_STEPS", 12), seeds = env_or("IBSM_REROUTE_SEEDS", 1);
+    topology::PgftParams tree{{4, 4, 4}, {1, 4, 2}, {1, 1, 1}};
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed)
+        for (const char* engine : {"ftree", "sftree"}) {
+            check_sequence("pgft 4,4,4", topology::generate_pgft(tree), ChainSpec{{engine}, true}, true, seed, steps);
+            topology::DegradeSpec d;
+            d.links = 4;
+            d.seed = seed;
+            check_sequence("pgft degraded", topology::degrade(topology::generate_pgft(tree), d).fabric,
+                           ChainSpec{{engine}, true}, true, seed, steps);
+            check_sequence("pgft 2-level, 2 cables per parent",
+                           topology::generate_pgft(topology::PgftParams{{4, 6}, {1, 2}, {1, 2}}),
+                           ChainSpec{{engine}, true}, true, seed, steps);
+        }
+}
+
+TEST_CASE("re-route: other fabrics run the chain in full and say so", "[reroute][property]")
+{
+    const unsigned steps = env_or("IBSM_REROUTE_STEPS", 12) / 2 + 1, seeds = env_or("IBSM_REROUTE_SEEDS", 1);
+    const ChainSpec chain{{"ftree", "nue", "dfsssp"}, false};
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        check_sequence("ring", topology::generate_ring({6, 2}), chain, false, seed, steps);
+        check_sequence("torus", topology::generate_torus({3, 3, 2, true}), chain, false, seed, steps);
+        check_sequence("torus3d", topology::generate_torus3d({2, 2, 3, 1}), chain, false, seed, steps);
+        check_sequence("hypercube", topology::generate_hypercube({3, 2}), chain, false, seed, steps);
+        check_sequence("random", topology::generate_random({8, 2, 6, seed}), chain, false, seed, steps);
+        topology::ChainParams cp;
+        cp.trees = 2;
+        cp.spines = 2;
+        cp.leaves = 3;
+        cp.ports = 8;
+        cp.hosts_per_leaf = 2;
+        cp.cables = 2;
+        cp.seed = seed;
+        check_sequence("chain", topology::generate_chain(cp), chain, false, seed, steps);
+        check_sequence("dragonfly+", topology::generate_dragonfly({3, 2, 2, 2, 0}), chain, false, seed, steps);
+        check_sequence("updn on a torus", topology::generate_torus({3, 3, 1, true}), ChainSpec{{"updn"}, true}, false,
+                       seed, steps);
+    }
+}
