@@ -20,6 +20,23 @@ mad::LinearForwardingTable desired_block(const routing::Lft& lft, std::size_t b)
     return block;
 }
 
+namespace {
+
+// FNV-1a over the 64 entries, never 0 (0 means unknown): each step (xor a
+// byte, multiply by an odd prime) is a bijection of the state, so blocks
+// that differ in a single entry always differ here.
+std::uint64_t block_digest(const mad::LinearForwardingTable& block)
+{
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::uint8_t port : block.ports) {
+        h ^= port;
+        h *= 0x100000001b3ULL;
+    }
+    return h == 0 ? 1 : h;
+}
+
+} // namespace
+
 std::vector<mad::LinearForwardingTable> desired_blocks(const routing::Lft& lft, Lid top)
 {
     std::vector<mad::LinearForwardingTable> blocks(block_count(top));
@@ -44,8 +61,8 @@ struct LftProgrammer::Target {
     mad::LinearForwardingTable desired(std::size_t b) const { return desired_block(*lft, b); }
     bool confirmed_as_desired(std::size_t b) const
     {
-        const auto& c = confirmed->blocks[b];
-        return c && *c == desired(b);
+        const std::uint64_t c = confirmed->blocks[b];
+        return c != 0 && c == block_digest(desired(b));
     }
 
     std::string where(std::size_t block) const
@@ -130,7 +147,7 @@ boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& t
         auto r = co_await dr_get(transport, t->path, mad::attr::linear_forwarding_table, static_cast<std::uint32_t>(b));
         ++report.blocks_read;
         if (!r.ok()) co_return; // unknown: it will be sent
-        if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = *block;
+        if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = block_digest(*block);
     });
     // Discovery just read SwitchInfo: that is what the switch holds now.
     for (auto& t : targets) {
@@ -167,9 +184,9 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
             }
             auto block = mad::decode_linear_forwarding_table(r.smp.data());
             if (block && *block == desired) {
-                t->confirmed->blocks[b] = *block;
+                t->confirmed->blocks[b] = block_digest(*block);
             } else {
-                t->confirmed->blocks[b].reset();
+                t->confirmed->blocks[b] = 0;
                 keep_failure(report.failures, t->where(b) + ": LFT Set answered with other content");
             }
         });

@@ -140,6 +140,10 @@ public:
                  const routing::SlTable* sls = nullptr, const qos::SlVlPlan* sl_vl = nullptr,
                  const qos::QosPolicy* policy = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
+    // Once the sweep's confirmed state is taken from it: the plan (two
+    // PortInfo, a DR path and a name per port: 64 MB at 27 648 hosts) is
+    // not kept between sweeps; the next prepare() builds it again.
+    void release_plan();
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     void set_partition_enforcement(bool in, bool out)
     {

@@ -299,7 +299,9 @@ DaemonStatus status_from_json(std::string_view text)
     return s;
 }
 
-std::string to_prometheus(const DaemonStatus& s)
+std::string to_prometheus(const DaemonStatus& s) { return to_prometheus(s, s.ports); }
+
+std::string to_prometheus(const DaemonStatus& s, const std::vector<health::PortHealth>& ports)
 {
     Exposition x;
     const bool up = s.state == "up" || s.state == "degraded";
@@ -360,7 +362,7 @@ std::string to_prometheus(const DaemonStatus& s)
     x.family("ibsmd_last_sweep_smps", "gauge", "SMPs of the last sweep or re-route.").sample(double(s.last_sweep.smps));
     x.family("ibsmd_last_sweep_time_seconds", "gauge", "End of the last sweep since the Unix epoch.")
         .sample(s.last_sweep.finished);
-    return x.take() + mkey_metrics(s.mkey) + drains_metrics(s.drains) + port_metrics(s.perf, s.ports);
+    return x.take() + mkey_metrics(s.mkey) + drains_metrics(s.drains) + port_metrics(s.perf, ports);
 }
 
 std::string status_activity_text(const DaemonStatus& s)

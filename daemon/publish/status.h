@@ -170,8 +170,11 @@ std::string to_state_json(const DaemonStatus& s);
 // not JSON, another format version, or a field of the wrong type.
 DaemonStatus status_from_json(std::string_view text);
 
-// metrics.prom: HELP/TYPE lines and samples, counters named *_total.
+// metrics.prom: HELP/TYPE lines and samples, counters named *_total. The
+// port samples come from `ports` (every port) instead of `s.ports` (the
+// notable ones state.json lists) when given.
 std::string to_prometheus(const DaemonStatus& s);
+std::string to_prometheus(const DaemonStatus& s, const std::vector<health::PortHealth>& ports);
 
 // What `ibsm status` prints. `now` (Unix seconds) gives ages; `running`
 // says whether the writing process is still alive.

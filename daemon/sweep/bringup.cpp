@@ -370,6 +370,7 @@ boost::asio::awaitable<SweepOutcome> Bringup::configure(DiscoveryResult found, S
     // re-route compares against what the fabric holds.
     auto held = confirmed_fabric(std::move(found), ports_.plan(), o.up, programmed.report.lfts, *routed.tables,
                                  settings_.lfts.life_time_value, routed.lids.lids);
+    ports_.release_plan();
     if (o.up && on_up_) on_up_();
     co_return publish(std::move(o), std::move(held), std::move(routed.lids), std::move(routed.tables), start,
                       smps_before);

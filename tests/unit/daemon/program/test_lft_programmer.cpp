@@ -144,6 +144,35 @@ TEST_CASE("a restarted daemon reads a programmed switch and sends only the block
     CHECK(sw.blocks.at(1).ports[5] == 1 + (64 + 5) % 4);
 }
 
+TEST_CASE("confirmed blocks are kept as digests: one changed entry, or two swapped, sends that block again", "[lft]")
+{
+    OneSwitch s(0);
+    FakeSwitch sw;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
+    daemon::LftProgrammer p(daemon::LftSettings{18, 3, 16});
+    REQUIRE(program(loop, p, s).complete());
+    s.found.switch_info[s.sw] = sw.info;
+    auto& ports = s.tables.lfts.at(s.sw).port;
+
+    ports[70] = ports[70] == 1 ? 2 : 1; // block 1, one entry
+    auto one = program(loop, p, s);
+    CHECK(one.complete());
+    CHECK(one.blocks_sent == 1);
+    CHECK(sw.blocks.at(1).ports[70 - 64] == ports[70]);
+
+    std::swap(ports[129], ports[130]); // block 2: the same entries, in another order
+    REQUIRE(ports[129] != ports[130]);
+    auto swapped = program(loop, p, s);
+    CHECK(swapped.blocks_sent == 1);
+    CHECK(sw.blocks.at(2).ports[129 - 128] == ports[129]);
+    CHECK(sw.blocks.at(2).ports[130 - 128] == ports[130]);
+
+    auto unchanged = program(loop, p, s);
+    CHECK(unchanged.blocks_sent == 0);
+    CHECK(sw.lft_sets == 3 + 2);
+}
+
 TEST_CASE("a rejected LFT Set leaves its block dirty and is retried; persistent failure is not up", "[lft]")
 {
     OneSwitch s(0);
