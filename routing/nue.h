@@ -38,6 +38,11 @@ namespace ibsm::routing {
 
 class NueEngine final : public Engine {
 public:
+    // Candidates are compared (and Up*/Down*'s routes computed) only up to
+    // this many hosts; the estimate's bisections.
+    static constexpr std::size_t compare_host_limit = 8192;
+    static constexpr unsigned estimate_bisections = 100;
+
     std::string name() const override { return "nue"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
