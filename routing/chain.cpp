@@ -35,7 +35,8 @@ Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidas
 {
     try {
         Result r = engine.compute(fabric, lids, options);
-        if (auto* t = std::get_if<RoutingTables>(&r)) t->engine = engine.name();
+        if (auto* t = std::get_if<RoutingTables>(&r); t && !(engine.names_its_tables() && !t->engine.empty()))
+            t->engine = engine.name();
         return r;
     } catch (const std::exception& e) {
         return Refusal{engine.name(), std::string("engine failed: ") + e.what()};

@@ -10,7 +10,9 @@
 #include "routing/sssp.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 namespace ibsm::routing {
@@ -25,6 +27,7 @@ struct Candidate {
     std::size_t layers = 1;
     std::size_t impasses = 0, moved = 0, repaired = 0;
     double ebb = -1; // the analyzer's estimate, when candidates were compared
+    double seconds = 0;
 };
 
 // The search of §4 over the split's layers, with the tree escape paths
@@ -33,6 +36,7 @@ Candidate search(const SwitchGraph& g, const nue::ChannelTurns& turns, const nue
                  const std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& route_via,
                  analysis::StageProgress& progress)
 {
+    const auto start = std::chrono::steady_clock::now();
     const std::size_t S = g.size();
     Candidate c;
     c.what = route_via.empty() ? "tree escape paths" : "Up*/Down* escape routes";
@@ -70,6 +74,7 @@ Candidate search(const SwitchGraph& g, const nue::ChannelTurns& turns, const nue
         }
     }
     c.repaired = router.repaired();
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return c;
 }
 
@@ -142,8 +147,13 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
     std::vector<Candidate> candidates;
     candidates.push_back(search(g, turns, split, order, none, progress));
     if (!route_via.empty()) {
-        candidates.push_back(search(g, turns, split, order, route_via, progress));
-        candidates.push_back(escape_only(g, route_via));
+        try {
+            candidates.push_back(search(g, turns, split, order, route_via, progress));
+            candidates.push_back(escape_only(g, route_via));
+        } catch (const std::logic_error&) {
+            // Up*/Down*'s routes with a cycle would be a bug of updn's; its
+            // gate refuses them too. The tree escape's routing stands alone.
+        }
     }
     std::size_t best = 0;
     if (candidates.size() > 1) {
@@ -164,7 +174,7 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
         std::string note = "kept " + kept.what + " by the EBB estimate (" +
                            std::to_string(estimate_bisections) + " bisections):";
         for (std::size_t i = 0; i < candidates.size(); ++i)
-            note += (i ? ", " : " ") + candidates[i].what + " " + fixed4(candidates[i].ebb);
+            note += (i ? ", " : " ") + candidates[i].what + " " + fixed4(candidates[i].ebb) + " (" + fixed4(candidates[i].seconds) + " s)";
         tables.notes.push_back(note);
     } else {
         tables.notes.push_back("tree escape paths only: " + std::to_string(hosts) + " hosts, more than the " +

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 
 namespace ibsm::routing::nue {
@@ -66,10 +67,11 @@ void EscapePaths::reserve_lids(DependencyLayer& layer, const std::vector<std::ui
             if (c == no_channel) continue;
             const std::uint32_t next = via[g.head[c]];
             if (next == no_channel) continue; // into the delivering switch: no turn
-            [[maybe_unused]] const bool used = layer.try_use(c, next);
-            assert(used); // Up*/Down* routes cannot close a cycle
+            layer.mark_used(c, next);
         }
     }
+    // Up*/Down* routes cannot close a cycle; should they, nue drops them.
+    if (!layer.order_used()) throw std::logic_error("escape routes close a cycle");
 }
 
 void EscapePaths::reserve(DependencyLayer& layer, const std::vector<char>& is_destination) const

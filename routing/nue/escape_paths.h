@@ -48,7 +48,8 @@ public:
     // Marks the tree routes' turns towards the switches flagged in
     // `is_destination` as used in `layer` (they cannot close a cycle).
     void reserve(DependencyLayer& layer, const std::vector<char>& is_destination) const;
-    // With routes per LID: marks the turns of the routes towards `lids` as used.
+    // With routes per LID: marks the turns of the routes towards `lids` as
+    // used; throws std::logic_error if they close a cycle.
     void reserve_lids(DependencyLayer& layer, const std::vector<std::uint32_t>& lids) const;
     bool per_lid() const { return route_via_ != nullptr; }
 

@@ -34,4 +34,5 @@ namespace ibsm::routing::nue {
 std::vector<std::uint32_t> updn_escape_via(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                            const SwitchGraph& graph, const Options& options);
 
+
 } // namespace ibsm::routing::nue
