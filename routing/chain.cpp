@@ -2,6 +2,8 @@
 // where the reasons are collected and the fallback decided.
 #include "routing/chain.h"
 
+#include "routing/dfsssp_or_nue.h"
+
 #include <algorithm>
 #include <optional>
 #include <exception>
@@ -35,7 +37,9 @@ Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidas
 {
     try {
         Result r = engine.compute(fabric, lids, options);
-        if (auto* t = std::get_if<RoutingTables>(&r); t && !(engine.names_its_tables() && !t->engine.empty()))
+        // dfsssp-or-nue hands over dfsssp's or nue's tables under their name.
+        const bool names_its_tables = dynamic_cast<const DfssspOrNueEngine*>(&engine) != nullptr;
+        if (auto* t = std::get_if<RoutingTables>(&r); t && !(names_its_tables && !t->engine.empty()))
             t->engine = engine.name();
         return r;
     } catch (const std::exception& e) {

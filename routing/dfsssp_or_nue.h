@@ -17,7 +17,8 @@
 //
 // Algorithm: dfsssp with the options' budget and no escape layer (it
 // refuses when its layers do not fit); then nue and the two estimates. The tables keep the name of the engine
-// that made them (Engine::names_its_tables), with a note saying why.
+// that made them (the chain keeps that name, chain.cpp), with a note
+// saying why.
 #pragma once
 
 #include "routing/engine.h"
@@ -27,7 +28,6 @@ namespace ibsm::routing {
 class DfssspOrNueEngine final : public Engine {
 public:
     std::string name() const override { return "dfsssp-or-nue"; }
-    bool names_its_tables() const override { return true; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
 };

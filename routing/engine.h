@@ -88,9 +88,6 @@ class Engine {
 public:
     virtual ~Engine() = default;
     virtual std::string name() const = 0;
-    // True for an engine that hands over another engine's tables under that
-    // engine's name (dfsssp_or_nue.h); the chain then keeps that name.
-    virtual bool names_its_tables() const { return false; }
     virtual Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                            const Options& options) const = 0;
 };

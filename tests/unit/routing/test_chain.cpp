@@ -63,9 +63,9 @@ Registry test_registry()
 TEST_CASE("Registry maps names to engines")
 {
     Registry r = test_registry();
-    CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "empty", "fake_ftree", "fake_updn", "ftree", "minhop",
-                                                "nue", "pathsel", "sftree", "shortest-widest", "sssp", "updn",
-                                                "updn-paths"});
+    CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "dfsssp-or-nue", "empty", "fake_ftree", "fake_updn",
+                                                "ftree", "minhop", "nue", "pathsel", "sftree", "shortest-widest",
+                                                "sssp", "updn", "updn-paths"});
     CHECK(r.contains("minhop"));
     CHECK_FALSE(r.contains("lash"));
     CHECK(r.create("lash") == nullptr);
