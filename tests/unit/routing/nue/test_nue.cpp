@@ -136,8 +136,10 @@ TEST_CASE("nue on a ring of 5 with one VL: deadlock-free only with a detour, and
     auto rep = analyze(r);
     require_complete_acyclic(rep);
     CHECK(nonminimal(rep) > 0);
-    REQUIRE(r.tables.notes.size() == 1);
+    // The kept routing's counts, then which candidate was kept (nue.h, step 5).
+    REQUIRE(r.tables.notes.size() == 2);
     CHECK_THAT(r.tables.notes[0], Catch::StartsWith("10 destination LIDs in 1 layer of 1 allowed; "));
+    CHECK_THAT(r.tables.notes[1], Catch::StartsWith("kept ") && Catch::Contains("by the EBB estimate"));
 }
 
 TEST_CASE("nue on a ring of 6 with two VLs: the split into two bands of three switches makes every route minimal")
@@ -176,7 +178,8 @@ TEST_CASE("nue on an 8x8 torus with 4 VLs: the impasses its search meets are rep
     // backtracking repairs; those switches (and what depends on them) take
     // the escape paths, whose turns each layer reserved first.
     auto r = route(routing::NueEngine(), topology::generate_torus({8, 8, 4, true}), 0, 4);
-    REQUIRE(r.tables.notes.size() == 1);
+    REQUIRE(r.tables.notes.size() == 2); // the kept routing's counts, then which was kept
+    CHECK_THAT(r.tables.notes[1], Catch::StartsWith("kept tree escape paths"));
     const auto& note = r.tables.notes[0];
     INFO(note);
     const auto at = note.find("backtracking; ");
