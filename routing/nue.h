@@ -39,13 +39,14 @@
 //    100 bisections of its own seed; the paper's tree on a tie), and a note
 //    says which with every estimate.
 //
-// Measured effect (tests/bench/nue_vs_opensm.sh, 300-1 000 bisections, EBB
+// Measured effect (tests/bench/nue_vs_opensm.sh, 1 000 bisections, EBB
 // before -> after; docs/routing.md has the whole table): the 3 456-host
-// tree minus 40 links at 1 / 2 / 4 VLs 0.5140 / 0.5774 / 0.6015 -> 0.6066 /
-// 0.6074 / 0.6096 (Up*/Down* 0.6062); Dragonfly+ of 7 groups with 2 global
-// links per spine at 1 VL 0.2097 -> 0.2294 (Up*/Down* 0.2293), of 9 groups
-// with 4 at 1 VL 0.6815 -> 0.6966; the chain of trees at 1 VL 0.4446 ->
-// 0.4583 (= Up*/Down*, kept alone); tori and hypercubes keep the tree
+// tree minus 40 links at 1 / 2 / 4 / 8 VLs 0.5140 / 0.5774 / 0.6015 / 0.6046
+// -> 0.6069 / 0.6070 / 0.6095 / 0.6077 (Up*/Down* 0.6062); Dragonfly+ of 7
+// groups with 2 global links per spine at 1 VL 0.2097 -> 0.2281 (Up*/Down*
+// 0.2281; 300 bisections before), of 9 groups with 4 at 1 VL 0.6815 ->
+// 0.6960 (300 before); the chain of trees at 1 VL 0.4449 -> 0.4585 (=
+// Up*/Down*, kept alone); tori and hypercubes keep the tree
 // (Up*/Down*'s escape scored lower there). Tried and not kept: an initial
 // channel order following Up*/Down*'s orientation (no faster: the search's
 // reorders come from down-up turns and released tentative turns). The cost:
