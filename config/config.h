@@ -47,10 +47,10 @@ struct RoutingConfig {
     // Engines tried in order until one's tables pass the verification gate
     // (see engines.h). The default is safe on every fabric kind: ftree keeps
     // fat-trees non-blocking (it refuses anything that is not one tree);
-    // dfsssp takes every other fabric on globally balanced minimal paths,
-    // deadlock-free within the VLs available; updn takes what dfsssp cannot
-    // fit into those VLs (large tori, hypercubes) on one VL.
-    std::vector<std::string> engines{"ftree", "nue", "dfsssp"};
+    // dfsssp-or-nue takes every other fabric deadlock-free within the VLs
+    // available (dfsssp where its layers fit and score no worse, else nue);
+    // updn, on one VL, should those tables ever fail the gate.
+    std::vector<std::string> engines{"ftree", "dfsssp-or-nue", "updn"};
     // When false, MinHop is appended to the chain unless already in it.
     bool no_fallback = false;
     unsigned lmc = 0;

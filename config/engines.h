@@ -15,8 +15,9 @@
 
 namespace ibsm::config {
 
-inline constexpr std::array<std::string_view, 10> known_engines{
-    "ftree", "sftree", "minhop", "updn", "sssp", "dfsssp", "nue", "pathsel", "shortest-widest", "updn-paths",
+inline constexpr std::array<std::string_view, 11> known_engines{
+    "ftree", "sftree", "minhop", "updn", "sssp", "dfsssp", "nue", "dfsssp-or-nue", "pathsel", "shortest-widest",
+    "updn-paths",
 };
 
 // Appended to the chain unless routing.no_fallback is set: MinHop routes any

@@ -2,6 +2,8 @@
 // where the reasons are collected and the fallback decided.
 #include "routing/chain.h"
 
+#include "routing/dfsssp_or_nue.h"
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -36,7 +38,10 @@ EngineRun attempt(const Engine& engine, const topology::Fabric& fabric, const li
 {
     try {
         EngineRun r = engine.compute_after(fabric, lids, options, previous);
-        if (auto* t = std::get_if<RoutingTables>(&r.result)) t->engine = engine.name();
+        // dfsssp-or-nue hands over dfsssp's or nue's tables under their name.
+        const bool names_its_tables = dynamic_cast<const DfssspOrNueEngine*>(&engine) != nullptr;
+        if (auto* t = std::get_if<RoutingTables>(&r.result); t && !(names_its_tables && !t->engine.empty()))
+            t->engine = engine.name();
         return r;
     } catch (const std::exception& e) {
         return EngineRun{Refusal{engine.name(), std::string("engine failed: ") + e.what()}, nullptr, "", false};

@@ -44,6 +44,7 @@ Result DfssspEngine::compute(const topology::Fabric& fabric, const lidassign::Li
         const std::string why = options.budget_refusal ? options.budget_refusal(name(), layers.needed)
                                                        : "needs " + need + ", " + std::to_string(available) +
                                                              (available == 1 ? " VL" : " VLs") + " available";
+        if (!escape_layer_) return Refusal{name(), why};
         const auto e = use_escape_layer(routes, layers, available - 1);
         note = why + ": routes of " + std::to_string(e.overflowing) + " destination LIDs went onto escape layer " +
                std::to_string(available - 1) + " (Nue's escape paths reserved first); " + std::to_string(e.kept) +

@@ -33,9 +33,14 @@ namespace ibsm::routing {
 
 class DfssspEngine final : public Engine {
 public:
+    // escape_layer false: refuse instead of step 3 (dfsssp_or_nue.h asks so).
+    explicit DfssspEngine(bool escape_layer = true) : escape_layer_(escape_layer) {}
     std::string name() const override { return "dfsssp"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+
+private:
+    bool escape_layer_;
 };
 
 } // namespace ibsm::routing

@@ -30,6 +30,29 @@
 //    one layer per LID). Switches are destinations and sources like CAs,
 //    so switch-to-switch traffic is routed and deadlock-free too (OpenSM's
 //    nue leaves that to an option).
+// 5. (issue 35, ours) up to compare_host_limit hosts, steps 2-3 run twice:
+//    with the paper's tree escape paths, and with Up*/Down*'s own routes as
+//    every LID's escape (nue/updn_escape.h; their turns are reserved the
+//    same way, all of them acyclic together); Up*/Down*'s routes alone
+//    (every LID on its escape, one layer) are a third candidate. The one
+//    the analyzer's EBB estimate scores highest is kept (nue/ebb_estimate.h,
+//    100 bisections of its own seed; the paper's tree on a tie), and a note
+//    says which with every estimate.
+//
+// Measured effect (tests/bench/nue_vs_opensm.sh, 1 000 bisections, EBB
+// before -> after; docs/routing.md has the whole table): the 3 456-host
+// tree minus 40 links at 1 / 2 / 4 / 8 VLs 0.5140 / 0.5774 / 0.6015 / 0.6046
+// -> 0.6069 / 0.6070 / 0.6095 / 0.6077 (Up*/Down* 0.6062); Dragonfly+ of 7
+// groups with 2 global links per spine at 1 VL 0.2097 -> 0.2281 (Up*/Down*
+// 0.2281; 300 bisections before), of 9 groups with 4 at 1 VL 0.6815 ->
+// 0.6960 (300 before); the chain of trees at 1 VL 0.4449 -> 0.4585 (=
+// Up*/Down*, kept alone); tori and hypercubes keep the tree
+// (Up*/Down*'s escape scored lower there). Tried and not kept: an initial
+// channel order following Up*/Down*'s orientation (no faster: the search's
+// reorders come from down-up turns and released tentative turns). The cost:
+// two searches and three estimates, about 2x nue's time (3 456-host tree
+// minus 40 links at 2 VLs: tree escape 21.8 s, Up*/Down* escape 14.2 s, the
+// rest 3.5 s at load 15 on 2 cores).
 #pragma once
 
 #include "routing/engine.h"
@@ -38,6 +61,11 @@ namespace ibsm::routing {
 
 class NueEngine final : public Engine {
 public:
+    // Candidates are compared (and Up*/Down*'s routes computed) only up to
+    // this many hosts; the estimate's bisections.
+    static constexpr std::size_t compare_host_limit = 8192;
+    static constexpr unsigned estimate_bisections = 100;
+
     std::string name() const override { return "nue"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;

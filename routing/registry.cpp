@@ -2,6 +2,7 @@
 #include "routing/registry.h"
 
 #include "routing/dfsssp.h"
+#include "routing/dfsssp_or_nue.h"
 #include "routing/fattree/dmodk.h"
 #include "routing/fattree/sftree.h"
 #include "routing/minhop.h"
@@ -51,6 +52,7 @@ Registry default_registry()
     r.add("sssp", [] { return std::make_unique<SsspEngine>(); });
     r.add("dfsssp", [] { return std::make_unique<DfssspEngine>(); });
     r.add("nue", [] { return std::make_unique<NueEngine>(); });
+    r.add("dfsssp-or-nue", [] { return std::make_unique<DfssspOrNueEngine>(); });
     // Per-pair path routing + the LID-assignment stage (seed 002), on
     // common::worker_count's threads like every engine's parallel loops.
     auto names = paths::path_engine_names();

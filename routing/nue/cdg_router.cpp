@@ -90,7 +90,7 @@ std::size_t CdgRouter::route(std::uint32_t lid, std::size_t t, std::uint8_t fina
         ++repaired_;
     }
     if (rerooted) tree_order(t);
-    const std::size_t moved = order_.size() < g.reaching(t) ? escape_impasse(t, layer, escape) : 0;
+    const std::size_t moved = order_.size() < g.reaching(t) ? escape_impasse(lid, t, layer, escape) : 0;
 
     std::uint8_t* column = &out_port_[static_cast<std::size_t>(lid) * S];
     column[t] = final_port;
@@ -165,11 +165,12 @@ bool CdgRouter::backtrack(std::size_t t, DependencyLayer& layer)
     return false;
 }
 
-std::size_t CdgRouter::escape_impasse(std::size_t t, DependencyLayer& layer, const EscapePaths& escape)
+std::size_t CdgRouter::escape_impasse(std::uint32_t lid, std::size_t t, DependencyLayer& layer,
+                                      const EscapePaths& escape)
 {
     const auto& g = t_.g;
     const std::size_t S = g.size();
-    escape.routes_to(t, escape_via_, escape_order_);
+    escape.routes_to(lid, t, escape_via_, escape_order_);
     moved_.assign(S, 0);
     checked_.assign(S, 0);
     queue_.clear();

@@ -68,7 +68,7 @@ private:
     void relax(std::uint32_t x, std::size_t t, DependencyLayer& layer);
     bool backtrack(std::size_t t, DependencyLayer& layer);
     bool routes_through(std::uint32_t from, std::uint32_t x, std::size_t t) const;
-    std::size_t escape_impasse(std::size_t t, DependencyLayer& layer, const EscapePaths& escape);
+    std::size_t escape_impasse(std::uint32_t lid, std::size_t t, DependencyLayer& layer, const EscapePaths& escape);
     void tree_order(std::size_t t);
     void add_load();
 

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <numeric>
+#include <queue>
 
 namespace ibsm::routing::nue {
 
@@ -34,6 +36,45 @@ void DependencyLayer::release(std::uint32_t c1, std::uint32_t c2)
     assert(state_[k] == State::used);
     state_[k] = State::unused;
     --used_;
+}
+
+void DependencyLayer::mark_used(std::uint32_t c1, std::uint32_t c2)
+{
+    const std::size_t k = t_.turn(c1, c2);
+    if (state_[k] == State::used) return;
+    state_[k] = State::used;
+    ++used_;
+}
+
+bool DependencyLayer::order_used()
+{
+    const auto& g = t_.g;
+    const std::size_t C = t_.channel_count();
+    std::vector<std::uint32_t> indegree(C, 0), sorted;
+    sorted.reserve(C);
+    // Ready channels by their current place: an order that is already
+    // topological comes out unchanged.
+    using Entry = std::pair<std::uint32_t, std::uint32_t>; // (ord, channel)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    auto for_each_used_next = [&](std::uint32_t c, auto&& f) {
+        const std::uint32_t b = g.head[c];
+        for (std::uint32_t n = g.first[b]; n < g.first[b + 1]; ++n)
+            if (n != t_.reverse[c] && state_[t_.turn(c, n)] == State::used) f(n);
+    };
+    for (std::uint32_t c = 0; c < C; ++c) for_each_used_next(c, [&](std::uint32_t n) { ++indegree[n]; });
+    for (std::uint32_t c = 0; c < C; ++c)
+        if (indegree[c] == 0) ready.emplace(ord_[c], c);
+    while (!ready.empty()) {
+        const std::uint32_t c = ready.top().second;
+        ready.pop();
+        sorted.push_back(c);
+        for_each_used_next(c, [&](std::uint32_t n) {
+            if (--indegree[n] == 0) ready.emplace(ord_[n], n);
+        });
+    }
+    if (sorted.size() != C) return false;
+    for (std::uint32_t i = 0; i < C; ++i) ord_[sorted[i]] = i;
+    return true;
 }
 
 bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 
 namespace ibsm::routing::nue {
@@ -49,6 +50,30 @@ EscapePaths::EscapePaths(const ChannelTurns& turns, const std::vector<std::uint3
         if (up_[s] != no_channel) children_[fill[g.head[up_[s]]]++] = s;
 }
 
+EscapePaths::EscapePaths(const ChannelTurns& turns, const std::vector<std::uint32_t>& route_via)
+    : t_(turns), route_via_(&route_via)
+{
+}
+
+void EscapePaths::reserve_lids(DependencyLayer& layer, const std::vector<std::uint32_t>& lids) const
+{
+    const auto& g = t_.g;
+    const std::size_t S = g.size();
+    for (auto lid : lids) {
+        if (g.lid_target[lid] < 0) continue;
+        const std::uint32_t* via = &(*route_via_)[static_cast<std::size_t>(lid) * S];
+        for (std::size_t s = 0; s < S; ++s) {
+            const std::uint32_t c = via[s];
+            if (c == no_channel) continue;
+            const std::uint32_t next = via[g.head[c]];
+            if (next == no_channel) continue; // into the delivering switch: no turn
+            layer.mark_used(c, next);
+        }
+    }
+    // Up*/Down* routes cannot close a cycle; should they, nue drops them.
+    if (!layer.order_used()) throw std::logic_error("escape routes close a cycle");
+}
+
 void EscapePaths::reserve(DependencyLayer& layer, const std::vector<char>& is_destination) const
 {
     const auto& g = t_.g;
@@ -81,11 +106,22 @@ void EscapePaths::reserve(DependencyLayer& layer, const std::vector<char>& is_de
     }
 }
 
-void EscapePaths::routes_to(std::size_t t, std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& order) const
+void EscapePaths::routes_to(std::uint32_t lid, std::size_t t, std::vector<std::uint32_t>& via,
+                            std::vector<std::uint32_t>& order) const
 {
     const auto& g = t_.g;
-    via.assign(g.size(), no_channel);
     order.assign(1, static_cast<std::uint32_t>(t));
+    if (route_via_) {
+        const std::size_t S = g.size();
+        const std::uint32_t* column = &(*route_via_)[static_cast<std::size_t>(lid) * S];
+        via.assign(column, column + S);
+        for (std::size_t i = 0; i < order.size(); ++i)
+            t_.for_each_incoming(order[i], [&](std::uint32_t c) {
+                if (via[t_.tail[c]] == c) order.push_back(t_.tail[c]);
+            });
+        return;
+    }
+    via.assign(g.size(), no_channel);
     std::vector<char> seen(g.size(), 0);
     seen[t] = 1;
     for (std::size_t i = 0; i < order.size(); ++i) {

@@ -22,6 +22,11 @@
 // destination of the layer (subtree counts decide which side that is): the
 // turns of all tree routes towards the layer's destinations, no more.
 // routes_to(t) is a breadth-first walk over the tree from t.
+//
+// Routes instead of a tree (issue 35): built from per-LID routes that are
+// deadlock-free together (Up*/Down*'s, updn_escape.h), the escape of a LID
+// is its own route and reserve_lids() marks every turn those routes take
+// towards the layer's LIDs; their union is acyclic, so nothing is refused.
 #pragma once
 
 #include "routing/nue/channel_turns.h"
@@ -36,15 +41,24 @@ class EscapePaths {
 public:
     EscapePaths(const ChannelTurns& turns, const std::vector<std::uint32_t>& roots,
                 const std::vector<std::uint64_t>& weight);
+    // Escape routes given per LID: route_via[lid * S + s] (updn_escape.h),
+    // which must outlive this object.
+    EscapePaths(const ChannelTurns& turns, const std::vector<std::uint32_t>& route_via);
 
     // Marks the tree routes' turns towards the switches flagged in
     // `is_destination` as used in `layer` (they cannot close a cycle).
     void reserve(DependencyLayer& layer, const std::vector<char>& is_destination) const;
+    // With routes per LID: marks the turns of the routes towards `lids` as
+    // used; throws std::logic_error if they close a cycle.
+    void reserve_lids(DependencyLayer& layer, const std::vector<std::uint32_t>& lids) const;
+    bool per_lid() const { return route_via_ != nullptr; }
 
     // via[s]: the channel switch s takes towards t along the tree
     // (no_channel for t and for switches of other components); order: the
     // switches reached, t first, each after the switch its channel leads to.
-    void routes_to(std::size_t t, std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& order) const;
+    // `lid` (delivered by t) selects the route when they are given per LID.
+    void routes_to(std::uint32_t lid, std::size_t t, std::vector<std::uint32_t>& via,
+                   std::vector<std::uint32_t>& order) const;
 
 private:
     const ChannelTurns& t_;
@@ -52,6 +66,7 @@ private:
     std::vector<std::uint32_t> grown_;       // switches in the order the trees grew
     std::vector<std::uint32_t> child_first_; // CSR into children_
     std::vector<std::uint32_t> children_;
+    const std::vector<std::uint32_t>* route_via_ = nullptr;
 };
 
 } // namespace ibsm::routing::nue

@@ -30,6 +30,13 @@ NueLayer::NueLayer(const ChannelTurns& turns, const std::vector<char>& is_destin
     escape.reserve(deps, is_destination);
 }
 
+NueLayer::NueLayer(const ChannelTurns& turns, const std::vector<std::uint32_t>& lids,
+                   const std::vector<std::uint32_t>& route_via)
+    : deps(turns), escape(turns, route_via)
+{
+    escape.reserve_lids(deps, lids);
+}
+
 std::vector<std::uint8_t> final_ports(const SwitchGraph& g)
 {
     std::vector<std::uint8_t> port(g.lid_limit, 0);

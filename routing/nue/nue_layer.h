@@ -22,6 +22,12 @@ struct NueLayer {
     NueLayer(const ChannelTurns& turns, const std::vector<char>& is_destination,
              const std::vector<std::uint64_t>& weight);
 
+    // The same layer with Up*/Down*-shaped escape routes (updn_escape.h):
+    // `route_via` per LID, outliving the layer; their turns towards `lids`
+    // are reserved.
+    NueLayer(const ChannelTurns& turns, const std::vector<std::uint32_t>& lids,
+             const std::vector<std::uint32_t>& route_via);
+
     DependencyLayer deps;
     EscapePaths escape;
 };

@@ -33,6 +33,11 @@ pgft_args() {
 #   dragonfly-8x4x4  Dragonfly+: 8 groups of two-level trees (4 leaves, 4
 #                  spines, 4 hosts per leaf), spines cabled across groups
 #   tree-648-m20   the 2-level tree minus 20 switch links
+# and the Dragonfly+ and torus variants of issue 35's wider comparison:
+#   dragonfly-9x4x4-k4   9 groups (odd), 4 global links per spine (< G-1 = 8)
+#   dragonfly-6x4x8-k3   6 groups (even), 8 hosts per leaf, 3 global links per spine
+#   dragonfly-7x4x16-k2  7 groups (odd), 3 spines, 16 hosts per leaf, 2 global links per spine
+#   torus-8x8-m6, torus3d-4x4x4-m8   the tori minus 6 / 8 switch links
 fabric_args() {
     case $1 in
     chain-744) echo "chain" ;;
@@ -44,7 +49,13 @@ fabric_args() {
     tree-648-m20) echo "pgft $(pgft_args 648) --remove-links 20" ;;
     torus3d-4x4x4) echo "torus3d --x 4 --y 4 --z 4 --hosts-per-switch 2" ;;
     dragonfly-8x4x4) echo "dragonfly --groups 8 --leaves 4 --spines 4 --hosts-per-leaf 4" ;;
-    *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664 tree-648-m20 torus3d-4x4x4 dragonfly-8x4x4)" >&2
+    dragonfly-9x4x4-k4) echo "dragonfly --groups 9 --leaves 4 --spines 4 --hosts-per-leaf 4 --global-per-spine 4" ;;
+    dragonfly-6x4x8-k3) echo "dragonfly --groups 6 --leaves 4 --spines 4 --hosts-per-leaf 8 --global-per-spine 3" ;;
+    dragonfly-7x4x16-k2) echo "dragonfly --groups 7 --leaves 4 --spines 3 --hosts-per-leaf 16 --global-per-spine 2" ;;
+    torus-8x8-m6) echo "torus --x 8 --y 8 --hosts-per-switch 4 --remove-links 6" ;;
+    torus3d-4x4x4-m8) echo "torus3d --x 4 --y 4 --z 4 --hosts-per-switch 2 --remove-links 8" ;;
+    *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664 tree-648-m20 torus3d-4x4x4 dragonfly-8x4x4
+          dragonfly-9x4x4-k4 dragonfly-6x4x8-k3 dragonfly-7x4x16-k2 torus-8x8-m6 torus3d-4x4x4-m8)" >&2
        return 1 ;;
     esac
 }

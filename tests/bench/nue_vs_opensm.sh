@@ -10,9 +10,11 @@
 #   tests/bench/nue_vs_opensm.sh [IBSM [FABRIC...]]
 #     IBSM     a release build's ibsm (default build-rel/tools/ibsm)
 #     FABRIC   names of fabrics.sh's fabric_args (default: torus-8x8
-#              torus3d-4x4x4 hypercube-6 dragonfly-8x4x4 random-64x24
-#              chain-744 tree-648-m20 tree-3456-m40); a fabric whose kind
-#              this ibsm's topogen lacks is skipped with a message
+#              torus-8x8-m6 torus3d-4x4x4 torus3d-4x4x4-m8 hypercube-6
+#              dragonfly-8x4x4 dragonfly-9x4x4-k4 dragonfly-6x4x8-k3
+#              dragonfly-7x4x16-k2 random-64x24 chain-744 tree-648-m20
+#              tree-3456-m40); a fabric whose kind this ibsm's topogen
+#              lacks is skipped with a message
 # env: VLS (default "1 2 4 8"; each 1, 2, 4 or 8), ENGINES (ours, default
 #      "updn dfsssp nue"; sssp is always run once per fabric, on one VL, as
 #      the reference: its minimal paths ignore deadlock, and 0.95 x its EBB
@@ -20,6 +22,9 @@
 #      "nue dfsssp"), SKIP_OPENSM=1, BEST_OF=N our fastest of N runs
 #      (default 3), BISECTIONS (default 1000), OSM_TIMEOUT (s, default 900),
 #      CHECKED (our engines whose rows must be clean, default "nue"),
+#      CHAIN (default "ftree,dfsssp-or-nue,updn", ibsmd's default chain: a
+#      row "ibsm default" per VL count, whose note names the engine it
+#      picked; "" for none),
 #      TIME_FABRIC (default tree-3456; "" for no time line), TIME_VLS
 #      (default 8), KEEP_WORK=1 keeps the net files, tables and OpenSM logs.
 #      QUICK=1: torus-8x8 and torus3d-4x4x4 at VLs 1 and 2, ENGINES nue,
@@ -89,13 +94,16 @@ if [ "${QUICK:-0}" = 1 ]; then
     [ ${#fabrics[@]} -eq 0 ] && fabrics=(torus-8x8 torus3d-4x4x4)
     : "${VLS:=1 2}" "${ENGINES:=nue}" "${BEST_OF:=1}" "${BISECTIONS:=200}" "${SKIP_OPENSM:=1}"
     TIME_FABRIC=${TIME_FABRIC:-}
+    CHAIN=${CHAIN-}
 fi
 [ ${#fabrics[@]} -eq 0 ] &&
-    fabrics=(torus-8x8 torus3d-4x4x4 hypercube-6 dragonfly-8x4x4 random-64x24 chain-744 tree-648-m20 tree-3456-m40)
+    fabrics=(torus-8x8 torus-8x8-m6 torus3d-4x4x4 torus3d-4x4x4-m8 hypercube-6 dragonfly-8x4x4 dragonfly-9x4x4-k4
+             dragonfly-6x4x8-k3 dragonfly-7x4x16-k2 random-64x24 chain-744 tree-648-m20 tree-3456-m40)
 read -r -a vls_list <<< "${VLS:-1 2 4 8}"
 read -r -a engines <<< "${ENGINES:-updn dfsssp nue}"
 read -r -a osm_engines <<< "${OSM_ENGINES:-nue dfsssp}"
 CHECKED=" ${CHECKED:-nue} "
+CHAIN=${CHAIN-ftree,dfsssp-or-nue,updn}
 BEST_OF=${BEST_OF:-3}
 BISECTIONS=${BISECTIONS:-1000}
 OSM_TIMEOUT=${OSM_TIMEOUT:-900}
@@ -137,11 +145,12 @@ echo "work dir: $WORK; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 row() { printf "%-16s %3s %-14s %8s %7s %5s %6s %6s %6s %6s %7s %5s  %s\n" "$@"; }
 failures=()
 
-# ours FABRIC VLS ENGINE NET
+# ours FABRIC VLS ENGINE NET (ENGINE "default": the chain CHAIN)
 ours() {
-    local fab=$1 vls=$2 engine=$3 net=$4 cells
+    local fab=$1 vls=$2 engine=$3 net=$4 cells spec=$3
+    [ "$engine" = default ] && spec=$CHAIN
     IFS=$'\t' read -r -a cells < <(ours_cells "$IBSM" "$BEST_OF" "$BISECTIONS" "$WORK/$fab-$vls-ours-$engine" \
-        --topology "$net" --engine "$engine" --no-fallback --max-vls "$vls")
+        --topology "$net" --engine "$spec" --no-fallback --max-vls "$vls")
     row "$fab" "$vls" "ibsm $engine" "${cells[@]}"
     # cells: compute EBB str CA-CA CA-sw sw-CA sw-sw loop VLs note
     if [[ "$CHECKED" == *" $engine "* ]] && { [ "${cells[3]}" != 0 ] || [ "${cells[4]}" != 0 ] || [ "${cells[5]}" != 0 ] ||
@@ -200,6 +209,7 @@ for fab in "${fabrics[@]}"; do
     ours "$fab" 1 sssp "$net"
     for vls in "${vls_list[@]}"; do
         for engine in "${known_engines[@]}"; do ours "$fab" "$vls" "$engine" "$net"; done
+        if [ -n "$CHAIN" ]; then ours "$fab" "$vls" default "$net"; fi
         [ "$SKIP_OPENSM" = 1 ] && continue
         for engine in "${osm_engines[@]}"; do theirs "$fab" "$vls" "$engine" "$net"; done
     done

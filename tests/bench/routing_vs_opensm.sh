@@ -14,7 +14,7 @@
 #      net files, tables, reports and OpenSM logs.
 #
 # Ours: `ibsm route --engine E --no-fallback` (the default chain: `--engine
-# ftree,nue,dfsssp` with the minhop last resort, as ibsmd runs it); compute
+# ftree,dfsssp-or-nue,updn` with the minhop last resort, as ibsmd runs it); compute
 # time = its "routed by" line: the chain with the verification gate, no LIDs
 # or files. Scored by `ibsm analyze --bisections $BISECTIONS` on the route
 # directory, with the SL file when the engine wrote one (credit loops per VL).
@@ -77,7 +77,7 @@ for fab in "${fabrics[@]}"; do
     for engine in sssp dfsssp updn; do
         ours "$fab" "$engine" "$net" --engine "$engine" --no-fallback
     done
-    ours "$fab" "default chain" "$net" --engine ftree,nue,dfsssp
+    ours "$fab" "default chain" "$net" --engine ftree,dfsssp-or-nue,updn
     [ "${SKIP_OPENSM:-0}" = 1 ] && continue
     for engine in "${osm_engines[@]}"; do theirs "$fab" "$engine" "$net"; done
 done

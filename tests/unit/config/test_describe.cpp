@@ -16,8 +16,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST_CASE("describe prints the defaults as YAML that reads back", "[config][describe]")
 {
     const std::string text = describe(Config{});
-    CHECK(contains(text, "routing:\n  engines: [ftree, nue, dfsssp]"));
-    CHECK(contains(text, "chain run: ftree -> nue -> dfsssp -> minhop"));
+    CHECK(contains(text, "routing:\n  engines: [ftree, dfsssp-or-nue, updn]"));
+    CHECK(contains(text, "chain run: ftree -> dfsssp-or-nue -> updn -> minhop"));
     CHECK(contains(text, "subnet_prefix: 0xfe80000000000000"));
     CHECK(contains(text, "state_dir: /var/lib/ibsmd"));
     CHECK(contains(text, "level: info"));

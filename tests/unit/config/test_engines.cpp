@@ -17,7 +17,8 @@ TEST_CASE("every engine the routing registry offers is known to config", "[confi
 
 TEST_CASE("known engine list", "[config][engines]")
 {
-    CHECK(known_engines_text() == "ftree, sftree, minhop, updn, sssp, dfsssp, nue, pathsel, shortest-widest, updn-paths");
+    CHECK(known_engines_text() ==
+          "ftree, sftree, minhop, updn, sssp, dfsssp, nue, dfsssp-or-nue, pathsel, shortest-widest, updn-paths");
     CHECK(is_known_engine(fallback_engine));
     CHECK_FALSE(is_known_engine("FTREE"));
     CHECK_FALSE(is_known_engine(""));
@@ -42,7 +43,7 @@ TEST_CASE("check_engine_chain names the offending position", "[config][engines]"
     p = check_engine_chain(V{"sssp", "x"});
     REQUIRE(p);
     CHECK(p->index == 1);
-    CHECK(p->message == "unknown engine 'x' (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, pathsel, shortest-widest, updn-paths)");
+    CHECK(p->message == "unknown engine 'x' (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, dfsssp-or-nue, pathsel, shortest-widest, updn-paths)");
     p = check_engine_chain(V{});
     REQUIRE(p);
     CHECK(p->index == 0);

@@ -8,7 +8,7 @@ using namespace ibsm::config;
 using namespace config_test;
 
 namespace {
-const std::string known = "(known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, pathsel, shortest-widest, updn-paths)";
+const std::string known = "(known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, dfsssp-or-nue, pathsel, shortest-widest, updn-paths)";
 }
 
 TEST_CASE("unknown engine in a file names file, line and key", "[config][errors]")

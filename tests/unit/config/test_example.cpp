@@ -15,8 +15,8 @@ using namespace std::chrono_literals;
 TEST_CASE("the example systemd/ibsmd.yaml parses to its documented values", "[config][example]")
 {
     const Config c = load_config_file(source_path("systemd/ibsmd.yaml"));
-    CHECK(c.routing.engines == std::vector<std::string>{"ftree", "nue", "dfsssp"});
-    CHECK(effective_engine_chain(c.routing) == std::vector<std::string>{"ftree", "nue", "dfsssp", "minhop"});
+    CHECK(c.routing.engines == std::vector<std::string>{"ftree", "dfsssp-or-nue", "updn"});
+    CHECK(effective_engine_chain(c.routing) == std::vector<std::string>{"ftree", "dfsssp-or-nue", "updn", "minhop"});
     CHECK_FALSE(c.routing.no_fallback);
     CHECK(c.routing.lmc == 0);
     CHECK(c.routing.root_guids.empty());

@@ -75,10 +75,10 @@ TEST_CASE("bad flag values are rejected naming the flag", "[config][overrides]")
     auto err = [](const Overrides& o) { return error_of([&] { (void)apply_overrides(Config{}, o); }); };
     Overrides o;
     o.engines = std::vector<std::string>{"ftree,ftre"};
-    CHECK(err(o) == "command line: --engine: unknown engine 'ftre' (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, pathsel, shortest-widest, updn-paths)");
+    CHECK(err(o) == "command line: --engine: unknown engine 'ftre' (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, dfsssp-or-nue, pathsel, shortest-widest, updn-paths)");
     o.engines = std::vector<std::string>{};
     CHECK(err(o) ==
-          "command line: --engine: the engine chain is empty (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, pathsel, shortest-widest, updn-paths)");
+          "command line: --engine: the engine chain is empty (known: ftree, sftree, minhop, updn, sssp, dfsssp, nue, dfsssp-or-nue, pathsel, shortest-widest, updn-paths)");
     o.engines = std::vector<std::string>{"minhop", "minhop"};
     CHECK(err(o) == "command line: --engine: engine 'minhop' appears twice in the chain");
 

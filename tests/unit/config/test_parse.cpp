@@ -10,8 +10,8 @@ using namespace std::chrono_literals;
 TEST_CASE("defaults bring up a fat-tree with minhop fallback", "[config][parse]")
 {
     const Config c;
-    CHECK(c.routing.engines == std::vector<std::string>{"ftree", "nue", "dfsssp"});
-    CHECK(effective_engine_chain(c.routing) == std::vector<std::string>{"ftree", "nue", "dfsssp", "minhop"});
+    CHECK(c.routing.engines == std::vector<std::string>{"ftree", "dfsssp-or-nue", "updn"});
+    CHECK(effective_engine_chain(c.routing) == std::vector<std::string>{"ftree", "dfsssp-or-nue", "updn", "minhop"});
     CHECK_FALSE(c.routing.no_fallback);
     CHECK(c.routing.lmc == 0);
     CHECK(c.routing.root_guids.empty());

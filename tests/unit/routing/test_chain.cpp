@@ -63,9 +63,9 @@ Registry test_registry()
 TEST_CASE("Registry maps names to engines")
 {
     Registry r = test_registry();
-    CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "empty", "fake_ftree", "fake_updn", "ftree", "minhop",
-                                                "nue", "pathsel", "sftree", "shortest-widest", "sssp", "updn",
-                                                "updn-paths"});
+    CHECK(r.names() == std::vector<std::string>{"broken", "dfsssp", "dfsssp-or-nue", "empty", "fake_ftree", "fake_updn",
+                                                "ftree", "minhop", "nue", "pathsel", "sftree", "shortest-widest",
+                                                "sssp", "updn", "updn-paths"});
     CHECK(r.contains("minhop"));
     CHECK_FALSE(r.contains("lash"));
     CHECK(r.create("lash") == nullptr);
@@ -148,8 +148,8 @@ TEST_CASE("Chain rejects bad specs up front")
 {
     auto reg = test_registry();
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "sftre"}, false}),
-                      "unknown routing engine 'sftre' (known: broken, dfsssp, empty, fake_ftree, fake_updn, ftree, minhop, "
-                      "nue, pathsel, sftree, shortest-widest, sssp, updn, updn-paths)");
+                      "unknown routing engine 'sftre' (known: broken, dfsssp, dfsssp-or-nue, empty, fake_ftree, fake_updn, "
+                      "ftree, minhop, nue, pathsel, sftree, shortest-widest, sssp, updn, updn-paths)");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{"fake_ftree", "fake_ftree"}, false}),
                       "routing engine 'fake_ftree' appears twice in the chain");
     CHECK_THROWS_WITH(validate(reg, ChainSpec{{}, false}), "routing chain is empty");

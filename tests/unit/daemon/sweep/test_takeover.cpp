@@ -109,7 +109,8 @@ TEST_CASE("a standby taking over from another leaf routes the same tables and se
 {
     QuietLogs quiet;
     const std::vector<std::string> chain =
-        GENERATE(std::vector<std::string>{"ftree", "nue", "dfsssp"}, std::vector<std::string>{"nue"},
+        GENERATE(std::vector<std::string>{"ftree", "dfsssp-or-nue", "updn"}, std::vector<std::string>{"nue"},
+                 std::vector<std::string>{"dfsssp-or-nue"},
                  std::vector<std::string>{"dfsssp"}, std::vector<std::string>{"minhop"},
                  std::vector<std::string>{"updn"});
     INFO("chain " << chain.front());
@@ -195,7 +196,7 @@ TEST_CASE("a restarted SM on the fabric it configured sends no LFT block, no P_K
     TempDir dir;
     const auto tree = degraded_tree();
     test::FabricLoop loop(tree);
-    auto settings = settings_for(dir.path, {"ftree", "nue", "dfsssp"});
+    auto settings = settings_for(dir.path, {"ftree", "dfsssp-or-nue", "updn"});
     // As `ibsmd --once`: no SA serves after the run, so no host is asked to
     // re-register with one.
     settings.ports.client_reregister = false;
@@ -227,7 +228,7 @@ TEST_CASE("a restarted service asks each CA port to re-register, in one PortInfo
     TempDir dir;
     const auto tree = degraded_tree();
     test::FabricLoop loop(tree);
-    const auto settings = settings_for(dir.path, {"ftree", "nue", "dfsssp"});
+    const auto settings = settings_for(dir.path, {"ftree", "dfsssp-or-nue", "updn"});
     {
         daemon::Bringup first(loop.transport, settings);
         REQUIRE(loop.run([&] { return first.sweep(); }).up);
