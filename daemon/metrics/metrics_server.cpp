@@ -20,9 +20,6 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <map>
 #include <stdexcept>
 
@@ -86,9 +83,6 @@ struct MetricsServer::State {
     State(asio::io_context& io, config::MetricsListen w, Source s, ServerLimits l)
         : io(io), where(std::move(w)), source(std::move(s)), limits(l)
     {
-        // The dump writer's rule: CPU for the SM first (Linux: a thread's
-        // nice value is its own). Not being able to is no reason to stop.
-        asio::post(render, [] { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19); });
     }
     ~State() { render.join(); }
 

@@ -14,8 +14,10 @@
 // megabytes and takes a tenth of a second or more to format and gzip. The
 // loop only takes the snapshot (Source: the status as of now and the shared,
 // immutable port rows, docs/design.md "Threads"); the renderer it returns
-// runs on the server's own thread (one, at the lowest CPU priority, like the
-// dump writer: sweeps come first), and the answer is written from the loop.
+// runs on the server's own thread, and the answer is written from the loop.
+// That thread keeps the normal CPU priority, unlike the dump writer's: a
+// render is bounded work a scraper waits for, and at nice 19 on a loaded
+// host (load 27 on 2 cores) it starved past curl's 10 s timeout.
 //
 // Data structures: the acceptor; the live connections by id (closed by
 // stop()); counters; all on the loop, shared with the sessions' coroutines

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The metrics endpoint (metrics.listen) scraped by a real client, curl, from
-# a live ibsmd on PGFT(2; 2,4; 1,2; 1,1) in ibsim (perf.interval_s 1):
+# a live ibsmd on PGFT(2; 2,4; 1,2; 1,1) in ibsim (perf.interval_s 2):
 #  - `curl --compressed` gets gzip (Content-Encoding), the text parses
 #    (prom_check.py: Debian 12's prometheus package carries promtool, but
 #    installing it starts a Prometheus server; the strict reader checks the
@@ -35,7 +35,7 @@ URL=http://127.0.0.1:$PORT/metrics
 write_config() {
     cat > "$WORK/ibsmd.yaml" << YAML
 perf:
-  interval_s: 1
+  interval_s: 2
 metrics:
   listen: $PORT
   port_series: $1

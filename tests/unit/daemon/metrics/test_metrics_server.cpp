@@ -247,7 +247,7 @@ TEST_CASE("other paths get 404, other methods 405, and nothing is rendered for t
 TEST_CASE("malformed and overlong requests get 400 and the connection closes; the server serves on")
 {
     Running r;
-    for (const std::string bad : {std::string("GARBAGE\r\n\r\n"), std::string("GET /metrics HTTP/9.9\r\n\r\n"),
+    for (const std::string& bad : {std::string("GARBAGE\r\n\r\n"), std::string("GET /metrics HTTP/9.9\r\n\r\n"),
                                   std::string("GET /metrics HTTP/1.1\r\nNo colon here\r\n\r\n"),
                                   std::string("GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"),
                                   "GET /metrics HTTP/1.1\r\nX-Long: " + std::string(20000, 'a') + "\r\n\r\n"}) {

@@ -70,6 +70,7 @@ std::map<std::string, std::map<std::string, double>> samples(const std::string& 
     while (std::getline(in, line)) {
         if (line.rfind("# TYPE ", 0) == 0) {
             typed = line.substr(7, line.find(' ', 7) - 7);
+            out[typed]; // a family declared without samples is there, empty
             continue;
         }
         if (line.empty() || line[0] == '#') continue;
@@ -79,7 +80,9 @@ std::map<std::string, std::map<std::string, double>> samples(const std::string& 
         INFO(line);
         REQUIRE(name == typed);
         std::string key;
-        if (brace != std::string::npos) {
+        if (brace != std::string::npos && line.find("node_guid=\"") == std::string::npos) {
+            key = line.substr(brace, line.rfind('}') - brace + 1); // the SM's own: its labels
+        } else if (brace != std::string::npos) {
             const auto g = line.find("node_guid=\"") + 11;
             key = line.substr(g, 18);
             const auto p = line.find(",port=\"");
