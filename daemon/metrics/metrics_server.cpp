@@ -121,9 +121,12 @@ http::response<http::string_body> plain(http::status status, unsigned version, b
     return res;
 }
 
+// Not a coroutine itself: GCC 12 destroyed a coroutine parameter moved
+// into the lambda below twice (ASan: heap-use-after-free of the renderer's
+// captures), so the renderer goes straight into co_spawn's function object.
 asio::awaitable<Rendered> render_off_loop(State& st, MetricsServer::Renderer renderer, bool gzip_it)
 {
-    co_return co_await asio::co_spawn(
+    return asio::co_spawn(
         st.render.get_executor(),
         [renderer = std::move(renderer), gzip_it]() -> asio::awaitable<Rendered> {
             Rendered out{renderer(), false};

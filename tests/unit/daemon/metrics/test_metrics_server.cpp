@@ -43,11 +43,14 @@ struct Running {
     explicit Running(ServerLimits limits = {})
         : server(io, config::MetricsListen{"127.0.0.1", 0},
                  [this] {
-                     return [this] {
+                     // Captures too large for std::function's own buffer,
+                     // as the daemon's renderer's (shared rows): held on the
+                     // heap, freed once (ASan caught a double destruction).
+                     return [this, text = std::make_shared<const std::string>(body_text)] {
                          render_thread = std::this_thread::get_id();
                          ++renders;
                          if (throw_in_render) throw std::runtime_error("no rows");
-                         return body_text;
+                         return *text;
                      };
                  },
                  limits)
