@@ -82,7 +82,9 @@ for line in open(prom):
     m = re.match(r'(\w+)\{(.*)\} (\S+)$', line.strip())
     if not m: continue
     name, labels, value = m.groups()
-    g = re.search(r'node_guid="([^"]+)"', labels).group(1)
+    gm = re.search(r'node_guid="([^"]+)"', labels)
+    if not gm: continue  # the SM's own series
+    g = gm.group(1)
     if name == "ibsmd_port_xmit_bytes_per_second":
         rates.add((g, int(re.search(r',port="(\d+)"', labels).group(1))))
     elif name == "ibsmd_leaf_host_ports":
