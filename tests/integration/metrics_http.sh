@@ -134,7 +134,7 @@ kill -HUP "$SM_PID"
 sm_wait_up "$mark"
 wait_counter_sweeps 1
 scrape all || fail "scrape after the reload"
-HOST_TOTALS=$(grep -c "^ibsmd_port_rcv_bytes_total{node_guid=\"$LEAF_GUID\",.*port=\"1\"" "$WORK/all.prom" || true)
+HOST_TOTALS=$(grep -c "^ibsmd_port_rcv_bytes_total{node_guid=\"$LEAF_GUID\",.*,port=\"1\"," "$WORK/all.prom" || true)
 [ "$HOST_TOTALS" = 1 ] || fail "no rcv_bytes_total of the host link $LEAF_GUID/1 under port_series all"
 kill -TERM "$SM_PID"; wait "$SM_PID" || true; SM_PID=""
 echo "PASS"
