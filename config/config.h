@@ -190,6 +190,35 @@ struct PerfConfig {
     bool operator==(const PerfConfig&) const = default;
 };
 
+// metrics: what Prometheus reads. `port_series` chooses the per-port series
+// of metrics.prom and the HTTP endpoint alike (daemon/publish/port_series.h):
+//   all     every family of every linked port (22 per port: small fabrics);
+//   fabric  switch-to-switch ports' transmit rate, error counters of any
+//           port once non-zero, per-leaf aggregates of the host links
+//           (the default: 116 k series at 27 648 hosts, docs/scale.md);
+//   errors  error counters once non-zero and the per-leaf aggregates;
+//   none    no port or leaf series, only the SM's own.
+// Reloadable. `listen` serves them over HTTP (GET /metrics, gzip when asked):
+// off when empty; restart-only.
+enum class PortSeries : std::uint8_t { all, fabric, errors, none };
+std::string_view to_string(PortSeries p); // "all" | "fabric" | "errors" | "none"
+
+struct MetricsListen {
+    // A numeric IPv4 or IPv6 address ("127.0.0.1", "::1", "0.0.0.0").
+    std::string address;
+    std::uint16_t port = 0;
+    bool operator==(const MetricsListen&) const = default;
+};
+// "127.0.0.1:9683", "[::1]:9683".
+std::string to_string(const MetricsListen& l);
+
+struct MetricsConfig {
+    // metrics.listen: "PORT" (loopback), "ADDRESS:PORT" or "[IPv6]:PORT"; unset: no endpoint.
+    std::optional<MetricsListen> listen;
+    PortSeries port_series = PortSeries::fabric;
+    bool operator==(const MetricsConfig&) const = default;
+};
+
 // partitions: OpenSM's partitions.conf rules (partition/rules.h), written
 // in YAML (`partitions:`) or read from `partitions_file` (which fills
 // `partitions` when the daemon loads the configuration: see
@@ -294,6 +323,7 @@ struct Config {
     SweepConfig sweep;
     DumpConfig dump;
     PerfConfig perf;
+    MetricsConfig metrics;
     std::vector<PartitionConfig> partitions;
     // partitions_file: OpenSM's partitions.conf; empty: none. Its rules
     // replace `partitions` (giving both is an error).

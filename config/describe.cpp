@@ -199,6 +199,14 @@ std::string describe(const Config& c)
     out << YAML::Key << "window" << YAML::Value << c.perf.window;
     out << YAML::EndMap;
 
+    out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+    if (c.metrics.listen)
+        out << YAML::Key << "listen" << YAML::Value << to_string(*c.metrics.listen);
+    else
+        out << YAML::Comment("listen: no HTTP endpoint");
+    out << YAML::Key << "port_series" << YAML::Value << std::string(to_string(c.metrics.port_series));
+    out << YAML::EndMap;
+
     describe_partitions(out, c);
 
     out << YAML::Key << "control" << YAML::Value;

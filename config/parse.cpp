@@ -9,6 +9,7 @@
 #include "config/config.h"
 
 #include "config/engines.h"
+#include "config/metrics_listen.h"
 #include "config/value_ranges.h"
 #include "config/partitions_parse.h"
 #include "config/qos_parse.h"
@@ -66,10 +67,10 @@ using detail::Entry;
 using detail::Reader;
 using detail::Section;
 
-constexpr std::array<std::string_view, 17> top_keys{
+constexpr std::array<std::string_view, 18> top_keys{
     "routing", "smp",     "sm",      "state_dir", "log",      "sweep",           "dump",             "perf",
     "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security",
-    "node_name_map"};
+    "node_name_map", "metrics"};
 constexpr std::array<std::string_view, 14> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
     "lid_assignment", "lid_order",
@@ -91,6 +92,7 @@ constexpr std::array<std::string_view, 4> sweep_keys{
 constexpr std::array<std::string_view, 6> dump_keys{"lfts", "lfts_max_entries", "topology", "summary", "sl", "report"};
 constexpr std::array<std::string_view, 1> control_keys{"socket"};
 constexpr std::array<std::string_view, 3> perf_keys{"enabled", "interval_s", "window"};
+constexpr std::array<std::string_view, 2> metrics_keys{"listen", "port_series"};
 
 // The error counters (health_counter_keys), then the other rules.
 constexpr std::array<std::string_view, 22> health_keys = [] {
@@ -127,7 +129,7 @@ struct SchemaSection {
     std::span<const std::string_view> keys;
 };
 // Sections in the order ibsmd.yaml documents them; state_dir is a top-level leaf.
-constexpr std::array<SchemaSection, 10> sections{{
+constexpr std::array<SchemaSection, 11> sections{{
     {"routing", routing_keys},
     {"smp", smp_keys},
     {"sm", sm_keys},
@@ -136,6 +138,7 @@ constexpr std::array<SchemaSection, 10> sections{{
     {"dump", dump_keys},
     {"control", control_keys},
     {"perf", perf_keys},
+    {"metrics", metrics_keys},
     {"health", health_keys},
     {"security", detail::security_keys},
 }};
@@ -334,6 +337,24 @@ void read_perf(const Reader& r, const Entry& at, PerfConfig& c)
     if (auto* e = s.find("enabled")) c.enabled = r.boolean(*e);
     if (auto* e = s.find("interval_s")) c.interval = std::chrono::seconds(r.integer(*e, limits::perf_interval_s));
     if (auto* e = s.find("window")) c.window = small(r.integer(*e, limits::perf_window));
+}
+
+void read_metrics(const Reader& r, const Entry& at, MetricsConfig& c)
+{
+    const Section s = r.section(at.value, at.key, at.line, metrics_keys);
+    if (auto* e = s.find("listen")) {
+        auto parsed = parse_metrics_listen(r.text(*e, "PORT, ADDRESS:PORT or [IPv6]:PORT"));
+        if (auto* why = std::get_if<std::string>(&parsed)) r.fail(e->line, e->key, *why);
+        c.listen = std::get<MetricsListen>(std::move(parsed));
+    }
+    if (auto* e = s.find("port_series")) {
+        const auto v = r.text(*e, "all, fabric, errors or none");
+        if (v == "all") c.port_series = PortSeries::all;
+        else if (v == "fabric") c.port_series = PortSeries::fabric;
+        else if (v == "errors") c.port_series = PortSeries::errors;
+        else if (v == "none") c.port_series = PortSeries::none;
+        else r.fail(e->line, e->key, "expected all, fabric, errors or none, got '" + v + "'");
+    }
 }
 
 void read_sweep(const Reader& r, const Entry& at, SweepConfig& c)
@@ -582,6 +603,7 @@ Config parse_config(std::string_view yaml_text, std::string_view name_for_errors
     if (auto* e = top.find("sweep")) read_sweep(r, *e, c.sweep);
     if (auto* e = top.find("dump")) read_dump(r, *e, c.dump);
     if (auto* e = top.find("perf")) read_perf(r, *e, c.perf);
+    if (auto* e = top.find("metrics")) read_metrics(r, *e, c.metrics);
     if (auto* e = top.find("partitions")) c.partitions = detail::read_partitions(r, *e);
     if (auto* e = top.find("partitions_file")) {
         c.partitions_file = r.text(*e, "a path");

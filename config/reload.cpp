@@ -117,6 +117,8 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"perf.enabled", yes_no(c.perf.enabled)},
         {"perf.interval_s", std::to_string(c.perf.interval.count())},
         {"perf.window", std::to_string(c.perf.window)},
+        {"metrics.listen", c.metrics.listen ? to_string(*c.metrics.listen) : std::string("(off)")},
+        {"metrics.port_series", std::string(to_string(c.metrics.port_series))},
         {"partitions", partitions_text(c.partitions)},
         {"partitions_file", c.partitions_file.empty() ? std::string("(none)") : quote(c.partitions_file)},
         {"part_enforce", std::string(to_string(c.part_enforce))},
@@ -131,7 +133,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
 bool is_reloadable_key(std::string_view key)
 {
     return key.starts_with("routing.") || key.starts_with("sweep.") || key.starts_with("dump.") ||
-           key.starts_with("perf.") || key.starts_with("health.") || key == "qos" ||
+           key.starts_with("perf.") || key.starts_with("health.") || key == "qos" || key == "metrics.port_series" ||
            key.starts_with("security.") || key == "log.level" || key == "partitions" ||
            key == "partitions_file" || key == "part_enforce" || key == "allow_both_pkeys" || key == "node_name_map" ||
            key == "sm.priority" || key == "sm.polling_interval_s" || key == "sm.polling_retries";
@@ -149,8 +151,8 @@ bool reload_compatible(const Config& running, const Config& next, std::vector<st
         ok = false;
         if (why_not)
             why_not->push_back(key + ": " + old_value + " -> " + new_value +
-                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, "
-                                 "node_name_map, sm.priority and sm.polling_* reload)");
+                               " needs a restart (only routing.*, sweep.*, dump.*, perf.*, metrics.port_series, health.*, qos, "
+                                 "security.*, log.level, node_name_map, sm.priority and sm.polling_* reload)");
     }
     return ok;
 }

@@ -13,6 +13,7 @@
 #include "daemon/sa/sa_tables.h"
 #include "daemon/service/control_handlers.h"
 #include "daemon/service/isolation_wiring.h"
+#include "daemon/service/metrics_endpoint.h"
 #include "daemon/service/mkey_status.h"
 #include "daemon/service/perf_status.h"
 #include "daemon/service/program.h"
@@ -124,7 +125,7 @@ int serve(daemon::SmStart& start)
         daemon::control::publish_mkey_violation(feed, v.issuer, v.details, v.source);
     });
 
-    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf, &mkey_book});
+    daemon::Reloader reloader(opts, cfg, {bringup, scheduler, dumps, election, health, &perf, &mkey_book, &status});
     // partitions_file is read again at every heavy sweep, as OpenSM does.
     bringup.before_heavy_sweep([&] { reloader.check_partitions_file(); });
     daemon::control::ControlServer control(
@@ -133,6 +134,7 @@ int serve(daemon::SmStart& start)
         feed);
     control.start();
     status.set_control_socket(control.path());
+    const auto metrics_endpoint = daemon::start_metrics(io, cfg, status); // metrics.listen: null when off
     notifier.start();
     status.start();
     daemon::SignalHandler signals(io, log_file, cfg.log.file);
@@ -141,7 +143,8 @@ int serve(daemon::SmStart& start)
     signals.start();
 
     const int exit_code =
-        daemon::run_sm_loop(io, opts.once, {transport, scheduler, election, notifier, status, signals, dumps, &perf});
+        daemon::run_sm_loop(io, opts.once, {transport, scheduler, election, notifier, status, signals, dumps, &perf,
+                                          metrics_endpoint.get()});
     daemon::log_totals(transport.counters(), responder.counters(), sa.counters());
     daemon::log_exit(signals.stopped(), exit_code);
     return exit_code;

@@ -2,6 +2,7 @@
 
 #include "daemon/publish/status_drains.h"
 #include "daemon/publish/status_mkey.h"
+#include "daemon/publish/port_series.h"
 #include "daemon/publish/status_ports.h"
 #include "health/port_health_json.h"
 
@@ -147,6 +148,7 @@ Json state_object(const DaemonStatus& s)
         j["report"] = Json{
             {"path", s.report.path}, {"generation", s.report.generation}, {"written", s.report.written}};
     if (!s.control_socket.empty()) j["control"] = Json{{"socket", s.control_socket}};
+    if (!s.metrics_url.empty()) j["metrics"] = Json{{"url", s.metrics_url}};
     Json phases = Json::array();
     for (const auto& p : s.last_sweep.phases)
         phases.push_back(Json{{"name", p.name}, {"seconds", p.seconds}, {"smps", p.smps}, {"detail", p.detail}});
@@ -240,6 +242,7 @@ DaemonStatus status_from_json(std::string_view text)
     }
     // Present while the daemon serves a control socket.
     if (j.contains("control")) s.control_socket = field<std::string>(member(j, "control"), "socket");
+    if (j.contains("metrics")) s.metrics_url = field<std::string>(member(j, "metrics"), "url");
     const Json& ls = member(j, "last_sweep");
     s.last_sweep.kind = field<std::string>(ls, "kind");
     s.last_sweep.outcome = field<std::string>(ls, "outcome");
@@ -299,9 +302,9 @@ DaemonStatus status_from_json(std::string_view text)
     return s;
 }
 
-std::string to_prometheus(const DaemonStatus& s) { return to_prometheus(s, s.ports); }
+std::string to_prometheus(const DaemonStatus& s) { return to_prometheus(s, PortSelection{}); }
 
-std::string to_prometheus(const DaemonStatus& s, const std::vector<health::PortHealth>& ports)
+std::string to_prometheus(const DaemonStatus& s, const PortSelection& sel, const std::vector<health::PortHealth>* rows)
 {
     Exposition x;
     const bool up = s.state == "up" || s.state == "degraded";
@@ -362,7 +365,7 @@ std::string to_prometheus(const DaemonStatus& s, const std::vector<health::PortH
     x.family("ibsmd_last_sweep_smps", "gauge", "SMPs of the last sweep or re-route.").sample(double(s.last_sweep.smps));
     x.family("ibsmd_last_sweep_time_seconds", "gauge", "End of the last sweep since the Unix epoch.")
         .sample(s.last_sweep.finished);
-    return x.take() + mkey_metrics(s.mkey) + drains_metrics(s.drains) + port_metrics(s.perf, ports);
+    return x.take() + mkey_metrics(s.mkey) + drains_metrics(s.drains) + port_metrics(s.perf, rows ? *rows : s.ports, sel);
 }
 
 std::string status_activity_text(const DaemonStatus& s)
@@ -429,6 +432,7 @@ std::string to_status_text(const DaemonStatus& s, double now, bool running)
         o += "report:       " + s.report.path + " (generation " + std::to_string(s.report.generation) + ", " +
              age_text(now - s.report.written) + ")\n";
     if (!s.control_socket.empty()) o += "control:      " + s.control_socket + "\n";
+    if (!s.metrics_url.empty()) o += "metrics:      " + s.metrics_url + "\n";
     const auto& l = s.last_sweep;
     if (l.kind.empty()) {
         o += "last sweep:   none yet\n";

@@ -141,6 +141,8 @@ struct DaemonStatus {
 
     // The control socket `ibsm` talks to the daemon over (empty: none).
     std::string control_socket;
+    // Where Prometheus scrapes the daemon (metrics.listen): "http://127.0.0.1:9683/metrics"; empty: no endpoint.
+    std::string metrics_url;
 
     StatusCounters counters;
     std::vector<StatusTrap> traps;              // by number, ascending
@@ -170,11 +172,15 @@ std::string to_state_json(const DaemonStatus& s);
 // not JSON, another format version, or a field of the wrong type.
 DaemonStatus status_from_json(std::string_view text);
 
-// metrics.prom: HELP/TYPE lines and samples, counters named *_total. The
-// port samples come from `ports` (every port) instead of `s.ports` (the
-// notable ones state.json lists) when given.
+struct PortSelection; // port_series.h
+
+// metrics.prom and the HTTP endpoint: HELP/TYPE lines and samples, counters
+// named *_total; the per-port series are those `sel` keeps (port_series.h),
+// every one of them without it. `rows`, when given, stand for s.ports (the
+// shared rows every port has, not copied into the status).
 std::string to_prometheus(const DaemonStatus& s);
-std::string to_prometheus(const DaemonStatus& s, const std::vector<health::PortHealth>& ports);
+std::string to_prometheus(const DaemonStatus& s, const PortSelection& sel,
+                          const std::vector<health::PortHealth>* rows = nullptr);
 
 // What `ibsm status` prints. `now` (Unix seconds) gives ages; `running`
 // says whether the writing process is still alive.

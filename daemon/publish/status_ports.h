@@ -1,5 +1,5 @@
-// The per-port part of the status: the monitored ports in state.json, their
-// metric families in metrics.prom and the health paragraph of `ibsm status`.
+// The per-port part of the status: the monitored ports in state.json and the
+// health paragraph of `ibsm status` (their metric families: port_series.h).
 //
 // Why apart from status.cpp: the port rows are the bulk of the files (one
 // object and some twenty samples per port) and have their own rules: data
@@ -28,9 +28,6 @@ std::string age_text(double seconds);
 
 nlohmann::json perf_to_json(const StatusPerf& p);
 StatusPerf perf_from_json(const nlohmann::json& j);
-
-// ibsmd_perf_* and the ibsmd_port_* families (exposition format text).
-std::string port_metrics(const StatusPerf& perf, const std::vector<health::PortHealth>& rows);
 
 // "counters:     ..." and the worst `worst` ports, for `ibsm status`.
 std::string ports_status_text(const StatusPerf& perf, const std::vector<health::PortHealth>& rows, double now,

@@ -156,6 +156,11 @@ void StatusReporter::on_outcome(const SweepOutcome& o, const SnapshotPtr& snap)
         s.lid_ports = snap->lids.lids.port_count();
         s.top_lid = snap->lids.lids.top().value();
         s.lmc = snap->lmc;
+        std::vector<Guid> switches;
+        switches.reserve(f.switch_count());
+        for (const auto& n : f.nodes())
+            if (n.is_switch()) switches.push_back(n.guid);
+        selection_.switches = switch_guids(switches);
     }
     auto& l = s.last_sweep;
     l.kind = o.kind == SweepKind::heavy ? "heavy sweep" : "re-route";
@@ -239,13 +244,22 @@ void StatusReporter::publish(bool force)
     s.updated = wall_now();
     std::string state = to_state_json(s);
     std::string activity = status_activity_text(s);
-    // metrics.prom: every port, formatted on the writer thread from the
-    // shared rows themselves: a copy of them was 122 MB at 27 648 hosts
-    // (docs/scale.md, "Memory").
-    auto metrics = [s = std::move(s), rows = ports_ ? port_rows() : nullptr]() {
-        return to_prometheus(s, rows ? *rows : s.ports);
+    // metrics.prom: the ports the selection keeps, formatted on the writer
+    // thread from the shared rows themselves: a copy of them was 122 MB at
+    // 27 648 hosts (docs/scale.md, "Memory").
+    auto metrics = [s = std::move(s), rows = ports_ ? port_rows() : nullptr, sel = selection_] {
+        return to_prometheus(s, sel, rows.get());
     };
     dumps_.publish_status(StatusFiles{std::move(state), std::move(metrics), std::move(activity)});
+}
+
+std::function<std::string()> StatusReporter::metrics_renderer() const
+{
+    DaemonStatus s = live();
+    s.ports.clear(); // the rows go as the shared vector, not a copy made on the loop
+    return [s = std::move(s), rows = ports_ ? port_rows() : nullptr, sel = selection_] {
+        return to_prometheus(s, sel, rows.get());
+    };
 }
 
 void StatusReporter::start(std::chrono::milliseconds period)

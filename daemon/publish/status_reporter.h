@@ -20,6 +20,7 @@
 #include "daemon/core/sweep_outcome.h"
 #include "daemon/publish/dump_writer.h"
 #include "daemon/core/events.h"
+#include "daemon/publish/port_series.h"
 #include "daemon/publish/status.h"
 #include "daemon/core/subnet.h"
 #include "daemon/sweep/sweep_scheduler.h"
@@ -91,6 +92,20 @@ public:
     DaemonStatus live() const;
     // The control socket's path, for state.json (`ibsm` finds it there).
     void set_control_socket(std::string path) { status_.control_socket = std::move(path); }
+    // The HTTP endpoint's URL, for state.json and `ibsm status`.
+    void set_metrics_url(std::string url) { status_.metrics_url = std::move(url); }
+    // metrics.port_series (start and SIGHUP): from the next publish and scrape on.
+    void set_port_series(config::PortSeries series)
+    {
+        selection_.series = series;
+        ports_dirty_ = true; // publish metrics.prom again with the new choice
+        ++ports_version_;
+    }
+
+    // Loop thread: the exposition text as of now, to be rendered on another
+    // thread (the HTTP endpoint's scrapes): the status, every port row and
+    // the selection, all held by value or as immutable shared vectors.
+    std::function<std::string()> metrics_renderer() const;
 
     // state.json and `ibsm status` list at most this many ports: the worst
     // that are not plainly healthy. Every port is in metrics.prom and in
@@ -128,6 +143,7 @@ private:
     mutable bool ports_dirty_ = true;
     std::uint64_t ports_published_ = 0; // version of port_rows_ last written
     mutable std::uint64_t ports_version_ = 0;
+    PortSelection selection_{config::PortSeries::fabric, nullptr}; // switches: the last snapshot's
 };
 
 // The ports worth naming in state.json: isolated, refused or reported,

@@ -138,6 +138,7 @@ void Reloader::apply(const config::Config& next, const BringupSettings& bringup,
     wings_.election.set_polling(running_.sm.polling_interval, running_.sm.polling_retries);
     if (wings_.perf) wings_.perf->apply(perf_settings(running_));
     wings_.health.set_policy(health_policy(running_));
+    if (wings_.status) wings_.status->set_port_series(running_.metrics.port_series);
     if (wings_.mkeys && wings_.mkeys->settings() != mkeys) {
         // As `ibsm mkey rotate` does, on what was read (service/mkey_rotation.h).
         const auto r = decide_rotation(wings_.mkeys->settings(), mkeys, running_.security.mkey.secret_file);

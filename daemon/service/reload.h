@@ -37,6 +37,7 @@
 #include "daemon/health/health_monitor.h"
 #include "daemon/health/perf_poller.h"
 #include "daemon/publish/dump_writer.h"
+#include "daemon/publish/status_reporter.h"
 #include "daemon/service/options.h"
 #include "daemon/sm/sm_election.h"
 #include "daemon/sweep/bringup.h"
@@ -93,6 +94,7 @@ public:
         HealthMonitor& health;
         PerfPoller* perf = nullptr; // perf.*: interval, window, on/off
         MkeyBook* mkeys = nullptr;  // security.mkey: a changed key ring is a rotation
+        StatusReporter* status = nullptr; // metrics.port_series
     };
 
     Reloader(Options opts, config::Config running, Wings wings)

@@ -16,6 +16,7 @@ int run_sm_loop(boost::asio::io_context& io, bool once, const SmLoop& sm)
         if (sm.perf) sm.perf->stop();
         sm.notifier.stopping();
         sm.status.stop();
+        if (sm.metrics) sm.metrics->stop();
         sm.signals.cancel();
         sm.transport.stop();
     };

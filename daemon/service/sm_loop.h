@@ -12,6 +12,7 @@
 
 #include "daemon/health/perf_poller.h"
 #include "daemon/publish/dump_writer.h"
+#include "daemon/metrics/metrics_server.h"
 #include "daemon/publish/status_reporter.h"
 #include "daemon/service/service_notifier.h"
 #include "daemon/service/signals.h"
@@ -33,6 +34,7 @@ struct SmLoop {
     SignalHandler& signals;
     DumpWriter& dumps;
     PerfPoller* perf = nullptr; // the counter poller, beside the election
+    metrics::MetricsServer* metrics = nullptr; // metrics.listen's endpoint
 };
 
 // Runs `io` to the end. Returns --once's exit status (0 up, 2 up but

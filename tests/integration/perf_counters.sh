@@ -26,6 +26,8 @@ STATE=$WORK/state
 cat > "$WORK/ibsmd.yaml" << YAML
 perf:
   interval_s: 2
+metrics:
+  port_series: all # every counter of every port, host links' included
 YAML
 sm_start "$WORK/sm.log" --foreground --config "$WORK/ibsmd.yaml" --state-dir "$STATE" --log-level info
 sm_wait_up 0 60

@@ -26,3 +26,15 @@ for line in open(path):
         print(g, p, int(float(m.group(3))))
 PY
 }
+# nonzero_file FILE FAMILY: as nonzero, of another exposition file (a scrape).
+nonzero_file() { STATE_FILE=$1 python3 - "$1" "$2" << 'PY'
+import re, sys
+path, fam = sys.argv[1:]
+for line in open(path):
+    m = re.match(r'(\w+)\{(.*)\} (\S+)$', line.strip())
+    if m and m.group(1) == fam and float(m.group(3)) > 0:
+        g = re.search(r'node_guid="([^"]+)"', m.group(2)).group(1)
+        p = re.search(r'(^|,)port="(\d+)"', m.group(2)).group(2)
+        print(g, p, int(float(m.group(3))))
+PY
+}

@@ -52,7 +52,7 @@ TEST_CASE("sweep and dump changes reload", "[config][reload]")
     next.smp.window = 4;
     CHECK_FALSE(reload_compatible(Config{}, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, sm.priority and "
+                     "smp.window: 16 -> 4 needs a restart (only routing.*, sweep.*, dump.*, perf.*, metrics.port_series, health.*, qos, security.*, log.level, node_name_map, sm.priority and "
                      "sm.polling_* reload)"});
 }
 
@@ -67,9 +67,9 @@ TEST_CASE("port selection and state dir need a restart, naming the key", "[confi
     std::vector<std::string> why;
     CHECK_FALSE(reload_compatible(running, next, &why));
     CHECK(why == std::vector<std::string>{
-                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, "
+                     "sm.ca: 'mlx5_0' -> 'mlx5_1' needs a restart (only routing.*, sweep.*, dump.*, perf.*, metrics.port_series, health.*, qos, security.*, log.level, node_name_map, "
                      "sm.priority and sm.polling_* reload)",
-                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.*, perf.*, health.*, "
+                     "state_dir: '/var/lib/ibsmd' -> '/tmp/other' needs a restart (only routing.*, sweep.*, dump.*, perf.*, metrics.port_series, health.*, "
                      "qos, security.*, log.level, node_name_map, sm.priority and sm.polling_* reload)",
                  });
 }
@@ -103,14 +103,14 @@ TEST_CASE("every key outside routing, sweep and dump other than log.level, sm.pr
     port_guid.sm.port_guid = Guid(0x0002c90300001235);
     CHECK_FALSE(reload_compatible(Config{}, port_guid, &why));
     CHECK(why == std::vector<std::string>{"sm.port_guid: (not set) -> 0x0002c90300001235 needs a restart (only "
-                                          "routing.*, sweep.*, dump.*, perf.*, health.*, qos, security.*, log.level, node_name_map, "
+                                          "routing.*, sweep.*, dump.*, perf.*, metrics.port_series, health.*, qos, security.*, log.level, node_name_map, "
                                           "sm.priority and sm.polling_* reload)"});
 }
 
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 74);
+    REQUIRE(flat.size() == 76);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree, dfsssp-or-nue, updn]"});
     CHECK(flat.back() == std::pair<std::string, std::string>{"security.mkey", "{mode: off, protect_bits: 1, lease_period_s: 60}"});
     CHECK(std::find(flat.begin(), flat.end(), std::pair<std::string, std::string>{"sweep.debounce_max_ms", "1000"}) !=
