@@ -44,6 +44,22 @@ Result attempt(const Engine& engine, const topology::Fabric& fabric, const lidas
 
 } // namespace
 
+std::string GateRun::describe() const
+{
+    if (incremental)
+        return "incremental gate, " + group_digits(retraced) + " of " + group_digits(destinations) +
+               " destinations re-traced" + (cross_checked ? (mismatch.empty() ? ", cross-checked" : ", MISMATCH") : "");
+    return why_full.empty() ? "full gate" : "full gate (" + why_full + ")";
+}
+
+const GateRun* ChainOutcome::gate_run() const
+{
+    if (!tables) return nullptr;
+    for (std::size_t i = verdicts.size(); i-- > 0;)
+        if (verdicts[i].engine == tables->engine) return i < gate_runs.size() ? &gate_runs[i] : nullptr;
+    return nullptr;
+}
+
 const Verdict* ChainOutcome::verdict() const
 {
     if (!tables) return nullptr;
@@ -53,9 +69,12 @@ const Verdict* ChainOutcome::verdict() const
 }
 
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
-                       const lidassign::LidMap& lids, const Options& options)
+                       const lidassign::LidMap& lids, const Options& options, ChainMemory* memory)
 {
     validate(registry, spec);
+    // The gate's memory keeps its own copies (the fabric once per run).
+    std::shared_ptr<const topology::Fabric> fabric_copy;
+    std::optional<std::size_t> remembered; // index into out.verdicts of the tables the memory holds
     ChainOutcome out;
     VerifyOptions gate;
     gate.max_vls = options.max_vls;
@@ -88,7 +107,35 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         gate.vl_mask_of_sl.reset();
         if (options.vl_masks) gate.vl_mask_of_sl = options.vl_masks(t.vls_used);
         // A path engine in the colour-first order brings its own LIDs.
-        out.verdicts.push_back(verify(fabric, t.lids ? *t.lids : lids, t, gate));
+        const lidassign::LidMap& gated_lids = t.lids ? *t.lids : lids;
+        GateRun run;
+        if (memory) {
+            if (!fabric_copy) fabric_copy = std::make_shared<const topology::Fabric>(fabric);
+            auto tables_copy = std::make_shared<const RoutingTables>(t);
+            auto inc = verify_incremental(fabric_copy, gated_lids, tables_copy, gate, memory->gate);
+            if (auto* r = std::get_if<IncrementalVerdict>(&inc)) {
+                run.incremental = true;
+                run.retraced = r->retraced;
+                run.destinations = r->destinations;
+                out.verdicts.push_back(std::move(r->verdict));
+                if (memory->gate.cross_check) {
+                    // The full gate's verdict is the one kept; a memory that
+                    // disagreed with it is not trusted again.
+                    run.cross_checked = true;
+                    Verdict full = verify(fabric, gated_lids, t, gate);
+                    run.mismatch = first_difference(full, out.verdicts.back());
+                    if (!run.mismatch.empty()) memory->gate.state.reset();
+                    out.verdicts.back() = std::move(full);
+                }
+            } else {
+                run.why_full = std::get<std::string>(inc);
+                out.verdicts.push_back(verify_and_remember(fabric_copy, gated_lids, tables_copy, gate, memory->gate));
+            }
+            remembered = out.verdicts.size() - 1;
+        } else {
+            out.verdicts.push_back(verify(fabric, gated_lids, t, gate));
+        }
+        out.gate_runs.push_back(std::move(run));
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
@@ -101,6 +148,8 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
     };
     auto finish = [&](bool passed) {
         out.fell_back = out.tables && kept_fallback;
+        // Kept tables that are not the ones gated last leave nothing to build on.
+        if (memory && (!out.tables || remembered != least_bad)) memory->gate.state.reset();
         if (!passed && out.tables) {
             const Verdict& v = out.verdicts[*least_bad];
             out.degraded = true;

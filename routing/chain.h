@@ -12,6 +12,7 @@
 // subnet can come up, but must never be reported as a plain SUBNET UP.
 #pragma once
 
+#include "routing/chain_memory.h"
 #include "routing/engine.h"
 #include "routing/registry.h"
 #include "routing/verify.h"
@@ -24,6 +25,21 @@
 namespace ibsm::routing {
 
 inline constexpr const char* fallback_engine = "minhop";
+
+// How the gate judged one engine's tables (ChainOutcome::gate_runs).
+struct GateRun {
+    bool incremental = false;
+    std::size_t retraced = 0;     // incremental: destination LIDs traced again
+    std::size_t destinations = 0; // ... of these
+    std::string why_full;         // full gate with a memory: why not incremental
+    // With GateMemory::cross_check after an incremental run: the first
+    // difference from the full gate's verdict ("" when none). The verdict
+    // kept is the full gate's.
+    std::string mismatch;
+    bool cross_checked = false;
+    // "incremental gate, 312 of 30 528 destinations re-traced" or "full gate (why)".
+    std::string describe() const;
+};
 
 struct ChainSpec {
     std::vector<std::string> engines; // e.g. {"sftree", "updn"}
@@ -43,6 +59,8 @@ struct ChainOutcome {
     // The gate's verdict on every engine that produced tables, in the order
     // tried (the last one passed unless degraded).
     std::vector<Verdict> verdicts;
+    // Beside each verdict: whether the gate ran incrementally (only with a ChainMemory).
+    std::vector<GateRun> gate_runs;
     bool fell_back = false; // tables came from the implicit MinHop
 
     // True when `tables` failed the gate (no engine's passed): the daemon
@@ -60,6 +78,8 @@ struct ChainOutcome {
     // The gate's verdict on `tables` (counts per pair class, credit loops),
     // or nullptr when there are no tables.
     const Verdict* verdict() const;
+    // The gate run behind verdict(), or nullptr.
+    const GateRun* gate_run() const;
 };
 
 // Throws std::invalid_argument for an empty chain, an unknown engine name
@@ -70,8 +90,13 @@ void validate(const Registry& registry, const ChainSpec& spec);
 // An engine that throws is recorded as a refusal carrying the exception
 // text, so one broken engine cannot stop the fallback. Validates the spec
 // first (throws like validate()).
+//
+// With `memory`, the gate runs incrementally when the memory holds the
+// routing it verified last on a comparable fabric (incremental_gate.h),
+// otherwise in full, remembering what it verified; afterwards the memory
+// holds the kept tables, or nothing when they are not the ones gated last.
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
-                       const lidassign::LidMap& lids, const Options& options);
+                       const lidassign::LidMap& lids, const Options& options, ChainMemory* memory = nullptr);
 
 // "a,b,c" -> {"a","b","c"}; blanks around names are dropped; throws
 // std::invalid_argument on an empty element.

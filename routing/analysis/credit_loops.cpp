@@ -76,7 +76,63 @@ const CdgBuilder::Word* CdgBuilder::row(int mode, unsigned vl, std::int32_t sw, 
     return &bits_[static_cast<std::size_t>(mode) * vls_ + vl][sw_offset_[s] + in_port * sw_stride_[s]];
 }
 
+void CdgBuilder::enable_counts()
+{
+    cnt_offset_.assign(net_->switch_count() + 1, 0);
+    for (std::size_t s = 0; s < net_->switch_count(); ++s) {
+        const std::size_t ports = net_->switch_ports(static_cast<std::int32_t>(s)) + 1u;
+        cnt_offset_[s + 1] = cnt_offset_[s] + ports * ports;
+    }
+    counts_.assign(bits_.size(), std::vector<std::uint16_t>(cnt_offset_.back(), 0));
+}
+
+void CdgBuilder::rebind(const Network& net, const SlLookup& sls)
+{
+    if (net.switch_count() != sw_offset_.size()) throw std::logic_error("CdgBuilder::rebind: other switches");
+    for (std::size_t s = 0; s < net.switch_count(); ++s)
+        if ((net.switch_ports(static_cast<std::int32_t>(s)) + 1u + 63) / 64 != sw_stride_[s] ||
+            (counting() && cnt_offset_[s + 1] - cnt_offset_[s] !=
+                               (net.switch_ports(static_cast<std::int32_t>(s)) + 1u) *
+                                   (net.switch_ports(static_cast<std::int32_t>(s)) + 1u)))
+            throw std::logic_error("CdgBuilder::rebind: other ports");
+    net_ = &net;
+    sls_ = &sls;
+}
+
+void CdgBuilder::depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port)
+{
+    Word& word = row(mode, vl, sw, in_port)[out_port / 64];
+    const Word bit = Word{1} << (out_port % 64);
+    if (counts_.empty()) {
+        word |= bit;
+        return;
+    }
+    const auto s = static_cast<std::size_t>(sw);
+    const std::size_t ports = net_->switch_ports(sw) + 1u;
+    std::uint16_t& n = counts_[static_cast<std::size_t>(mode) * vls_ + vl][cnt_offset_[s] + in_port * ports + out_port];
+    if (sign_ > 0) {
+        ++n;
+        word |= bit;
+    } else if (n > 0 && --n == 0) {
+        word &= ~bit;
+    }
+}
+
 void CdgBuilder::add(const DestinationTree& t)
+{
+    sign_ = 1;
+    add_tree(t);
+}
+
+void CdgBuilder::remove(const DestinationTree& t)
+{
+    if (counts_.empty()) throw std::logic_error("CdgBuilder::remove without counts");
+    sign_ = -1;
+    add_tree(t);
+    sign_ = 1;
+}
+
+void CdgBuilder::add_tree(const DestinationTree& t)
 {
     if (t.owner < 0) return;
     const Network& net = *net_;
@@ -147,11 +203,10 @@ void CdgBuilder::propagate(const DestinationTree& t)
         if (oc < 0 || net.channel(oc).head_switch < 0) continue;
         unsigned in_port = in.head.port.value();
         unsigned out_port = net.channel(oc).tail.port.value();
-        Word bit = Word{1} << (out_port % 64);
         for (std::uint16_t m = mask_ca_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
-            row(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+            depend(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
         for (std::uint16_t m = mask_all_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
-            row(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+            depend(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
     }
 }
 
@@ -172,9 +227,13 @@ void CdgBuilder::mark_used(unsigned vl, bool from_switch)
 
 void CdgBuilder::merge(const CdgBuilder& other)
 {
+    if (counting() != other.counting()) throw std::logic_error("CdgBuilder::merge: counting and not");
     for (std::size_t m = 0; m < bits_.size(); ++m) {
         for (std::size_t w = 0; w < words_; ++w) bits_[m][w] |= other.bits_[m][w];
         used_vls_[m] |= other.used_vls_[m];
+        if (counting())
+            for (std::size_t i = 0; i < counts_[m].size(); ++i)
+                counts_[m][i] = static_cast<std::uint16_t>(counts_[m][i] + other.counts_[m][i]);
     }
 }
 
