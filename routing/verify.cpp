@@ -117,7 +117,7 @@ Verdict gate_pass(const topology::Fabric& fabric, const lidassign::LidMap& lids,
     for (unsigned w = 0; w < workers; ++w) {
         ws.push_back(std::make_unique<Worker>(Worker{a::LftBlock{}, a::DestinationTree{},
                                                      a::ConnectivityCounter(net, nullptr, true, max_examples),
-                                                     a::CdgBuilder(net, sls)}));
+                                                     a::CdgBuilder(net, sls, tables.switch_to_switch)}));
         if (record) ws.back()->cdg.enable_counts();
     }
     // Blocks of consecutive LIDs (forwarding.h, LftBlock: one cache line of

@@ -71,6 +71,9 @@ namespace ibsm::daemon {
 
 struct BringupSettings {
     routing::ChainSpec chain;
+    // routing.verify_incremental: the incremental gate cross-checked by the
+    // full one on every re-route (routing/incremental_gate.h). Reloadable.
+    bool verify_incremental = false;
     routing::Options route;
     lidassign::BaseLidOptions lid;
     PortSettings ports;
@@ -244,7 +247,7 @@ private:
     // `qos`: the policy the routing shares the VLs with (disabled: none),
     // `budget` its share, `cap` the VLs the ports carry.
     routing::ChainOutcome run_chain(const DiscoveryResult& found, const LidAssignment& lids,
-                                    const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap) const;
+                                    const config::QosConfig& qos, const qos::RoutingBudget& budget, unsigned cap);
     // After routing: the SL/VL plan and the compiled policy (route()).
     void plan_qos(RouteStep& step, const config::QosConfig& qos, unsigned cap) const;
     // The partitions over `found` (null without rules); what changed since
@@ -266,6 +269,10 @@ private:
 
     mad::Transport& transport_;
     BringupSettings settings_;
+    // What the chain keeps between routings (routing/chain_memory.h): the
+    // gate's last verified routing, for the incremental gate. Touched only
+    // by run_chain, on the compute pool, one route step at a time.
+    routing::ChainMemory chain_memory_;
     std::optional<BringupSettings> pending_;
     std::function<void()> before_heavy_;
     LidStore store_;

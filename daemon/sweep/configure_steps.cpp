@@ -171,7 +171,7 @@ unsigned Bringup::vl_cap(const DiscoveryResult& found) const
 
 routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const LidAssignment& lids,
                                          const config::QosConfig& qos, const qos::RoutingBudget& budget,
-                                         unsigned cap) const
+                                         unsigned cap)
 {
     routing::Options options = settings_.route;
     options.lmc = settings_.lid.lmc;
@@ -199,14 +199,18 @@ routing::ChainOutcome Bringup::run_chain(const DiscoveryResult& found, const Lid
     // Never throws: it runs beside the guid2lid write in one parallel
     // group, and an exception out of one half would cancel the group while
     // the other half still runs on a worker reading this sweep's values.
+    chain_memory_.gate.cross_check = settings_.verify_incremental;
     try {
         // Isolated links leave the routing like pulled cables: the engines
         // and the gate see the fabric without them.
         if (!applied_.empty())
             return routing::run_chain(routing::default_registry(), settings_.chain,
-                                      health::without_isolated(found.fabric, applied_), lids.lids, options);
-        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options);
+                                      health::without_isolated(found.fabric, applied_), lids.lids, options,
+                                      &chain_memory_);
+        return routing::run_chain(routing::default_registry(), settings_.chain, found.fabric, lids.lids, options,
+                                  &chain_memory_);
     } catch (const std::exception& e) {
+        chain_memory_.gate.state.reset();
         routing::ChainOutcome out;
         out.refusals.push_back(routing::Refusal{"chain", e.what()});
         return out;
@@ -246,6 +250,11 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
                       "the next sweep: make {} writable",
                       save_error, settings_.state_dir.string());
     for (const auto& r : chain.refusals) spdlog::warn("routing engine {} refused: {}", r.engine, r.reason);
+    for (std::size_t i = 0; i < chain.gate_runs.size() && i < chain.verdicts.size(); ++i)
+        if (!chain.gate_runs[i].mismatch.empty())
+            spdlog::error("incremental gate MISMATCH on engine {}'s tables: {}; the full gate's verdict is kept and "
+                          "the next routing is gated in full. This is a bug in ibsmd: report it with this log",
+                          chain.verdicts[i].engine, chain.gate_runs[i].mismatch);
     RouteStep step;
     if (qos->enabled)
         step.policy = std::make_shared<const qos::QosPolicy>(*qos, qos_port_facts(found, partitions_.get()));
@@ -273,7 +282,8 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     step.phase = clock.finish("route", "engine " + t.engine + (chain.fell_back ? " (fallback)" : "") +
                                            (chain.degraded ? " DEGRADED" : ", verified") + ", " +
                                            std::to_string(t.lfts.size()) + " switch tables, top LID " +
-                                           std::to_string(t.linear_fdb_top.value()));
+                                           std::to_string(t.linear_fdb_top.value()) +
+                                           (chain.gate_run() ? ", " + chain.gate_run()->describe() : std::string()));
     co_return step;
 }
 

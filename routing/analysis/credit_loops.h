@@ -78,7 +78,10 @@ public:
     // mode 0 = CA-originated traffic only, mode 1 = CA and switch traffic.
     static constexpr int ca_only = 0, with_switches = 1;
 
-    CdgBuilder(const Network& net, const SlLookup& sls);
+    // switch_traffic false: only the CA-traffic graph is built (the gate
+    // on tables that promise no switch pairs never asks for the other one),
+    // half the dependency work; result(with_switches) then throws.
+    CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic = true);
     // Keeps a count per dependency from now on (empty graph only).
     void enable_counts();
     bool counting() const { return !counts_.empty(); }
@@ -120,6 +123,7 @@ private:
     const Network* net_;
     const SlLookup* sls_;
     unsigned vls_;
+    bool switch_traffic_ = true;
     std::vector<std::size_t> sw_offset_; // first word of switch s in a (mode, vl) matrix
     std::vector<std::size_t> sw_stride_; // words per in-port row
     std::size_t words_ = 0;
