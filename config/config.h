@@ -92,6 +92,10 @@ struct RoutingConfig {
     // makes the engine refuse). Ignored by destination-based engines.
     std::string lid_assignment = "color-l";
     std::string lid_order = "colour-first";
+    // A debugging aid: after every re-route the incremental gate judged
+    // (routing/incremental_gate.h), run the full gate too and log an error
+    // naming the first difference (the full gate's verdict is kept).
+    bool verify_incremental = false;
 
     bool operator==(const RoutingConfig&) const = default;
 };

@@ -145,6 +145,7 @@ std::string describe(const Config& c)
     out << YAML::Key << "lid_assignment" << YAML::Value << c.routing.lid_assignment;
     out << YAML::Comment("path engines only");
     out << YAML::Key << "lid_order" << YAML::Value << c.routing.lid_order;
+    out << YAML::Key << "verify_incremental" << YAML::Value << c.routing.verify_incremental;
     out << YAML::EndMap;
 
     out << YAML::Key << "smp" << YAML::Value << YAML::BeginMap;

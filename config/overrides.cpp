@@ -37,6 +37,7 @@ Config apply_overrides(Config config, const Overrides& o)
         config.state_dir = *o.state_dir;
     }
     if (o.engines) config.routing.engines = engine_chain(*o.engines);
+    if (o.verify_incremental) config.routing.verify_incremental = true;
     if (o.log_level) {
         auto level = parse_log_level(*o.log_level);
         if (!level)

@@ -21,6 +21,7 @@ struct Overrides {
     std::optional<unsigned> smp_window;              // --smp-window N
     std::optional<unsigned> smp_timeout_ms;          // --smp-timeout-ms N
     std::optional<unsigned> smp_retries;             // --smp-retries N
+    bool verify_incremental = false;                 // --verify-incremental (sets routing.verify_incremental)
 };
 
 // Flags win over the file. --engine replaces routing.engines (routing.no_fallback

@@ -71,9 +71,9 @@ constexpr std::array<std::string_view, 18> top_keys{
     "routing", "smp",     "sm",      "state_dir", "log",      "sweep",           "dump",             "perf",
     "partitions", "partitions_file", "part_enforce", "allow_both_pkeys", "control", "health", "qos", "security",
     "node_name_map", "metrics"};
-constexpr std::array<std::string_view, 14> routing_keys{
+constexpr std::array<std::string_view, 15> routing_keys{
     "engines", "no_fallback", "lmc", "root_guids", "root_guid_file", "max_vls", "switch_sl2vl", "vl_tables",
-    "lid_assignment", "lid_order",
+    "lid_assignment", "lid_order", "verify_incremental",
     "cn_guid_file", "io_guid_file", "guid_routing_order_file", "max_reverse_hops",
 };
 // Spelled as lidassign/path_configs.h and path_lids.h accept them (config/
@@ -221,6 +221,7 @@ void read_routing(const Reader& r, const Entry& at, RoutingConfig& c)
     const Section s = r.section(at.value, at.key, at.line, routing_keys);
     if (auto* e = s.find("engines")) c.engines = read_engines(r, *e);
     if (auto* e = s.find("no_fallback")) c.no_fallback = r.boolean(*e);
+    if (auto* e = s.find("verify_incremental")) c.verify_incremental = r.boolean(*e);
     if (auto* e = s.find("lmc")) c.lmc = small(r.integer(*e, limits::lmc));
     if (auto* e = s.find("root_guids")) c.root_guids = read_root_guids(r, *e);
     if (auto* e = s.find("root_guid_file")) c.root_guid_file = r.text(*e, "a path");

@@ -85,6 +85,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const Config& c)
         {"routing.vl_tables", std::string(to_string(c.routing.vl_tables))},
         {"routing.lid_assignment", c.routing.lid_assignment},
         {"routing.lid_order", c.routing.lid_order},
+        {"routing.verify_incremental", yes_no(c.routing.verify_incremental)},
         {"smp.window", std::to_string(c.smp.window)},
         {"smp.timeout_ms", std::to_string(c.smp.timeout.count())},
         {"smp.retries", std::to_string(c.smp.retries)},

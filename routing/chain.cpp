@@ -94,16 +94,23 @@ std::string why_full(const ChainMemory* memory, const std::string& name, const s
     return "";
 }
 
-// The verification gate over one engine's tables. The place an incremental
-// gate (re-tracing only the destinations whose columns changed) plugs in.
-Verdict run_gate(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& t,
-                 const VerifyOptions& gate, std::string& how)
+} // namespace
+
+std::string GateRun::describe() const
 {
-    how = "full gate";
-    return verify(fabric, lids, t, gate);
+    if (incremental)
+        return "incremental gate, " + group_digits(retraced) + " of " + group_digits(destinations) +
+               " destinations re-traced" + (cross_checked ? (mismatch.empty() ? ", cross-checked" : ", MISMATCH") : "");
+    return why_full.empty() ? "full gate" : "full gate (" + why_full + ")";
 }
 
-} // namespace
+const GateRun* ChainOutcome::gate_run() const
+{
+    if (!tables) return nullptr;
+    for (std::size_t i = verdicts.size(); i-- > 0;)
+        if (verdicts[i].engine == tables->engine) return i < gate_runs.size() ? &gate_runs[i] : nullptr;
+    return nullptr;
+}
 
 const Verdict* ChainOutcome::verdict() const
 {
@@ -117,12 +124,17 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
                        const lidassign::LidMap& lids, const Options& options, ChainMemory* memory)
 {
     validate(registry, spec);
+    // The memory's copies: the fabric once per run, each engine's tables
+    // once; the gate and the next re-route share them.
+    std::shared_ptr<const topology::Fabric> fabric_copy;
+    std::optional<std::size_t> remembered; // index into out.verdicts of the tables the memory holds
     ChainOutcome out;
     const std::string key = memory ? options_key(options) : std::string();
     if (memory) memory->delta = memory->fabric ? topology::fabric_delta(*memory->fabric, fabric) : topology::FabricDelta{};
     std::shared_ptr<const EngineMemory> kept_state; // the kept tables' engine state
     std::string kept_how;
     bool kept_incremental = false;
+    std::shared_ptr<const RoutingTables> tables_copy, kept_copy; // the gate's copies, shared with the memory
     VerifyOptions gate;
     gate.max_vls = options.max_vls;
     gate.progress = options.progress;
@@ -161,8 +173,35 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         gate.vl_mask_of_sl.reset();
         if (options.vl_masks) gate.vl_mask_of_sl = options.vl_masks(t.vls_used);
         // A path engine in the colour-first order brings its own LIDs.
-        std::string gate_how;
-        out.verdicts.push_back(run_gate(fabric, t.lids ? *t.lids : lids, t, gate, gate_how));
+        const lidassign::LidMap& gated_lids = t.lids ? *t.lids : lids;
+        GateRun gated;
+        if (memory) {
+            if (!fabric_copy) fabric_copy = std::make_shared<const topology::Fabric>(fabric);
+            tables_copy = std::make_shared<const RoutingTables>(t);
+            auto inc = verify_incremental(fabric_copy, gated_lids, tables_copy, gate, memory->gate);
+            if (auto* iv = std::get_if<IncrementalVerdict>(&inc)) {
+                gated.incremental = true;
+                gated.retraced = iv->retraced;
+                gated.destinations = iv->destinations;
+                out.verdicts.push_back(std::move(iv->verdict));
+                if (memory->gate.cross_check) {
+                    // The full gate's verdict is the one kept; a memory that
+                    // disagreed with it is not trusted again.
+                    gated.cross_checked = true;
+                    Verdict full = verify(fabric, gated_lids, t, gate);
+                    gated.mismatch = first_difference(full, out.verdicts.back());
+                    if (!gated.mismatch.empty()) memory->gate.state.reset();
+                    out.verdicts.back() = std::move(full);
+                }
+            } else {
+                gated.why_full = std::get<std::string>(inc);
+                out.verdicts.push_back(verify_and_remember(fabric_copy, gated_lids, tables_copy, gate, memory->gate));
+            }
+            remembered = out.verdicts.size() - 1;
+        } else {
+            out.verdicts.push_back(verify(fabric, gated_lids, t, gate));
+        }
+        out.gate_runs.push_back(std::move(gated));
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
@@ -173,7 +212,7 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             kept_state = std::move(run.state);
             kept_how = run.how;
             kept_incremental = run.incremental;
-            out.gate_how = gate_how;
+            kept_copy = tables_copy;
         }
         return pass;
     };
@@ -183,6 +222,8 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             out.route_how = kept_how;
             out.incremental = kept_incremental;
         }
+        // Kept tables that are not the ones gated last leave nothing to build on.
+        if (memory && (!out.tables || remembered != least_bad)) memory->gate.state.reset();
         if (!passed && out.tables) {
             const Verdict& v = out.verdicts[*least_bad];
             out.degraded = true;
@@ -196,9 +237,9 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             memory->delta = std::move(delta);
             return;
         }
-        memory->fabric = std::make_shared<const topology::Fabric>(fabric);
+        memory->fabric = fabric_copy ? fabric_copy : std::make_shared<const topology::Fabric>(fabric);
         memory->lids = std::make_shared<const lidassign::LidMap>(out.tables->lids ? *out.tables->lids : lids);
-        memory->tables = std::make_shared<const RoutingTables>(*out.tables);
+        memory->tables = kept_copy ? kept_copy : std::make_shared<const RoutingTables>(*out.tables);
         memory->engine_state = std::move(kept_state);
         memory->options_key = key;
     };

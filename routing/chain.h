@@ -26,6 +26,21 @@ namespace ibsm::routing {
 
 inline constexpr const char* fallback_engine = "minhop";
 
+// How the gate judged one engine's tables (ChainOutcome::gate_runs).
+struct GateRun {
+    bool incremental = false;
+    std::size_t retraced = 0;     // incremental: destination LIDs traced again
+    std::size_t destinations = 0; // ... of these
+    std::string why_full;         // full gate with a memory: why not incremental
+    // With GateMemory::cross_check after an incremental run: the first
+    // difference from the full gate's verdict ("" when none). The verdict
+    // kept is the full gate's.
+    std::string mismatch;
+    bool cross_checked = false;
+    // "incremental gate, 312 of 30 528 destinations re-traced" or "full gate (why)".
+    std::string describe() const;
+};
+
 struct ChainSpec {
     std::vector<std::string> engines; // e.g. {"sftree", "updn"}
     bool no_fallback = false;
@@ -44,15 +59,16 @@ struct ChainOutcome {
     // The gate's verdict on every engine that produced tables, in the order
     // tried (the last one passed unless degraded).
     std::vector<Verdict> verdicts;
+    // Beside each verdict: whether the gate ran incrementally (only with a ChainMemory).
+    std::vector<GateRun> gate_runs;
     bool fell_back = false; // tables came from the implicit MinHop
 
     // How the kept tables were made and checked, for the route phase's log
     // line: "incremental (ftree: 1 link(s) down; 2 switch rows, 97 LIDs
-    // re-decided)" or "full run (no previous routing)"; "full gate" (the
-    // gate ran over every pair). Empty without tables.
+    // re-decided)" or "full run (no previous routing)"; how the gate ran is
+    // gate_run(). Empty without tables.
     std::string route_how;
     bool incremental = false;
-    std::string gate_how;
 
     // True when `tables` failed the gate (no engine's passed): the daemon
     // programs them (better than no routes) but says "SUBNET UP (degraded:
@@ -69,6 +85,8 @@ struct ChainOutcome {
     // The gate's verdict on `tables` (counts per pair class, credit loops),
     // or nullptr when there are no tables.
     const Verdict* verdict() const;
+    // The gate run behind verdict(), or nullptr.
+    const GateRun* gate_run() const;
 };
 
 // Throws std::invalid_argument for an empty chain, an unknown engine name
@@ -84,6 +102,11 @@ void validate(const Registry& registry, const ChainSpec& spec);
 // options and LIDs, is handed its last routing and the delta to this fabric
 // (Engine::compute_after); the winner's routing is kept for the next call.
 // Null: every engine routes afresh and nothing is kept.
+//
+// The gate runs incrementally when the memory holds the routing it verified
+// last on a comparable fabric (incremental_gate.h), otherwise in full,
+// remembering what it verified; afterwards the memory holds the kept
+// tables, or nothing when they are not the ones gated last.
 ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const topology::Fabric& fabric,
                        const lidassign::LidMap& lids, const Options& options, ChainMemory* memory = nullptr);
 

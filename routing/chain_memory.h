@@ -9,10 +9,16 @@
 // (routing/incremental.h). The chain decides when that is allowed: the same
 // engine, the same options, the same LID for every port both fabrics have.
 // Anything else is a full run, and the route phase's log says which and why.
+//
+// The gate's part (GateMemory, incremental_gate.h): the routing it verified
+// last, so that after a re-route it traces again only the destinations
+// whose routes can have changed. Both parts share the one copy of the
+// fabric and of the kept tables.
 #pragma once
 
 #include "lidassign/lid_map.h"
 #include "routing/incremental.h"
+#include "routing/incremental_gate.h"
 #include "routing/tables.h"
 #include "topology/fabric.h"
 #include "topology/fabric_delta.h"
@@ -35,8 +41,12 @@ struct ChainMemory {
     // routing (empty when there was none) and whether it was used.
     topology::FabricDelta delta;
 
+    GateMemory gate;
+
+    // Everything but the gate's cross_check setting.
     void forget()
     {
+        gate.state.reset();
         fabric.reset();
         lids.reset();
         tables.reset();

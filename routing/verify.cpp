@@ -2,6 +2,9 @@
 // only the counters the verdict needs.
 #include "routing/verify.h"
 
+#include "routing/incremental_gate.h"
+#include "routing/verdict_parts.h"
+
 #include "common/parallel_for.h"
 #include "routing/analysis/connectivity.h"
 #include "routing/analysis/credit_loops.h"
@@ -42,84 +45,42 @@ bool less_bad(const Verdict& x, const Verdict& y)
 
 namespace {
 
-const char* class_label(a::PairClass c)
+std::vector<a::PortLids> port_lids_of(const lidassign::LidMap& lids)
 {
-    switch (c) {
-    case a::PairClass::ca_to_ca: return "CA";
-    case a::PairClass::ca_to_switch: return "CA→switch";
-    case a::PairClass::switch_to_ca: return "switch→CA";
-    case a::PairClass::switch_to_switch: return "switch";
-    }
-    return "?";
+    std::vector<a::PortLids> out;
+    for (const auto& [port, pl] : lids.entries()) out.push_back(a::PortLids{port, pl.base, pl.lmc});
+    return out;
 }
 
-std::string example(const a::Network& net, const std::vector<a::PairExample>& examples)
-{
-    if (examples.empty()) return {};
-    const a::PairExample& e = examples.front();
-    const std::int32_t owner = net.lid_owner(e.lid);
-    return ", e.g. " + net.endpoint(e.source).name + " → " + (owner >= 0 ? net.endpoint(owner).name : "?") +
-           " (LID " + std::to_string(e.lid) + ")";
-}
-
-// "credit loop on VL 0 in CA traffic: a[1] → b[2] → c[3] → a[1]" (at most 8 links shown).
-std::string credit_loop_text(const a::Network& net, const a::CreditLoops& loops, const char* traffic)
-{
-    for (const a::VlCreditResult& v : loops.vls) {
-        if (v.cycle.empty()) continue;
-        std::string text = "credit loop on VL " + std::to_string(v.vl) + " in " + traffic + ": ";
-        const std::size_t shown = std::min<std::size_t>(v.cycle.size(), 8);
-        for (std::size_t i = 0; i < shown; ++i) text += net.port_label(net.channel(v.cycle[i]).tail) + " → ";
-        text += shown < v.cycle.size() ? "… (" + std::to_string(v.cycle.size()) + " links)"
-                                       : net.port_label(net.channel(v.cycle.front()).tail);
-        return text;
-    }
-    return {};
-}
-
-PairCounts counts_of(const a::PairStats& s)
-{
-    return PairCounts{s.pairs, s.unreachable, s.loops};
-}
-
-} // namespace
-
-Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& tables,
-               const VerifyOptions& options)
+// The full gate's one pass. With `record`, every worker's CDG counts its
+// dependencies and every destination's tally is kept (incremental_gate.h),
+// and the pass leaves its Network, SLs and CDG in `record`.
+Verdict gate_pass(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& tables,
+                  const VerifyOptions& options, GateState* record)
 {
     Verdict v;
     v.engine = tables.engine;
     v.switch_pairs_checked = tables.switch_to_switch;
-    std::vector<std::string> problems;
 
-    std::vector<a::PortLids> port_lids;
-    for (const auto& [port, pl] : lids.entries()) port_lids.push_back(a::PortLids{port, pl.base, pl.lmc});
-    std::optional<a::Network> built;
+    auto built = std::make_unique<std::optional<a::Network>>();
     try {
-        built.emplace(fabric, tables, std::move(port_lids));
+        built->emplace(fabric, tables, port_lids_of(lids));
     } catch (const std::invalid_argument& e) {
         v.reason = std::string("tables cannot be checked: ") + e.what();
         return v;
     }
-    const a::Network& net = *built;
+    const a::Network& net = **built;
     v.checked = true;
-
-    if (lids.top().value() > tables.linear_fdb_top.value())
-        problems.push_back("LinearFDBTop " + std::to_string(tables.linear_fdb_top.value()) + " is below the top LID " +
-                           std::to_string(lids.top().value()));
-    const std::uint8_t sl_top = tables.sl.max_sl();
-    if (tables.vls_used > options.max_vls)
-        problems.push_back("needs " + std::to_string(tables.vls_used) + " VLs, the ports offer " +
-                           std::to_string(options.max_vls));
-    if (!tables.sl.empty() && sl_top >= std::max<std::uint8_t>(tables.vls_used, 1))
-        problems.push_back("uses SL " + std::to_string(sl_top) + " but maps only " +
-                           std::to_string(std::max<std::uint8_t>(tables.vls_used, 1)) + " VL(s)");
+    std::vector<std::string> problems = detail::table_problems(lids, tables, options);
 
     std::optional<a::PairRoutes> pair_routes;
     if (tables.pair_dlids) pair_routes.emplace(net, *tables.pair_dlids);
+    if (pair_routes) record = nullptr; // the incremental gate takes destination-based tables only
 
     // One pass over every destination LID.
-    const a::SlLookup sls(net, tables, options.vl_mask_of_sl ? &*options.vl_mask_of_sl : nullptr);
+    auto sls_owned =
+        std::make_unique<a::SlLookup>(net, tables, options.vl_mask_of_sl ? &*options.vl_mask_of_sl : nullptr);
+    const a::SlLookup& sls = *sls_owned;
     const unsigned workers = common::worker_count(options.threads);
     // Per-pair path routing: the DLID map destination-major (one sequential
     // scan finds the sources using a LID) and each Network endpoint's
@@ -150,14 +111,17 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         std::optional<std::tuple<std::uint32_t, std::size_t, std::int32_t>> example{};
     };
     constexpr std::size_t max_examples = 1;
+    const std::uint32_t lid_end = net.lid_table_size();
+    std::vector<LidTally> tallies(record ? lid_end : 0);
     std::vector<std::unique_ptr<Worker>> ws;
-    for (unsigned w = 0; w < workers; ++w)
+    for (unsigned w = 0; w < workers; ++w) {
         ws.push_back(std::make_unique<Worker>(Worker{a::LftBlock{}, a::DestinationTree{},
                                                      a::ConnectivityCounter(net, nullptr, true, max_examples),
-                                                     a::CdgBuilder(net, sls)}));
+                                                     a::CdgBuilder(net, sls, tables.switch_to_switch)}));
+        if (record) ws.back()->cdg.enable_counts();
+    }
     // Blocks of consecutive LIDs (forwarding.h, LftBlock: one cache line of
     // every LFT per block instead of one miss per switch and LID).
-    const std::uint32_t lid_end = net.lid_table_size();
     const std::size_t blocks = (lid_end + a::LftBlock::width - 1) / a::LftBlock::width;
     const std::string stage = "verify (" + tables.engine + ")";
     a::StageProgress progress(options.progress, stage, blocks);
@@ -169,7 +133,14 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             const std::uint32_t lid = first + i;
             if (lid == 0 || net.lid_owner(lid) < 0) continue;
             a::trace_destination(net, lid, k.block.ports(i), k.tree);
-            k.conn.add(k.tree);
+            if (record) {
+                // Counted one destination at a time, kept per LID.
+                k.conn.clear();
+                k.conn.add(k.tree);
+                tallies[lid] = detail::tally_of(k.conn.totals());
+            } else {
+                k.conn.add(k.tree);
+            }
             const std::int32_t owner = net.lid_owner(lid);
             if (!pair_routes || net.endpoint(owner).is_switch) {
                 k.cdg.add(k.tree);
@@ -206,25 +177,15 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
         progress.tick();
     });
     for (unsigned w = 1; w < workers; ++w) {
-        ws[0]->conn.merge(ws[w]->conn);
+        if (!record) ws[0]->conn.merge(ws[w]->conn);
         ws[0]->cdg.merge(ws[w]->cdg);
     }
 
-    const a::Connectivity conn = ws[0]->conn.result();
-    v.ca_to_ca = counts_of(conn.of(a::PairClass::ca_to_ca));
-    v.ca_to_switch = counts_of(conn.of(a::PairClass::ca_to_switch));
-    v.switch_to_ca = counts_of(conn.of(a::PairClass::switch_to_ca));
-    v.switch_to_switch = counts_of(conn.of(a::PairClass::switch_to_switch));
-    for (auto c : {a::PairClass::ca_to_ca, a::PairClass::ca_to_switch, a::PairClass::switch_to_ca,
-                   a::PairClass::switch_to_switch}) {
-        if (c == a::PairClass::switch_to_switch && !v.switch_pairs_checked) continue;
-        const a::PairStats& s = conn.of(c);
-        if (s.unreachable)
-            problems.push_back(group_digits(s.unreachable) + " " + class_label(c) + " pairs unreachable" +
-                               example(net, s.unreachable_examples));
-        if (s.loops)
-            problems.push_back(group_digits(s.loops) + " " + class_label(c) + " pairs in forwarding loops" +
-                               example(net, s.loop_examples));
+    if (record) {
+        detail::pair_problems(net, detail::tallies_of(tallies), v, problems);
+    } else {
+        const a::Connectivity conn = ws[0]->conn.result();
+        detail::pair_problems(net, detail::tallies_of(conn), v, problems);
     }
 
     if (pair_routes) {
@@ -251,17 +212,42 @@ Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, co
             problems.push_back(group_digits(pair_routes->missing()) + " pairs of the DLID map name ports without a LID");
     }
 
-    const a::CreditLoops ca_loops = ws[0]->cdg.result(a::CdgBuilder::ca_only);
-    v.ca_credit_loop = ca_loops.has_loop();
-    if (v.ca_credit_loop) problems.push_back(credit_loop_text(net, ca_loops, "CA traffic"));
-    if (v.switch_pairs_checked) {
-        const a::CreditLoops all = ws[0]->cdg.result(a::CdgBuilder::with_switches);
-        v.switch_credit_loop = all.has_loop();
-        if (v.switch_credit_loop && !v.ca_credit_loop)
-            problems.push_back(credit_loop_text(net, all, "CA and switch traffic"));
-    }
+    detail::credit_problems(net, ws[0]->cdg, v, problems);
+    v.reason = detail::join_problems(problems);
 
-    for (const auto& p : problems) v.reason += (v.reason.empty() ? "" : "; ") + p;
+    if (record) {
+        record->tallies = std::move(tallies);
+        record->cdg = std::make_unique<a::CdgBuilder>(std::move(ws[0]->cdg));
+        record->sls = std::move(sls_owned);
+        record->net = std::make_unique<a::Network>(std::move(**built));
+        record->cdg->rebind(*record->net, *record->sls);
+        record->max_vls = options.max_vls;
+        record->vl_masks = options.vl_mask_of_sl;
+        record->lid_keys = detail::lid_keys(fabric, lids);
+    }
+    return v;
+}
+
+} // namespace
+
+Verdict verify(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& tables,
+               const VerifyOptions& options)
+{
+    return gate_pass(fabric, lids, tables, options, nullptr);
+}
+
+Verdict verify_and_remember(std::shared_ptr<const topology::Fabric> fabric, const lidassign::LidMap& lids,
+                            std::shared_ptr<const RoutingTables> tables, const VerifyOptions& options,
+                            GateMemory& memory)
+{
+    memory.state.reset();
+    auto state = std::make_unique<GateState>();
+    Verdict v = gate_pass(*fabric, lids, *tables, options, state.get());
+    if (v.checked && state->cdg) {
+        state->fabric = std::move(fabric);
+        state->tables = std::move(tables);
+        memory.state = std::move(state);
+    }
     return v;
 }
 

@@ -120,7 +120,13 @@ void add_configuration(CLI::App& app, Options& o, CLI::Option* discover_only)
                     ->type_name("N")
                     ->check(range(config::limits::lmc))
                     ->group(conf);
-    for (auto* opt : {config, state, engine, lmc}) opt->excludes(discover_only);
+    auto* verify_inc =
+        app.add_flag_function(
+               "--verify-incremental", [&o](std::int64_t) { o.overrides.verify_incremental = true; },
+               "debugging: after every re-route gated incrementally, run the full gate too and log an error "
+               "naming the first difference (routing.verify_incremental)")
+            ->group(conf);
+    for (auto* opt : {config, state, engine, lmc, verify_inc}) opt->excludes(discover_only);
 }
 
 // The SM's port: by GUID, or by CA and port number.

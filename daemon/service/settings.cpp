@@ -86,6 +86,7 @@ BringupSettings bringup_settings(const config::Config& cfg)
     BringupSettings s;
     s.chain.engines = cfg.routing.engines;
     s.chain.no_fallback = cfg.routing.no_fallback;
+    s.verify_incremental = cfg.routing.verify_incremental;
     s.route.root_guids = cfg.routing.root_guids;
     if (cfg.routing.root_guid_file) {
         auto more = read_root_guid_file(*cfg.routing.root_guid_file);

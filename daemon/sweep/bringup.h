@@ -71,6 +71,9 @@ namespace ibsm::daemon {
 
 struct BringupSettings {
     routing::ChainSpec chain;
+    // routing.verify_incremental: the incremental gate cross-checked by the
+    // full one on every re-route (routing/incremental_gate.h). Reloadable.
+    bool verify_incremental = false;
     routing::Options route;
     lidassign::BaseLidOptions lid;
     PortSettings ports;
@@ -295,8 +298,10 @@ private:
     // the routing reads it on a worker.
     std::set<health::PortId> isolated_, applied_;
     // The last verified routing, its fabric (isolated links left out), LIDs
-    // and the engine's state: the next route step re-routes the delta from it
-    // (routing/chain_memory.h). Forgotten when a reload's settings apply.
+    // and the engine's state: the next route step re-routes the delta from it,
+    // and the gate re-traces only what changed (routing/chain_memory.h).
+    // Forgotten when a reload's settings apply. Touched only by run_chain,
+    // on the compute pool, one route step at a time.
     routing::ChainMemory route_memory_;
     std::set<Guid> no_discover_;
     // Isolations lifted since the last re-route: their disabled ports go

@@ -214,6 +214,17 @@ void ConnectivityCounter::merge(const ConnectivityCounter& other)
         result_.classes[c].merge(other.result_.classes[c], max_examples_);
 }
 
+void ConnectivityCounter::clear()
+{
+    for (PairStats& c : result_.classes) {
+        c.pairs = c.delivered = c.unreachable = c.loops = 0;
+        c.unreachable_examples.clear();
+        c.loop_examples.clear();
+        c.dim = 0;
+        c.hist.clear();
+    }
+}
+
 Connectivity ConnectivityCounter::result() const
 {
     Connectivity out;

@@ -80,6 +80,10 @@ public:
     void merge(const ConnectivityCounter& other);
     // The totals, with examples reduced to the smallest destination LIDs.
     Connectivity result() const;
+    // What was added since the last clear(), examples unsorted (the
+    // incremental gate counts one destination at a time with it).
+    const Connectivity& totals() const { return result_; }
+    void clear();
 
 private:
     void note_example(std::vector<PairExample>& list, std::int32_t source, std::uint32_t lid, std::uint32_t seq);

@@ -47,8 +47,8 @@ const std::vector<std::pair<std::int32_t, std::uint8_t>>& SlLookup::for_lid(std:
     return lid < by_lid_.size() ? by_lid_[lid] : none_;
 }
 
-CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls)
-    : net_(&net), sls_(&sls), vls_(sls.vl_count()), sw_offset_(net.switch_count()), sw_stride_(net.switch_count()),
+CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic)
+    : net_(&net), sls_(&sls), vls_(sls.vl_count()), switch_traffic_(switch_traffic), sw_offset_(net.switch_count()), sw_stride_(net.switch_count()),
       mask_ca_(net.switch_count(), 0), mask_all_(net.switch_count(), 0), listed_(net.switch_count(), 0),
       ca_at_(net.switch_count(), 0)
 {
@@ -58,7 +58,9 @@ CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls)
         sw_offset_[s] = words_;
         words_ += ports * sw_stride_[s];
     }
-    bits_.assign(2u * vls_, std::vector<Word>(words_, 0));
+    bits_.assign(2u * vls_, std::vector<Word>());
+    for (std::size_t m = 0; m < bits_.size(); ++m)
+        if (m < vls_ || switch_traffic_) bits_[m].assign(words_, 0);
     used_vls_.assign(2u * vls_, 0);
     for (const Endpoint& e : net.endpoints())
         if (!e.is_switch && e.attach_switch >= 0) ++ca_at_[static_cast<std::size_t>(e.attach_switch)];
@@ -76,7 +78,65 @@ const CdgBuilder::Word* CdgBuilder::row(int mode, unsigned vl, std::int32_t sw, 
     return &bits_[static_cast<std::size_t>(mode) * vls_ + vl][sw_offset_[s] + in_port * sw_stride_[s]];
 }
 
+void CdgBuilder::enable_counts()
+{
+    cnt_offset_.assign(net_->switch_count() + 1, 0);
+    for (std::size_t s = 0; s < net_->switch_count(); ++s) {
+        const std::size_t ports = net_->switch_ports(static_cast<std::int32_t>(s)) + 1u;
+        cnt_offset_[s + 1] = cnt_offset_[s] + ports * ports;
+    }
+    counts_.assign(bits_.size(), std::vector<std::uint16_t>());
+    for (std::size_t m = 0; m < bits_.size(); ++m)
+        if (!bits_[m].empty()) counts_[m].assign(cnt_offset_.back(), 0);
+}
+
+void CdgBuilder::rebind(const Network& net, const SlLookup& sls)
+{
+    if (net.switch_count() != sw_offset_.size()) throw std::logic_error("CdgBuilder::rebind: other switches");
+    for (std::size_t s = 0; s < net.switch_count(); ++s)
+        if ((net.switch_ports(static_cast<std::int32_t>(s)) + 1u + 63) / 64 != sw_stride_[s] ||
+            (counting() && cnt_offset_[s + 1] - cnt_offset_[s] !=
+                               (net.switch_ports(static_cast<std::int32_t>(s)) + 1u) *
+                                   (net.switch_ports(static_cast<std::int32_t>(s)) + 1u)))
+            throw std::logic_error("CdgBuilder::rebind: other ports");
+    net_ = &net;
+    sls_ = &sls;
+}
+
+void CdgBuilder::depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port)
+{
+    Word& word = row(mode, vl, sw, in_port)[out_port / 64];
+    const Word bit = Word{1} << (out_port % 64);
+    if (counts_.empty()) {
+        word |= bit;
+        return;
+    }
+    const auto s = static_cast<std::size_t>(sw);
+    const std::size_t ports = net_->switch_ports(sw) + 1u;
+    std::uint16_t& n = counts_[static_cast<std::size_t>(mode) * vls_ + vl][cnt_offset_[s] + in_port * ports + out_port];
+    if (sign_ > 0) {
+        ++n;
+        word |= bit;
+    } else if (n > 0 && --n == 0) {
+        word &= ~bit;
+    }
+}
+
 void CdgBuilder::add(const DestinationTree& t)
+{
+    sign_ = 1;
+    add_tree(t);
+}
+
+void CdgBuilder::remove(const DestinationTree& t)
+{
+    if (counts_.empty()) throw std::logic_error("CdgBuilder::remove without counts");
+    sign_ = -1;
+    add_tree(t);
+    sign_ = 1;
+}
+
+void CdgBuilder::add_tree(const DestinationTree& t)
 {
     if (t.owner < 0) return;
     const Network& net = *net_;
@@ -129,12 +189,11 @@ void CdgBuilder::add_users(const DestinationTree& t, const std::vector<std::uint
 void CdgBuilder::propagate(const DestinationTree& t)
 {
     const Network& net = *net_;
+    std::uint16_t used_ca = 0, used_all = 0; // VLs the traffic of this tree takes
     for (std::int32_t s : t.order) {
         auto si = static_cast<std::size_t>(s);
-        for (unsigned vl = 0; vl < vls_; ++vl) {
-            if (mask_ca_[si] >> vl & 1u) used_vls_[vl] = 1;
-            if (mask_all_[si] >> vl & 1u) used_vls_[vls_ + vl] = 1;
-        }
+        used_ca |= mask_ca_[si];
+        used_all |= mask_all_[si];
         std::int32_t c = t.next[si];
         if (c < 0) continue;
         const Channel& in = net.channel(c);
@@ -147,11 +206,15 @@ void CdgBuilder::propagate(const DestinationTree& t)
         if (oc < 0 || net.channel(oc).head_switch < 0) continue;
         unsigned in_port = in.head.port.value();
         unsigned out_port = net.channel(oc).tail.port.value();
-        Word bit = Word{1} << (out_port % 64);
         for (std::uint16_t m = mask_ca_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
-            row(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+            depend(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
+        if (!switch_traffic_) continue;
         for (std::uint16_t m = mask_all_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
-            row(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port)[out_port / 64] |= bit;
+            depend(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
+    }
+    for (unsigned vl = 0; vl < vls_; ++vl) {
+        if (used_ca >> vl & 1u) used_vls_[vl] = 1;
+        if (used_all >> vl & 1u) used_vls_[vls_ + vl] = 1;
     }
 }
 
@@ -160,7 +223,7 @@ void CdgBuilder::add_turn(std::int32_t sw, unsigned in_port, unsigned out_port, 
     if (vl >= vls_) return;
     const Word bit = Word{1} << (out_port % 64);
     if (!from_switch) row(ca_only, vl, sw, in_port)[out_port / 64] |= bit;
-    row(with_switches, vl, sw, in_port)[out_port / 64] |= bit;
+    if (switch_traffic_) row(with_switches, vl, sw, in_port)[out_port / 64] |= bit;
 }
 
 void CdgBuilder::mark_used(unsigned vl, bool from_switch)
@@ -172,14 +235,21 @@ void CdgBuilder::mark_used(unsigned vl, bool from_switch)
 
 void CdgBuilder::merge(const CdgBuilder& other)
 {
+    if (counting() != other.counting()) throw std::logic_error("CdgBuilder::merge: counting and not");
     for (std::size_t m = 0; m < bits_.size(); ++m) {
-        for (std::size_t w = 0; w < words_; ++w) bits_[m][w] |= other.bits_[m][w];
+        if (bits_[m].size() != other.bits_[m].size()) throw std::logic_error("CdgBuilder::merge: other graphs");
+        for (std::size_t w = 0; w < bits_[m].size(); ++w) bits_[m][w] |= other.bits_[m][w];
         used_vls_[m] |= other.used_vls_[m];
+        if (counting())
+            for (std::size_t i = 0; i < counts_[m].size(); ++i)
+                counts_[m][i] = static_cast<std::uint16_t>(counts_[m][i] + other.counts_[m][i]);
     }
 }
 
 CreditLoops CdgBuilder::result(int mode) const
 {
+    if (mode == with_switches && !switch_traffic_)
+        throw std::logic_error("CdgBuilder::result: built without switch traffic");
     const Network& net = *net_;
     CreditLoops out;
     out.computed = true;

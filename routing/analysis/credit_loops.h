@@ -19,6 +19,12 @@
 // give none), or with a QoS SL2VL every VL the SL's mask names: a pair whose
 // SL may travel on two VLs adds its dependencies to both. Only delivered routes create dependencies; forwarding loops are
 // reported separately. Cycles are found by an iterative depth-first search.
+//
+// Counting (the incremental gate, routing/incremental_gate.h): besides the
+// bit, a 16-bit count per dependency of how many destination LIDs make it
+// (one tree adds a dependency at most once per VL, and there are fewer than
+// 65 536 LIDs), so remove() of a destination's old tree clears a bit exactly
+// when its last user left.
 #pragma once
 
 #include "routing/analysis/forwarding.h"
@@ -72,8 +78,21 @@ public:
     // mode 0 = CA-originated traffic only, mode 1 = CA and switch traffic.
     static constexpr int ca_only = 0, with_switches = 1;
 
-    CdgBuilder(const Network& net, const SlLookup& sls);
+    // switch_traffic false: only the CA-traffic graph is built (the gate
+    // on tables that promise no switch pairs never asks for the other one),
+    // half the dependency work; result(with_switches) then throws.
+    CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic = true);
+    // Keeps a count per dependency from now on (empty graph only).
+    void enable_counts();
+    bool counting() const { return !counts_.empty(); }
+    // Points the builder at another view of the same switches and ports
+    // (same switch count, same port count per switch; channels may differ):
+    // the incremental gate removes old trees on the old view and adds new
+    // ones on the new. The dependency layout is per (switch, port, port).
+    void rebind(const Network& net, const SlLookup& sls);
     void add(const DestinationTree& tree);
+    // Takes back what add(tree) added (counting builders only).
+    void remove(const DestinationTree& tree);
     // As add(), but only these sources send to tree.lid, on VL 0 (a per-pair
     // path routing: the sources whose pair uses this DLID): ca_users[s] != 0
     // when a CA cabled to switch s does, switch_users[s] when switch s does.
@@ -97,15 +116,23 @@ private:
     void propagate(const DestinationTree& tree);
     Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port);
     const Word* row(int mode, unsigned vl, std::int32_t sw, unsigned in_port) const;
+    // Sets (or, counting, counts by sign_) the dependency in_port -> out_port at sw.
+    void depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port);
+    void add_tree(const DestinationTree& tree);
 
     const Network* net_;
     const SlLookup* sls_;
     unsigned vls_;
+    bool switch_traffic_ = true;
     std::vector<std::size_t> sw_offset_; // first word of switch s in a (mode, vl) matrix
     std::vector<std::size_t> sw_stride_; // words per in-port row
     std::size_t words_ = 0;
     std::vector<std::vector<Word>> bits_; // [mode * vls + vl]
     std::vector<std::uint8_t> used_vls_;  // [mode * vls + vl] != 0 when some traffic uses it
+    // Counting: [mode * vls + vl][cnt_offset_[s] + in_port * ports(s) + out_port].
+    std::vector<std::vector<std::uint16_t>> counts_;
+    std::vector<std::size_t> cnt_offset_;
+    int sign_ = 1;
     // scratch for add()
     std::vector<std::uint16_t> mask_ca_, mask_all_;
     std::vector<std::uint32_t> listed_;

@@ -9,17 +9,24 @@
 // time of the N runs (all threads; on a loaded machine wall time says little
 // and CPU time / threads is the wall time on idle cores). The verdict is printed
 // too, so a fast gate that checks nothing would show. gate_bench.sh makes
-// the fabrics (tests/bench/fabrics.sh) and runs this. Prints figures; judges
-// nothing.
+// the fabrics (tests/bench/fabrics.sh) and runs this. Then the incremental
+// gate (routing/incremental_gate.h) after one cable: the full gate that
+// remembers (what the daemon runs on a first routing), one leaf-to-spine
+// cable pulled, the engine run again on that fabric, and the incremental
+// gate on its tables, with the destinations it re-traced and whether its
+// verdict equals the full gate's. Prints figures; judges nothing.
 #include "common/parallel_for.h"
 #include "lidassign/base_lids.h"
 #include "routing/registry.h"
+#include "routing/incremental_gate.h"
 #include "routing/verify.h"
 #include "topology/netfile_file.h"
 
 #include "cpu_time.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -43,6 +50,64 @@ std::vector<std::string> split(const std::string& s)
         if (comma == std::string::npos) return out;
         start = comma + 1;
     }
+}
+
+double ms_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The first cable from a switch to a switch of higher GUID whose far end
+// has no CA (a leaf-to-spine or spine-to-core cable on these trees).
+std::optional<topology::PortRef> one_cable(const topology::Fabric& f)
+{
+    for (auto id : f.node_ids()) {
+        const auto& n = f.node(id);
+        if (!n.is_switch()) continue;
+        for (std::size_t p = 1; p < n.ports.size(); ++p) {
+            const topology::PortRef here{id, PortNum(static_cast<std::uint8_t>(p))};
+            const auto r = f.remote(here);
+            if (r && f.node(r->node).is_switch() && f.node(r->node).guid > n.guid) return here;
+        }
+    }
+    return std::nullopt;
+}
+
+void incremental_after_one_cable(const topology::Fabric& fabric, const lidassign::LidMap& lids,
+                                 const routing::RoutingTables& tables, const routing::Engine& engine,
+                                 const routing::VerifyOptions& vo, const std::string& name)
+{
+    routing::GateMemory memory;
+    auto t0 = Clock::now();
+    double c0 = cpu_seconds();
+    routing::verify_and_remember(std::make_shared<const topology::Fabric>(fabric), lids,
+                                 std::make_shared<const routing::RoutingTables>(tables), vo, memory);
+    const double remember_ms = ms_since(t0), remember_cpu = (cpu_seconds() - c0) * 1e3;
+    const auto cable = one_cable(fabric);
+    if (!cable) return;
+    topology::Fabric pulled = fabric;
+    pulled.disconnect(*cable);
+    auto result = engine.compute(pulled, lids, routing::Options{});
+    auto* rerouted = std::get_if<routing::RoutingTables>(&result);
+    if (!rerouted) return;
+    rerouted->engine = tables.engine;
+    t0 = Clock::now();
+    c0 = cpu_seconds();
+    auto inc = routing::verify_incremental(std::make_shared<const topology::Fabric>(pulled), lids,
+                                           std::make_shared<const routing::RoutingTables>(*rerouted), vo, memory);
+    const double inc_ms = ms_since(t0), inc_cpu = (cpu_seconds() - c0) * 1e3;
+    const auto full = routing::verify(pulled, lids, *rerouted, vo);
+    if (auto* why = std::get_if<std::string>(&inc)) {
+        std::printf("%-16s   remember %.1f ms (cpu %.1f); one cable: not incremental (%s)\n", name.c_str(),
+                    remember_ms, remember_cpu, why->c_str());
+        return;
+    }
+    const auto& r = std::get<routing::IncrementalVerdict>(inc);
+    const std::string diff = routing::first_difference(full, r.verdict);
+    std::printf("%-16s   remember %.1f ms (cpu %.1f); one cable: incremental %.1f ms (cpu %.1f), %zu of %zu "
+                "destinations re-traced, %s\n",
+                name.c_str(), remember_ms, remember_cpu, inc_ms, inc_cpu, r.retraced, r.destinations,
+                diff.empty() ? "verdict = full gate's" : ("DIFFERS: " + diff).c_str());
 }
 
 } // namespace
@@ -106,6 +171,7 @@ int main(int argc, char** argv)
             std::printf("%-16s %7zu %4u %-7s %9.1f %9.1f %9.1f  %s\n", name.c_str(), fabric.ca_count(),
                         common::worker_count(threads), e.c_str(), ms.front(), ms[ms.size() / 2],
                         cpu.front(), v.passed() ? "passed" : v.reason.substr(0, 120).c_str());
+            incremental_after_one_cable(fabric, lids, tables, *engine, vo, name);
         }
     }
     return 0;

@@ -18,7 +18,9 @@
 # ACTIVE (relinked and new ones included), sminfo says our port is MASTER;
 # and the LFT blocks the SM sent are the blocks that changed on the switches
 # (equal when one program phase ran, at least as many otherwise), well
-# below the bring-up's.
+# below the bring-up's. The SM runs with --verify-incremental: the lost
+# switch link (LIDs and switches unchanged) must be gated incrementally, and
+# no run of the incremental gate may differ from the full gate's verdict.
 #
 # usage: reroute_events.sh IBSMD IBSM
 set -euo pipefail
@@ -47,7 +49,7 @@ SPINE3=S-0002c90202000003   # pod 0's fourth spine: 4 leaves below, 4 cores abov
 for n in "$LEAF5" "$LEAF1" "$SPINE3"; do grep -q "\"$n\"" "$WORK/fabric.net" || fail "no switch $n in the net file"; done
 
 ibsim_start "$WORK/fabric.net"
-sm_start "$WORK/sm.log" --foreground --state-dir "$WORK/state" --log-level info
+sm_start "$WORK/sm.log" --foreground --state-dir "$WORK/state" --log-level info --verify-incremental
 sm_wait_up 0 60
 grep -E "SUBNET UP" "$SM_LOG"
 sm_since 0 | has "SUBNET UP (generation 1, heavy sweep)" || fail "the first sweep is not a heavy sweep"
@@ -90,6 +92,8 @@ sm_since 0 | has "SUBNET UP (generation [0-9]*, re-route of" || fail "a lost swi
 last_route() { sm_since 0 | grep "phase route" | tail -n1; }
 last_route | grep -q "; incremental (1 link(s) down; 2 of $SWITCHES switch rows" ||
     fail "the lost link was not routed incrementally: $(last_route)"
+sm_since 0 | has "incremental gate, [0-9 ]* of [0-9 ]* destinations re-traced, cross-checked" ||
+    fail "the lost switch link was not gated incrementally"
 step unlink-host-link $((HOSTS - 1)) "$SWITCHES" $((LINKS - 2)) "Unlink \"$LEAF1\"[1]"
 step relink-both "$HOSTS" "$SWITCHES" "$LINKS" "ReLink \"$LEAF5\"[6]" "ReLink \"$LEAF1\"[1]"
 # A lost spine cuts 4 cores off pod 0, so nearly every switch re-routes
@@ -106,6 +110,9 @@ last_route | grep -q "; incremental (" || fail "the lost spine was not routed in
 LIMIT_PCT=50
 step link-new-ca $((HOSTS + 1)) $((SWITCHES - 1)) $((LINKS - 7)) "Link \"$NEW_CA\"[1] $NEW_PEER"
 grep -q "new CA 0x${NEW_CA#H-}" "$SM_LOG" || fail "the new CA was not reported as new"
+
+! grep -q "incremental gate MISMATCH" "$SM_LOG" || { grep "MISMATCH" "$SM_LOG" >&2; fail "the incremental gate differed from the full gate"; }
+grep -o "full gate[^,]*\|incremental gate, [^,]*" "$SM_LOG" | sort | uniq -c
 
 reroutes=$(grep -c "SUBNET UP (generation [0-9]*, re-route of" "$SM_LOG" || true)
 heavy=$(grep -c "SUBNET UP (generation [0-9]*, heavy sweep" "$SM_LOG" || true)

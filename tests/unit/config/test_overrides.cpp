@@ -104,3 +104,12 @@ TEST_CASE("bad flag values are rejected naming the flag", "[config][overrides]")
     r.smp_retries = 101;
     CHECK(err(r) == "command line: --smp-retries: expected an integer in 0..100, got 101");
 }
+
+TEST_CASE("routing.verify_incremental: off by default, set by the file or by --verify-incremental", "[config][overrides]")
+{
+    CHECK_FALSE(from_file().routing.verify_incremental);
+    CHECK(parse_config("routing:\n  verify_incremental: true\n", "t.yaml").routing.verify_incremental);
+    Overrides o;
+    o.verify_incremental = true;
+    CHECK(apply_overrides(from_file(), o).routing.verify_incremental);
+}

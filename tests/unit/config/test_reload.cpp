@@ -110,7 +110,7 @@ TEST_CASE("every key outside routing, sweep and dump other than log.level, sm.pr
 TEST_CASE("flatten lists every key once, in schema order", "[config][reload]")
 {
     const auto flat = flatten(Config{});
-    REQUIRE(flat.size() == 76);
+    REQUIRE(flat.size() == 77);
     CHECK(flat.front() == std::pair<std::string, std::string>{"routing.engines", "[ftree, dfsssp-or-nue, updn]"});
     CHECK(flat.back() == std::pair<std::string, std::string>{"security.mkey", "{mode: off, protect_bits: 1, lease_period_s: 60}"});
     CHECK(std::find(flat.begin(), flat.end(), std::pair<std::string, std::string>{"sweep.debounce_max_ms", "1000"}) !=

@@ -19,6 +19,9 @@ TEST_CASE("command line: modes exclude each other, bring-up flags become overrid
     CHECK_THROWS_AS(daemon::parse_options({"--once", "--foreground"}), daemon::UsageError);
     CHECK_THROWS_AS(daemon::parse_options({"--lmc", "8"}), daemon::UsageError);
     CHECK_THROWS_AS(daemon::parse_options({"--discover-only", "--once"}), daemon::UsageError);
+    CHECK_FALSE(daemon::parse_options({"--once"}).overrides.verify_incremental);
+    CHECK(daemon::parse_options({"--foreground", "--verify-incremental"}).overrides.verify_incremental);
+    CHECK_THROWS_AS(daemon::parse_options({"--discover-only", "--verify-incremental"}), daemon::UsageError);
 }
 
 TEST_CASE("command line: --x=v and --x v, flags that do not apply to the mode are errors", "[options]")
