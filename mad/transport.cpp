@@ -87,11 +87,48 @@ void Transport::stop()
     delayed_smps_ = 0;
     for (auto* q : {&queue_, &low_queue_}) {
         while (!q->empty()) {
-            auto h = std::move(q->front().handler);
+            Pending p = std::move(q->front());
             q->pop_front();
-            boost::asio::post(io_, [h = std::move(h)]() mutable { std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0}); });
+            if (p.source) {
+                p.source->finished(p.tag, SmpResponse{SmpFailure::shutdown, {}, 0, p.attempts});
+                continue;
+            }
+            boost::asio::post(io_, [h = std::move(p.handler)]() mutable {
+                std::move(h)(SmpResponse{SmpFailure::shutdown, {}, 0, 0});
+            });
         }
     }
+    auto sources = std::move(sources_);
+    sources_.clear();
+    for (auto* s : sources) s->closed();
+}
+
+void Transport::add_source(RequestSource& source)
+{
+    if (!running_) {
+        source.closed();
+        return;
+    }
+    if (std::find(sources_.begin(), sources_.end(), &source) != sources_.end()) return;
+    sources_.push_back(&source);
+    if (!reading_batch_) pump_sends();
+}
+
+void Transport::remove_source(RequestSource& source)
+{
+    std::erase(sources_, &source);
+    std::erase_if(queue_, [&](const Pending& p) { return p.source == &source; });
+    for (auto it = delayed_.begin(); it != delayed_.end();) {
+        if (it->second.source == &source) {
+            --delayed_smps_;
+            it = delayed_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    // Deadlines of the attempts dropped here find no request and are
+    // skipped; a late answer to one is counted as unmatched.
+    std::erase_if(inflight_, [&](const auto& e) { return e.second.source == &source; });
 }
 
 void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler)
@@ -111,16 +148,44 @@ void Transport::enqueue(SmpRequest req, boost::asio::any_completion_handler<void
 
 void Transport::pump_sends(bool from_initiation)
 {
-    while (running_ && inflight_.size() - low_inflight_ < options_.window && !queue_.empty())
-        send_next(queue_, from_initiation);
+    // Single requests first: their callers wait on each one; a source's
+    // requests fill what room is left (see "Sources" in the header).
+    while (running_ && inflight_.size() - low_inflight_ < options_.window) {
+        if (!queue_.empty())
+            send_next(queue_, from_initiation);
+        else if (!pull_source(from_initiation))
+            break;
+    }
     while (running_ && smp_idle() && low_inflight_ < options_.perf_window && !low_queue_.empty())
         send_next(low_queue_, from_initiation);
+}
+
+bool Transport::pull_source(bool from_initiation)
+{
+    while (!sources_.empty()) {
+        RequestSource* source = sources_.front();
+        sources_.pop_front();
+        Pending p;
+        p.source = source;
+        if (!source->next(p.request, p.tag)) continue; // nothing more: it adds itself again when it has
+        // Sources take turns, so a short batch overlaps a long one instead
+        // of waiting behind it.
+        sources_.push_back(source);
+        send(std::move(p), from_initiation);
+        return true;
+    }
+    return false;
 }
 
 void Transport::send_next(std::deque<Pending>& from, bool from_initiation)
 {
     Pending p = std::move(from.front());
     from.pop_front();
+    send(std::move(p), from_initiation);
+}
+
+void Transport::send(Pending p, bool from_initiation)
+{
     std::uint32_t tid = next_tid_++;
     if (next_tid_ == 0) next_tid_ = 1;
     auto [it, inserted] = inflight_.emplace(tid, std::move(p));
@@ -271,6 +336,12 @@ void Transport::complete(std::uint32_t tid, SmpResponse response, bool from_init
     if (mkeys_ && !p.low && response.failure != SmpFailure::shutdown) mkeys_->completed(p.request, response);
     if (answers_.bad_status && !p.low && response.failure == SmpFailure::bad_status)
         answers_.bad_status(p.request, response);
+    if (p.source) {
+        // A plain call: the source records the answer and does not resume
+        // anything here, so it may run inside an initiation too.
+        p.source->finished(p.tag, response);
+        return;
+    }
     auto run = [h = std::move(p.handler), r = std::move(response)]() mutable { std::move(h)(std::move(r)); };
     if (from_initiation)
         boost::asio::post(io_, std::move(run));

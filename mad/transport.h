@@ -45,6 +45,16 @@
 // switches 2.5x and a 3456-host bring-up by about a fifth (DEVELOPERS.md).
 // With a kernel umad device a burst of sends costs nothing extra.
 //
+// Sources: a caller with many independent requests (the LFT and P_Key
+// blocks of a whole fabric, a phase's PortInfo Sets) registers a
+// RequestSource instead of one async_request per SMP. The transport pulls
+// its next request whenever the window has room and `queue_` is empty (so
+// single requests, which callers wait on one by one, go first), and tells
+// each completion by one call to the source: no completion handler,
+// coroutine resumption or allocation per SMP. A sourced request is retried,
+// backed off and counted exactly like any other. A source that has nothing
+// more to send is dropped from `sources_`; it adds itself again when it has.
+//
 // Performance management (class 0x04 GMPs to each port's PMA on QP1) rides
 // the same port at a lower priority: those requests wait in `low_queue_`
 // and go out only while no SMP is queued, waiting out a backoff or in
@@ -120,6 +130,25 @@ struct SmpResponse {
 struct SmpRequest {
     Smp smp;
     Lid dlid; // LID-routed only
+};
+
+// A producer of requests the transport pulls from (see "Sources" above).
+// Its calls come from within the transport, on the io_context's thread.
+class RequestSource {
+public:
+    // Fills `request` (its TID is assigned by the transport) and `tag`
+    // (what the source knows the request by) with the next request to
+    // send; false when the source has nothing more to send now.
+    virtual bool next(SmpRequest& request, std::uint64_t& tag) = 0;
+    // Request `tag` finished: answered (ok or bad status), given up after
+    // its retries, refused by the port, or failed `shutdown` by stop().
+    virtual void finished(std::uint64_t tag, const SmpResponse& response) = 0;
+    // The transport stopped: nothing more is pulled. Requests already
+    // pulled have been finished (shutdown) before this call.
+    virtual void closed() = 0;
+
+protected:
+    ~RequestSource() = default;
 };
 
 struct TransportCounters {
@@ -200,6 +229,18 @@ public:
             token, std::move(request));
     }
 
+    // Pulls requests from `source` while the window has room (see
+    // "Sources" above) until its next() says it has no more; several
+    // sources take turns. Adding a source already added changes nothing.
+    // Sourced requests are SMPs (class 0x01 or 0x81). On a stopped
+    // transport the source is told closed() at once.
+    void add_source(RequestSource& source);
+    // Forgets `source`: it is not pulled again, and its requests queued, in
+    // flight or waiting out a backoff are dropped without a completion (not
+    // counted as requests). For a source that goes away before its
+    // requests have finished; a finished source need not be removed.
+    void remove_source(RequestSource& source);
+
     // Sends a response to an unsolicited request (e.g. our SMInfo).
     bool respond(const Smp& response, const RawReceive& request);
     // Sends `request` once with a fresh TID and expects no response (a
@@ -227,13 +268,19 @@ public:
     std::size_t delayed() const { return delayed_.size(); }
     // SMPs queued, in flight or waiting out a backoff: the SM's own work,
     // without the counter queries riding beside it.
-    std::size_t smps_pending() const { return queue_.size() + inflight_.size() - low_inflight_ + delayed_smps_; }
+    // A source with requests left to pull counts as one.
+    std::size_t smps_pending() const
+    {
+        return queue_.size() + sources_.size() + inflight_.size() - low_inflight_ + delayed_smps_;
+    }
 
 private:
     using Clock = std::chrono::steady_clock;
     struct Pending {
         SmpRequest request;
         boost::asio::any_completion_handler<void(SmpResponse)> handler;
+        RequestSource* source = nullptr; // pulled from a source: told instead of `handler`
+        std::uint64_t tag = 0;           // the source's name for it
         unsigned attempts = 0;
         unsigned timeouts = 0;
         unsigned drops = 0;
@@ -249,9 +296,14 @@ private:
     void enqueue(SmpRequest req, boost::asio::any_completion_handler<void(SmpResponse)> handler);
     void pump_sends(bool from_initiation = false);
     void send_next(std::deque<Pending>& from, bool from_initiation);
+    // Sends the next request of the first source that has one; false when
+    // none has.
+    bool pull_source(bool from_initiation);
+    void send(Pending p, bool from_initiation);
     bool smp_idle() const
     {
-        return !perf_held_ && queue_.empty() && delayed_smps_ == 0 && inflight_.size() == low_inflight_;
+        return !perf_held_ && queue_.empty() && sources_.empty() && delayed_smps_ == 0 &&
+               inflight_.size() == low_inflight_;
     }
     bool transmit(std::uint32_t tid, Pending& p);
     // An attempt failed: no answer by its deadline, or a drop reported by
@@ -280,6 +332,7 @@ private:
     std::optional<boost::asio::posix::stream_descriptor> descriptor_;
     std::deque<Pending> queue_;
     std::deque<Pending> low_queue_;
+    std::deque<RequestSource*> sources_; // with requests left to pull, in the order added
     std::size_t low_inflight_ = 0;
     std::size_t delayed_smps_ = 0;
     bool perf_held_ = false; // hold_perf

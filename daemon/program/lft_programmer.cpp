@@ -1,5 +1,6 @@
 #include "daemon/program/lft_programmer.h"
 
+#include "daemon/core/smp_batch.h"
 #include "daemon/core/smp_ops.h"
 #include "daemon/core/work_pool.h"
 #include "mad/switch_info.h"
@@ -142,13 +143,19 @@ boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& t
             blocks.emplace_back(&t, b);
         }
     }
-    co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
-        auto [t, b] = tb;
-        auto r = co_await dr_get(transport, t->path, mad::attr::linear_forwarding_table, static_cast<std::uint32_t>(b));
-        ++report.blocks_read;
-        if (!r.ok()) co_return; // unknown: it will be sent
-        if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = block_digest(*block);
-    });
+    co_await send_batch(
+        transport, blocks.size(),
+        [&](std::size_t i, mad::SmpRequest& req) {
+            const auto [t, b] = blocks[i];
+            req.smp = mad::make_dr_request(mad::Method::get, t->path, mad::attr::linear_forwarding_table,
+                                           static_cast<std::uint32_t>(b), 0);
+        },
+        [&](std::size_t i, const mad::SmpResponse& r) {
+            const auto [t, b] = blocks[i];
+            ++report.blocks_read;
+            if (!r.ok()) return; // unknown: it will be sent
+            if (auto block = mad::decode_linear_forwarding_table(r.smp.data())) t->confirmed->blocks[b] = block_digest(*block);
+        });
     // Discovery just read SwitchInfo: that is what the switch holds now.
     for (auto& t : targets) {
         t.confirmed->top = t.current.linear_fdb_top;
@@ -170,26 +177,33 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
             }
         }
         if (blocks.empty()) break;
-        co_await run_jobs(std::move(blocks), settings_.width, [&](std::pair<Target*, std::size_t> tb) -> boost::asio::awaitable<void> {
-            auto [t, b] = tb;
-            const auto desired = t->desired(b);
-            SmpData data{};
-            mad::encode(desired, std::span<std::uint8_t, 64>(data));
-            auto r = co_await dr_set(transport, t->path, mad::attr::linear_forwarding_table,
-                                     static_cast<std::uint32_t>(b), data);
-            ++report.blocks_sent;
-            if (!r.ok()) {
-                keep_failure(report.failures, t->where(b) + ": LFT Set " + failure_text(r));
-                co_return;
-            }
-            auto block = mad::decode_linear_forwarding_table(r.smp.data());
-            if (block && *block == desired) {
-                t->confirmed->blocks[b] = block_digest(*block);
-            } else {
-                t->confirmed->blocks[b] = 0;
-                keep_failure(report.failures, t->where(b) + ": LFT Set answered with other content");
-            }
-        });
+        // One batch per round: the transport pulls the blocks as its window
+        // frees up; each answer confirms its block (or leaves it dirty for
+        // the next round) as it arrives.
+        co_await send_batch(
+            transport, blocks.size(),
+            [&](std::size_t i, mad::SmpRequest& req) {
+                const auto [t, b] = blocks[i];
+                SmpData data{};
+                mad::encode(t->desired(b), std::span<std::uint8_t, 64>(data));
+                req.smp = mad::make_dr_request(mad::Method::set, t->path, mad::attr::linear_forwarding_table,
+                                               static_cast<std::uint32_t>(b), 0, data);
+            },
+            [&](std::size_t i, const mad::SmpResponse& r) {
+                const auto [t, b] = blocks[i];
+                ++report.blocks_sent;
+                if (!r.ok()) {
+                    keep_failure(report.failures, t->where(b) + ": LFT Set " + failure_text(r));
+                    return;
+                }
+                auto block = mad::decode_linear_forwarding_table(r.smp.data());
+                if (block && *block == t->desired(b)) {
+                    t->confirmed->blocks[b] = block_digest(*block);
+                } else {
+                    t->confirmed->blocks[b] = 0;
+                    keep_failure(report.failures, t->where(b) + ": LFT Set answered with other content");
+                }
+            });
     }
     // Blocks no Set could place count as dirty whatever the rounds did.
     report.blocks_dirty = report.blocks_unsendable;

@@ -27,6 +27,8 @@
 //     A switch's LinearFDBCap bounds what it holds: blocks past it are
 //     not sent and count as dirty (with a failure naming the switch and
 //     the LIDs it cannot forward), so the sweep is not up;
+//     each round (and the first contact's reads) is one batch
+//     (core/smp_batch.h): no coroutine or completion handler per block;
 //  3. SwitchInfo Set (read-modify-write of the discovered value) where
 //     LinearFDBTop or LifeTimeValue differ — after the blocks, so a switch
 //     never forwards by entries that are not written yet.

@@ -1,7 +1,7 @@
 #include "daemon/program/pkey_programmer.h"
 
+#include "daemon/core/smp_batch.h"
 #include "daemon/core/smp_ops.h"
-#include "daemon/core/work_pool.h"
 
 #include <algorithm>
 #include <map>
@@ -133,17 +133,19 @@ PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryRes
             slot.learn = !t.switch_node || t.port == 0;
             reads.emplace_back(&t, b);
         }
-    co_await run_jobs(std::move(reads), settings_.width,
-                      [&](std::pair<const PKeyTarget*, std::size_t> tb) -> boost::asio::awaitable<void> {
-                          auto [t, b] = tb;
-                          const auto mod =
-                              mad::pkey_attr_mod(static_cast<std::uint16_t>(b), t->switch_node ? t->port : 0);
-                          auto r = co_await dr_get(transport, t->path, mad::attr_pkey_table, mod);
-                          ++report.blocks_read;
-                          if (!r.ok()) co_return; // unknown: it will be sent
-                          if (auto got = mad::decode_pkey_table(r.smp.data()))
-                              out[{t->node_guid, t->port}].blocks[b] = *got;
-                      });
+    co_await send_batch(
+        transport, reads.size(),
+        [&](std::size_t i, mad::SmpRequest& req) {
+            const auto [t, b] = reads[i];
+            const auto mod = mad::pkey_attr_mod(static_cast<std::uint16_t>(b), t->switch_node ? t->port : 0);
+            req.smp = mad::make_dr_request(mad::Method::get, t->path, mad::attr_pkey_table, mod, 0);
+        },
+        [&](std::size_t i, const mad::SmpResponse& r) {
+            const auto [t, b] = reads[i];
+            ++report.blocks_read;
+            if (!r.ok()) return; // unknown: it will be sent
+            if (auto got = mad::decode_pkey_table(r.smp.data())) out[{t->node_guid, t->port}].blocks[b] = *got;
+        });
     co_return out;
 }
 
@@ -226,30 +228,34 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
                 if (c[b] != t.blocks[b]) work.emplace_back(&t, b);
         }
         if (work.empty()) break;
-        co_await run_jobs(std::move(work), settings_.width,
-                          [&](std::pair<const PKeyTarget*, std::size_t> tb) -> boost::asio::awaitable<void> {
-                              auto [t, b] = tb;
-                              SmpData data{};
-                              mad::encode(t->blocks[b], std::span<std::uint8_t, 64>(data));
-                              const auto mod = mad::pkey_attr_mod(static_cast<std::uint16_t>(b),
-                                                                  t->switch_node ? t->port : 0);
-                              auto r = co_await dr_set(transport, t->path, mad::attr_pkey_table, mod, data);
-                              ++report.blocks_sent;
-                              auto& slot = confirmed_[{t->node_guid, t->port}][b];
-                              if (!r.ok()) {
-                                  keep_failure(report.failures, t->name + " block " + std::to_string(b) +
-                                                                    ": P_KeyTable Set " + failure_text(r));
-                                  co_return;
-                              }
-                              auto got = mad::decode_pkey_table(r.smp.data());
-                              if (got && *got == t->blocks[b]) {
-                                  slot = *got;
-                              } else {
-                                  slot.reset();
-                                  keep_failure(report.failures, t->name + " block " + std::to_string(b) +
-                                                                    ": P_KeyTable Set answered with other content");
-                              }
-                          });
+        // One batch per round (core/smp_batch.h), as the LFT blocks go.
+        co_await send_batch(
+            transport, work.size(),
+            [&](std::size_t i, mad::SmpRequest& req) {
+                const auto [t, b] = work[i];
+                SmpData data{};
+                mad::encode(t->blocks[b], std::span<std::uint8_t, 64>(data));
+                const auto mod = mad::pkey_attr_mod(static_cast<std::uint16_t>(b), t->switch_node ? t->port : 0);
+                req.smp = mad::make_dr_request(mad::Method::set, t->path, mad::attr_pkey_table, mod, 0, data);
+            },
+            [&](std::size_t i, const mad::SmpResponse& r) {
+                const auto [t, b] = work[i];
+                ++report.blocks_sent;
+                auto& slot = confirmed_[{t->node_guid, t->port}][b];
+                if (!r.ok()) {
+                    keep_failure(report.failures,
+                                 t->name + " block " + std::to_string(b) + ": P_KeyTable Set " + failure_text(r));
+                    return;
+                }
+                auto got = mad::decode_pkey_table(r.smp.data());
+                if (got && *got == t->blocks[b]) {
+                    slot = *got;
+                } else {
+                    slot.reset();
+                    keep_failure(report.failures, t->name + " block " + std::to_string(b) +
+                                                      ": P_KeyTable Set answered with other content");
+                }
+            });
     }
     auto held = std::make_shared<PKeyTablesHeld>();
     for (const auto& t : targets) {

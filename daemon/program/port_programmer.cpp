@@ -228,12 +228,28 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     co_return false;
 }
 
-boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport)
+void PortReport::add(const PortReport& o)
+{
+    sets += o.sets;
+    failed += o.failed;
+    configured += o.configured;
+    armed += o.armed;
+    activated += o.activated;
+    reads += o.reads;
+    confirmed_by_read += o.confirmed_by_read;
+    for (const auto& f : o.failures) keep_failure(failures, f);
+}
+
+boost::asio::awaitable<PortReport> PortProgrammer::configure(mad::Transport& transport, PortSide side)
 {
     PortReport report;
     std::vector<PortPlanEntry*> ports;
-    for (auto& e : plan_)
+    for (auto& e : plan_) {
+        // CA ports carry their LID; a switch keeps its own on port 0.
+        const bool end_port = e.carries_lid && e.port.port.value() != 0;
+        if (side != PortSide::all && end_port != (side == PortSide::end_ports)) continue;
         if (!e.activate && (e.config_differs || e.reregister)) ports.push_back(&e);
+    }
     co_await run_jobs(std::move(ports), settings_.width, [&](PortPlanEntry* e) -> boost::asio::awaitable<void> {
         if (co_await set_state(transport, *e, mad::PortState::no_change, e->reregister, report)) ++report.configured;
     });

@@ -16,7 +16,8 @@
 // LIDs, ordered port-major so consecutive SMPs go to different switches.
 // configure() sends the desired PortInfo (state unchanged) to ports that
 // will not be activated and whose settings differ: switch port 0 and ports
-// already ACTIVE. activate() runs two fabric-wide phases: every INIT port
+// already ACTIVE (switch ports and CA ports in two calls, so the bring-up
+// overlaps the first with the LFT blocks). activate() runs two fabric-wide phases: every INIT port
 // gets its desired PortInfo with PortState ARMED in one Set (LID and state
 // arrive together), then every armed port gets PortState ACTIVE (with
 // ClientReregister on a CA port's first contact). Each Set's response is
@@ -115,6 +116,10 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
                                 const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
                                 const routing::SlTable* sls = nullptr, const MkeySettings* mkeys = nullptr);
 
+// Which ports configure() sends to: switch ports (port 0 included), or
+// CA and router ports, whose LID and MasterSMLID the LFTs must route first.
+enum class PortSide : std::uint8_t { all, switches, end_ports };
+
 struct PortReport {
     std::uint64_t sets = 0;
     std::uint64_t failed = 0;
@@ -125,6 +130,8 @@ struct PortReport {
     std::uint64_t confirmed_by_read = 0; // failed Sets whose effect the Get showed
     std::vector<std::string> failures; // the first few
     bool complete() const { return failed == 0; }
+    // Adds another configure()'s figures (the failures kept stay the first few).
+    void add(const PortReport& o);
 };
 
 class PortProgrammer {
@@ -169,7 +176,7 @@ public:
     const KeptPortFields& kept() const { return kept_; }
     void set_kept(KeptPortFields kept) { kept_ = std::move(kept); }
 
-    boost::asio::awaitable<PortReport> configure(mad::Transport& transport);
+    boost::asio::awaitable<PortReport> configure(mad::Transport& transport, PortSide side = PortSide::all);
     boost::asio::awaitable<PortReport> activate(mad::Transport& transport);
 
 private:

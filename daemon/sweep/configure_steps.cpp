@@ -12,8 +12,9 @@
 //
 // Algorithm: LIDs from guid2lid and the ports (lidassign); routing and the
 // guid2lid write side by side on worker threads; the LFT blocks on the wire
-// while the port and VL plans are computed off the loop, then VL tables,
-// P_Key tables and PortInfo; activation fabric-wide (port_programmer.h).
+// beside the port-side tables (the port and VL plans computed off the loop
+// while the P_Key blocks go, then VL tables and switch ports' PortInfo),
+// then CA ports' PortInfo; activation fabric-wide (port_programmer.h).
 #include "daemon/sweep/bringup.h"
 #include "daemon/sweep/phase_clock.h"
 #include "daemon/sweep/qos_facts.h"
@@ -364,11 +365,19 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
                                                                const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy)
 {
     ProgramReport report;
-    // The port plan and the VL tables (tens of ms of CPU at thousands of
-    // ports) are planned on a worker thread while the LFT blocks are on the
-    // wire; nothing on the loop touches ports_ or reads the VL settings
-    // meanwhile. Switch tables and the PortInfo of ports that are not being
-    // activated (switch port 0, ports already ACTIVE) are independent.
+    // Two strands share the transport's window, so neither drains it
+    // waiting for the other: the LFT blocks (then SwitchInfo), and the
+    // port-side tables: the port plan and the VL tables (tens of ms of CPU
+    // at thousands of ports), planned on a worker thread while the P_Key
+    // blocks go out, then VL tables, then the PortInfo of switch ports not
+    // being activated (port 0's LID, ACTIVE ports' settings). Nothing on the
+    // loop touches ports_ or reads the VL settings meanwhile. Kept in order:
+    // VL and P_Key tables before any PortInfo Set (a switch port enforces
+    // partitions only once its P_Key table holds its CA's keys, and
+    // OperationalVLs changes after the SL2VL tables); CA ports' PortInfo
+    // (their LID, MasterSMLID) after the LFT blocks that route those LIDs;
+    // activation after all of it (P_Keys before ACTIVE: IPoIB reads the
+    // table when its port comes up).
     ports_.learn_keys(found);
     // Switch ports whose CA's keys overflow the enforcement table do not
     // enforce (pkey_programmer.h); the plan below needs to know which.
@@ -376,22 +385,29 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
                                       : std::set<std::pair<Guid, std::uint8_t>>{});
     using namespace boost::asio::experimental::awaitable_operators;
     std::shared_ptr<const VlTablesHeld> held;
-    auto [lft_report, vl_plan] = co_await (lfts_.program(transport_, found, tables) && off_loop([&] {
-                                               ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl, &sl_vl,
-                                                              policy);
-                                               auto planned = vls_.plan(found, ports_.plan(), sl_vl, policy);
-                                               held = std::make_shared<const VlTablesHeld>(
-                                                   held_vl_tables(planned.writes));
-                                               return planned;
-                                           }));
+    auto pkey_tables = [&]() -> boost::asio::awaitable<PKeyReport> {
+        if (!partitions_) co_return PKeyReport{};
+        co_return co_await pkeys_.program(transport_, found, *partitions_);
+    };
+    auto port_side = [&]() -> boost::asio::awaitable<void> {
+        auto [vl_plan, pkey_report] = co_await (off_loop([&] {
+                                                    ports_.prepare(found, lids.lids, lids.sm_lid, &tables.sl, &sl_vl,
+                                                                   policy);
+                                                    auto planned = vls_.plan(found, ports_.plan(), sl_vl, policy);
+                                                    held = std::make_shared<const VlTablesHeld>(
+                                                        held_vl_tables(planned.writes));
+                                                    return planned;
+                                                }) &&
+                                                pkey_tables());
+        report.pkeys = std::move(pkey_report);
+        report.vls = co_await vls_.program(transport_, std::move(vl_plan));
+        report.ports = co_await ports_.configure(transport_, PortSide::switches);
+    };
+    auto lft_report = co_await (lfts_.program(transport_, found, tables) && port_side());
+    report.lfts = std::move(lft_report);
+    report.ports.add(co_await ports_.configure(transport_, PortSide::end_ports));
     // Published only with an up outcome, i.e. once every table is confirmed.
     vl_tables_ = std::move(held);
-    report.lfts = std::move(lft_report);
-    report.vls = co_await vls_.program(transport_, std::move(vl_plan));
-    // P_Key tables before any port goes ACTIVE: IPoIB reads the table when
-    // its port comes up.
-    if (partitions_) report.pkeys = co_await pkeys_.program(transport_, found, *partitions_);
-    report.ports = co_await ports_.configure(transport_);
     co_return report;
 }
 

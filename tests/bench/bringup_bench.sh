@@ -43,7 +43,10 @@
 # NodeInfo Gets outstanding to the switch one hop away, on the same ibsim
 # right after ibsmd exits. No SM sending the minimum SMP count can come up
 # faster than minimum / ceiling on this machine; the line shows that bound
-# and the speed-up over OpenSM it would give.
+# and the speed-up over OpenSM it would give. The probe runs under
+# /usr/bin/time too: its CPU per SMP (all threads, umad2sim's receiver
+# included) is what the umad2sim path itself costs a client, and the line
+# gives the SM's cpu/SMP over it (issue 36's target: at most 1.5).
 #
 # usage: bringup_bench.sh IBSMD IBSM [FABRIC...]
 #   FABRIC: 648 | 3456 | 11664 | 27648 | 43776 (fabrics.sh; default: 648 3456;
@@ -57,9 +60,12 @@
 #      thread); pinning removes that scheduler noise for both SMs alike.
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
+# `sim` runs from the scratch directory: a relative PROBE must not break.
+[ -n "${PROBE:-}" ] && PROBE=$(realpath "$PROBE")
 fabrics=("$@")
 [ ${#fabrics[@]} -eq 0 ] && fabrics=(648 3456)
 WINDOW=${SMP_WINDOW:-64}
+PROBE_COUNT=200000
 PIN_SM=()
 if [ "${PIN:-0}" = 1 ]; then
     [ "$(nproc)" -ge 2 ] || { echo "PIN=1 needs two CPUs" >&2; exit 2; }
@@ -140,8 +146,13 @@ for fab in "${fabrics[@]}"; do
     ours_own=$(echo "$up_line" | sed -n 's/.* s, \([0-9]*\) SMPs (.*/\1/p')
     ours_smps=$(xmit_pkts)
     grep -E "phase" "$WORK/ibsmd-$fab.log" | sed 's/^[^ ]* [^ ]* info /  ibsmd /' >&2
-    ceiling="n/a"
-    [ -n "${PROBE:-}" ] && ceiling=$(probe_rate "$PROBE" "$WINDOW" 100000 "${PIN_SM[@]}")
+    ceiling="n/a"; probe_cpu="n/a"
+    if [ -n "${PROBE:-}" ]; then
+        ceiling=$(probe_rate "$PROBE" "$WINDOW" "$PROBE_COUNT" "${PIN_SM[@]}" \
+            /usr/bin/time -o "$WORK/time-probe-$fab" -f "$TIME_FORMAT")
+        probe_cpu=$(tail -n 1 "$WORK/time-probe-$fab" |
+            awk -v n="$PROBE_COUNT" '{ printf "%.1f", 1e6 * ($1 + $2) / n }')
+    fi
     ibsim_stop
     ours_sc="n/a"
     if [ "${SYSCALLS:-0}" = 1 ]; then
@@ -197,6 +208,9 @@ for fab in "${fabrics[@]}"; do
         bound=$(awk -v n="$min" -v r="$ceiling" 'BEGIN { printf "%.3f", n / r }')
         best=$(awk -v a="$osm_up" -v b="$bound" 'BEGIN { if (a != "n/a") printf "%.1fx", a / b; else print "n/a" }')
         results+=("$(printf '%-6s simulator ceiling %s SMPs/s (smp_rate_probe, %s outstanding, 1 hop): minimum SMPs take >= %s s, OpenSM/that: %s' "$fab" "$ceiling" "$WINDOW" "$bound" "$best")")
+        ours_cpu=$(tail -n 1 "$WORK/time-ibsmd-$fab" | awk -v n="$ours_own" '{ if (n + 0 > 0) printf "%.1f", 1e6 * ($1 + $2) / n }')
+        ratio=$(awk -v a="$ours_cpu" -v b="$probe_cpu" 'BEGIN { if (a != "" && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }')
+        results+=("$(printf '%-6s probe cpu/SMP %sus; ibsmd cpu/SMP %sus = %sx the probe'"'"'s' "$fab" "$probe_cpu" "$ours_cpu" "$ratio")")
     fi
 done
 
