@@ -181,7 +181,7 @@ int main(int argc, char** argv)
         t0 = Clock::now();
         auto next = routing::run_chain(registry, chain, after, after_lids, options, &memory);
         chain_incr = std::min(chain_incr, since(t0));
-        gate_how = next.gate_how;
+        gate_how = next.gate_run() ? next.gate_run()->describe() : std::string("no gate");
         blocks = changed_blocks(before, *base.tables, after, *next.tables);
         all_blocks = 0;
         for (const auto& [id, lft] : next.tables->lfts) all_blocks += (lft.port.size() + 63) / 64;

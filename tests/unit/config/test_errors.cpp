@@ -57,7 +57,7 @@ TEST_CASE("unknown keys, with a suggestion when one is close", "[config][errors]
     CHECK(error_of([&] { (void)load_config_file(path); }) ==
           path + ":6: key 'smp.timeout': unknown key (known keys under 'smp': window, timeout_ms, retries)");
     CHECK(parse_error("\n\nfoo: 1\n") ==
-          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep, dump, perf, partitions, partitions_file, part_enforce, allow_both_pkeys, control, health, qos, security, node_name_map)");
+          "t.yaml:3: key 'foo': unknown key (known keys: routing, smp, sm, state_dir, log, sweep, dump, perf, partitions, partitions_file, part_enforce, allow_both_pkeys, control, health, qos, security, node_name_map, metrics)");
     CHECK(parse_error("routing:\n  ? [a]\n  : 1\n") == "t.yaml:2: key 'routing': keys must be plain names, got a list");
 }
 
