@@ -6,21 +6,9 @@
 #include "routing/nue/ebb_estimate.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 namespace ibsm::routing {
-
-namespace {
-
-std::string fixed4(double v)
-{
-    char b[16];
-    std::snprintf(b, sizeof b, "%.4f", v);
-    return b;
-}
-
-} // namespace
 
 Result DfssspOrNueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                   const Options& options) const
@@ -56,8 +44,8 @@ Result DfssspOrNueEngine::compute(const topology::Fabric& fabric, const lidassig
     const double de = nue::estimate_ebb(fabric, lids, *dt, bisections, 1);
     const double ne = nue::estimate_ebb(fabric, lids, *nt, bisections, 1);
     const std::string why = "dfsssp's " + std::to_string(dt->layers_needed) + " layers fit " + budget_text +
-                            "; EBB estimate (" + std::to_string(bisections) + " bisections) dfsssp " + fixed4(de) +
-                            ", nue " + fixed4(ne);
+                            "; EBB estimate (" + std::to_string(bisections) + " bisections) dfsssp " + nue::fixed4(de) +
+                            ", nue " + nue::fixed4(ne);
     if (de >= ne) {
         dt->notes.push_back("dfsssp-or-nue picked dfsssp: " + why);
         return d;

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -117,13 +116,6 @@ RoutingTables tables_of(const SwitchGraph& g, Candidate& c, const std::string& e
     return tables;
 }
 
-std::string fixed4(double v)
-{
-    char b[16];
-    std::snprintf(b, sizeof b, "%.4f", v);
-    return b;
-}
-
 } // namespace
 
 Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
@@ -174,7 +166,7 @@ Result NueEngine::compute(const topology::Fabric& fabric, const lidassign::LidMa
         std::string note = "kept " + kept.what + " by the EBB estimate (" +
                            std::to_string(estimate_bisections) + " bisections):";
         for (std::size_t i = 0; i < candidates.size(); ++i)
-            note += (i ? ", " : " ") + candidates[i].what + " " + fixed4(candidates[i].ebb) + " (" + fixed4(candidates[i].seconds) + " s)";
+            note += (i ? ", " : " ") + candidates[i].what + " " + nue::fixed4(candidates[i].ebb) + " (" + nue::fixed4(candidates[i].seconds) + " s)";
         tables.notes.push_back(note);
     } else {
         tables.notes.push_back("tree escape paths only: " + std::to_string(hosts) + " hosts, more than the " +

@@ -7,6 +7,7 @@
 #include "routing/analysis/forwarding.h"
 #include "routing/analysis/network.h"
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -37,6 +38,13 @@ double estimate_ebb(const topology::Fabric& fabric, const lidassign::LidMap& lid
     o.bisections = bisections;
     o.seed = seed;
     return a::effective_bisection_bandwidth(eval, net.hosts_by_name(), o, 0).ebb;
+}
+
+std::string fixed4(double v)
+{
+    char b[16];
+    std::snprintf(b, sizeof b, "%.4f", v);
+    return b;
 }
 
 } // namespace ibsm::routing::nue

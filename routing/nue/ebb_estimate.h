@@ -20,10 +20,14 @@
 #include "topology/fabric.h"
 
 #include <cstdint>
+#include <string>
 
 namespace ibsm::routing::nue {
 
 double estimate_ebb(const topology::Fabric& fabric, const lidassign::LidMap& lids, const RoutingTables& tables,
                     unsigned bisections, std::uint32_t seed);
+
+// An estimate as the notes print it: four decimals, as `ibsm analyze` does.
+std::string fixed4(double v);
 
 } // namespace ibsm::routing::nue
