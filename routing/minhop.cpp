@@ -30,6 +30,8 @@
 // depend on the split.
 #include "routing/minhop.h"
 
+#include "routing/minhop_state.h"
+
 #include "common/parallel_for.h"
 #include "routing/guid_roles.h"
 
@@ -55,35 +57,7 @@ bool link_usable(const Fabric& fabric, PortRef end)
     return p.remote && port_usable(p) && port_usable(fabric.port(*p.remote));
 }
 
-namespace {
-
-constexpr std::uint8_t unreachable = 255;
-
-struct Hop {
-    std::uint8_t port;
-    std::uint32_t neighbour;
-    Guid node_guid;
-    Guid system_guid;
-};
-
-// Where a destination port is delivered: the switch that hands the packet
-// over and the port it uses (0 for the switch's own LIDs).
-struct Destination {
-    std::uint32_t base = 0;
-    std::uint16_t count = 1;
-    std::int64_t target = -1; // switch index, -1 when unreachable from any switch
-    std::uint8_t final_port = 0;
-    bool counts_as_traffic = true;
-    Guid port_guid;
-};
-
-struct Graph {
-    std::vector<NodeId> switches;
-    std::vector<std::vector<Hop>> hops;
-    std::vector<std::uint8_t> dist; // dist[n * S + t]
-    std::size_t size() const { return switches.size(); }
-    std::uint8_t d(std::size_t from, std::size_t to) const { return dist[from * switches.size() + to]; }
-};
+namespace minhop {
 
 Graph build_graph(const Fabric& fabric, std::vector<std::int64_t>& index)
 {
@@ -187,6 +161,12 @@ std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, 
     return {order.begin(), order.end()};
 }
 
+} // namespace minhop
+
+namespace {
+
+using namespace minhop;
+
 class SwitchRouter {
 public:
     SwitchRouter(const Graph& g, const std::vector<Destination>& dests, const std::vector<std::uint32_t>& order,
@@ -282,21 +262,19 @@ private:
 
 } // namespace
 
-Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options) const
+namespace minhop {
+
+RoutingTables route_full(const Graph& g, const std::vector<Destination>& dests,
+                         const std::vector<std::uint32_t>& order, Lid top, const Options& options)
 {
-    std::vector<std::int64_t> index;
-    const Graph g = build_graph(fabric, index);
-    const auto dests = destinations(fabric, lids, index);
-    const auto order = routing_order(dests, g, GuidRoles(options));
     std::uint16_t max_count = 1;
     for (const auto& d : dests) max_count = std::max(max_count, d.count);
 
     RoutingTables tables;
-    tables.engine = name();
-    tables.linear_fdb_top = lids.top();
+    tables.linear_fdb_top = top;
     const std::size_t S = g.size();
     std::vector<Lft> lfts(S);
-    for (auto& lft : lfts) lft.port.assign(static_cast<std::size_t>(lids.top().value()) + 1, no_route);
+    for (auto& lft : lfts) lft.port.assign(static_cast<std::size_t>(top.value()) + 1, no_route);
 
     // Switches are independent; below 64 of them threads cost more than
     // they save. A router is a worker's scratch, set afresh per switch.
@@ -310,6 +288,13 @@ Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids
 
     for (std::size_t s = 0; s < S; ++s) tables.lfts.emplace(g.switches[s], std::move(lfts[s]));
     return tables;
+}
+
+} // namespace minhop
+
+Result MinHopEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options) const
+{
+    return compute_after(fabric, lids, options, nullptr).result;
 }
 
 } // namespace ibsm::routing

@@ -18,6 +18,10 @@ public:
     std::string name() const override { return "minhop"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+    // Re-chooses only the entries whose least-hop candidates or delivery
+    // changed (minhop_state.h, minhop_reroute.cpp).
+    EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                            const Previous* previous) const override;
 };
 
 } // namespace ibsm::routing

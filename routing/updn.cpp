@@ -3,6 +3,7 @@
 
 #include "routing/minhop.h"
 #include "routing/updn_order.h"
+#include "routing/updn_state.h"
 
 #include <algorithm>
 #include <cassert>
@@ -23,20 +24,16 @@ constexpr int hop_shift = 40;
 constexpr std::uint64_t one_hop = std::uint64_t{1} << hop_shift;
 constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
 
-// Where a destination LID block is delivered (as in minhop.cpp).
-struct Destination {
-    std::uint32_t base = 0;
-    std::uint16_t count = 1;
-    std::uint32_t target = none; // place of the delivering switch
-    std::uint8_t final_port = 0;
-    bool counts_as_traffic = true;
-};
+} // namespace
+
+namespace updn {
+static_assert(no_target == none);
 
 std::vector<Destination> destinations(const Fabric& fabric, const lidassign::LidMap& lids, const Orientation& o)
 {
     std::vector<Destination> out;
     for (const auto& [ref, pl] : lids.entries()) {
-        Destination d{pl.base.value(), pl.count()};
+        Destination d{pl.base.value(), pl.count(), no_target, 0, true};
         if (fabric.node(ref.node).is_switch()) {
             d.target = static_cast<std::uint32_t>(o.place_of[ref.node.value]);
             d.counts_as_traffic = false;
@@ -71,6 +68,12 @@ std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, 
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return rank(a) < rank(b); });
     return order;
 }
+
+} // namespace updn
+
+namespace {
+
+using updn::Destination;
 
 class Router {
 public:
@@ -124,6 +127,55 @@ public:
         down_pass(t);
         top_down_pass(t, lfts, lid, d.final_port);
         if (d.counts_as_traffic) count_routes();
+    }
+
+    // Adds the CA routes of a LID routed earlier (its tree read from the
+    // tables, which a re-route keeps) to the channels they cross.
+    void count_kept(const Destination& d, std::uint16_t k, const std::vector<Lft>& lfts)
+    {
+        const std::uint32_t lid = d.base + k;
+        const std::size_t S = o_.size();
+        if (channel_of_port_.empty()) {
+            channel_of_port_.assign(S * 256, none);
+            const std::size_t U = o_.up.size();
+            for (std::uint32_t p = 0; p < S; ++p) {
+                for (std::uint32_t i = o_.up_first[p]; i < o_.up_first[p + 1]; ++i)
+                    channel_of_port_[p * 256 + o_.up[i].port] = i;
+                for (std::uint32_t j = o_.down_first[p]; j < o_.down_first[p + 1]; ++j)
+                    channel_of_port_[p * 256 + o_.down[j].port] = static_cast<std::uint32_t>(U + j);
+            }
+        }
+        ++stamp_;
+        for (std::uint32_t p = 0; p < S; ++p) {
+            const std::uint8_t port = lfts[p].port[lid];
+            next_[p] = p == d.target || port == no_route ? none : channel_of_port_[p * 256 + port];
+        }
+        // Hops to the destination along the tree (memoised through down_stamp_).
+        down_stamp_[d.target] = stamp_;
+        cost_[d.target] = 0;
+        for (std::uint32_t p = 0; p < S; ++p) {
+            std::uint32_t q = p;
+            path_.clear();
+            while (down_stamp_[q] != stamp_ && next_[q] != none && path_.size() <= S) {
+                path_.push_back(q);
+                q = neighbour_of(next_[q]);
+            }
+            const bool reached = down_stamp_[q] == stamp_ && cost_[q] != infinite;
+            std::uint64_t c = reached ? cost_[q] : infinite;
+            for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
+                down_stamp_[*it] = stamp_;
+                c = reached ? c + one_hop : infinite;
+                cost_[*it] = c;
+            }
+            if (down_stamp_[p] != stamp_) {
+                down_stamp_[p] = stamp_;
+                cost_[p] = infinite;
+            }
+        }
+        for (std::uint32_t p = 0; p < S; ++p)
+            if (cost_[p] == infinite) next_[p] = none;
+        next_[d.target] = none;
+        count_routes();
     }
 
 private:
@@ -265,6 +317,7 @@ private:
     std::vector<std::uint64_t> acc_;
     std::vector<std::uint32_t> hops_count_, hops_start_, by_hops_;
     std::vector<std::uint32_t> neighbour_of_port_;
+    std::vector<std::uint32_t> channel_of_port_, path_;
     std::uint32_t stamp_ = 0;
     std::uint32_t lid_ = 0;
     std::uint16_t k_ = 0;
@@ -273,32 +326,40 @@ private:
 
 } // namespace
 
-Result UpdnEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options) const
-{
-    auto oriented = updn::orient(fabric, options.root_guids);
-    if (auto* reason = std::get_if<std::string>(&oriented)) return Refusal{name(), *reason};
-    const Orientation& o = std::get<Orientation>(oriented);
+namespace updn {
 
-    const auto dests = destinations(fabric, lids, o);
-    const auto order = routing_order(dests, o);
+void route_destinations(const Fabric& fabric, const Orientation& o, Balancing balancing,
+                        const std::vector<Destination>& dests, const std::vector<std::uint32_t>& order,
+                        const std::vector<char>& route_it, std::vector<Lft>& lfts)
+{
     std::uint16_t max_count = 1;
     for (const auto& d : dests) max_count = std::max(max_count, d.count);
-
-    std::vector<Lft> lfts(o.size());
-    for (auto& lft : lfts) lft.port.assign(static_cast<std::size_t>(lids.top().value()) + 1, no_route);
-    Router router(fabric, o, options.balancing, max_count);
+    Router router(fabric, o, balancing, max_count);
+    for (std::size_t di = 0; di < dests.size(); ++di)
+        if (!route_it[di] && dests[di].counts_as_traffic && dests[di].target != none)
+            for (std::uint16_t k = 0; k < dests[di].count; ++k) router.count_kept(dests[di], k, lfts);
     for (std::uint16_t k = 0; k < max_count; ++k)
         for (std::uint32_t di : order)
-            if (k < dests[di].count && dests[di].target != none) router.route(dests[di], k, lfts);
+            if (route_it[di] && k < dests[di].count && dests[di].target != none) router.route(dests[di], k, lfts);
+}
 
+RoutingTables tables_of(const Orientation& o, std::vector<Lft>&& lfts, Lid top)
+{
     RoutingTables tables;
-    tables.engine = name();
-    tables.linear_fdb_top = lids.top();
+    tables.engine = "updn";
+    tables.linear_fdb_top = top;
     // Seed 004: every pair, switch LIDs included, on up-then-down paths, so
     // switch traffic cannot close a credit loop either; the gate holds it to that.
     tables.switch_to_switch = true;
     for (std::size_t p = 0; p < o.size(); ++p) tables.lfts.emplace(o.switches[p], std::move(lfts[p]));
     return tables;
+}
+
+} // namespace updn
+
+Result UpdnEngine::compute(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options) const
+{
+    return compute_after(fabric, lids, options, nullptr).result;
 }
 
 } // namespace ibsm::routing

@@ -54,6 +54,10 @@ public:
     std::string name() const override { return "updn"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+    // Routes again only the destinations whose trees a delta touched, while
+    // the Up*/Down* orientation stays the same (updn_state.h, updn_reroute.cpp).
+    EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                            const Previous* previous) const override;
 };
 
 } // namespace ibsm::routing

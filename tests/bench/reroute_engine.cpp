@@ -2,7 +2,7 @@
 // full routing of NETFILE kept in a routing::ChainMemory, then one delta,
 // and the figures of both (release build for figures that count).
 //
-//   reroute_engine [--engine E] [--repeat N] [--spine] NETFILE
+//   reroute_engine [--engine E] [--repeat N] [--spine] [--ebb] NETFILE
 //
 // The delta is one leaf-to-spine cable (the first up port of the sixth
 // leaf by GUID, as reroute_bench.sh unlinks in ibsim) or with --spine a
@@ -12,8 +12,11 @@
 // tables are identical to the full run's, the gate alone, the chain with
 // the memory (engine + gate, what the daemon's route phase runs), and the
 // LFT blocks that differ from the last tables (the LFT SMPs the re-route
-// sends). Prints figures; judges nothing.
+// sends). With --ebb also the EBB (the analyzer's, 200 bisections) of the
+// re-route's tables and of the full run's on the fabric after the delta.
+// Prints figures; judges nothing.
 #include "lidassign/base_lids.h"
+#include "routing/analysis/analyze.h"
 #include "routing/chain.h"
 #include "routing/fattree/ranking.h"
 #include "routing/registry.h"
@@ -71,7 +74,7 @@ std::size_t changed_blocks(const topology::Fabric& fa, const routing::RoutingTab
 int main(int argc, char** argv)
 {
     int repeat = 1;
-    bool spine = false;
+    bool spine = false, with_ebb = false;
     std::string engine_name = "ftree", file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -81,11 +84,13 @@ int main(int argc, char** argv)
             engine_name = argv[++i];
         else if (a == "--spine")
             spine = true;
+        else if (a == "--ebb")
+            with_ebb = true;
         else
             file = a;
     }
     if (file.empty()) {
-        std::cerr << "usage: reroute_engine [--engine E] [--repeat N] [--spine] NETFILE\n";
+        std::cerr << "usage: reroute_engine [--engine E] [--repeat N] [--spine] [--ebb] NETFILE\n";
         return 2;
     }
     const auto registry = routing::default_registry();
@@ -142,6 +147,7 @@ int main(int argc, char** argv)
 
     double full = 1e300, full_cpu = 1e300, incr = 1e300, gate = 1e300, chain_full = 1e300, chain_incr = 1e300, incr_cpu = 1e300;
     bool identical = true;
+    double ebb_re = 0, ebb_full = 0;
     std::string how, gate_how;
     std::size_t blocks = 0, all_blocks = 0;
     for (int k = 0; k < repeat; ++k) {
@@ -174,6 +180,16 @@ int main(int argc, char** argv)
         }
         for (const auto& [id, lft] : b->lfts) identical &= a->lfts.count(id) && a->lfts.at(id).port == lft.port;
         identical &= a->lfts.size() == b->lfts.size();
+        if (with_ebb && k == 0) {
+            topology::Fabric f = after;
+            lidassign::apply_lids(after_lids, f);
+            routing::analysis::Options ao;
+            ao.run_shifts = false;
+            ao.ebb.bisections = 200;
+            const auto ra = routing::analysis::analyze(f, *a, ao), rb = routing::analysis::analyze(f, *b, ao);
+            ebb_re = ra.ebb ? ra.ebb->ebb : 0;
+            ebb_full = rb.ebb ? rb.ebb->ebb : 0;
+        }
         t0 = Clock::now();
         auto v = routing::verify(after, after_lids, *a, routing::VerifyOptions{});
         gate = std::min(gate, since(t0));
@@ -192,7 +208,8 @@ int main(int argc, char** argv)
     std::printf("  engine re-route      %.3f s (%.3f s CPU), %.1f %% of the full run's CPU: %s\n", incr, incr_cpu,
                 100 * incr_cpu / full_cpu, how.c_str());
     std::printf("  identical to a full run: %s\n",
-                identical ? "yes" : "no (a lost switch: the re-route keeps the parents' digits, dmodk_state.h)");
+                identical ? "yes" : "no (the re-route keeps what the delta left valid: docs/routing.md, Re-route)");
+    if (with_ebb) std::printf("  EBB re-route %.4f, full run %.4f (%+.2f %%)\n", ebb_re, ebb_full, 100 * (ebb_re / ebb_full - 1));
     std::printf("  gate alone           %.3f s\n", gate);
     std::printf("  chain, full          %.3f s (engine + full gate + memory)\n", chain_full);
     std::printf("  chain, re-route      %.3f s (engine + %s + memory), %.1f %% of the full chain\n", chain_incr,

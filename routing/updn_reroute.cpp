@@ -1,0 +1,236 @@
+// Up*/Down*'s re-route: only the destinations whose trees a delta touched
+// are routed again (updn_state.h says why that is sound).
+//
+// Data structures: the last run's orientation by GUID (UpdnMemory); per LID
+// of both runs its delivery (delivering switch GUID, port, whether CA
+// traffic); the links of the last fabric that this one lacks ("lost", by
+// the old switch and port) and the switch links this one has anew ("new").
+//
+// Algorithm:
+// 1. Orient this fabric (updn_order.h). When the roots, the rule that chose
+//    them, the BFS rank of a switch both runs have, or the relative order
+//    of those switches differ, or a switch is new (it has a place in the
+//    order no tree knows), the orientation is another one: a full run that
+//    says which. Otherwise every link both runs have points the same way,
+//    so a kept tree is still up*down*, hence still deadlock-free.
+// 2. A destination LID is routed again when it is new or its delivery
+//    changed, when its last tree used a lost link (an entry of the old
+//    table leaving through it: a lost switch's links are lost too), or when
+//    a new link (a, b) could shorten it or add an equal-hop path: the hops
+//    of a and b to it along the last tree differ (|h(a) - h(b)| >= 1 means
+//    one of them could reach it in h + 1 through the other). A LID block
+//    (LMC > 0) is routed again whole.
+// 3. The other trees are read from the kept tables and load their channels
+//    with this fabric's CA sources (a host that left or came counts as it
+//    is now); the touched destinations are then routed as in a full run, in
+//    OpenSM's order, on top of those loads.
+// Cost O(lost links x LIDs + new links x LIDs x hops + LIDs x S) for the
+// kept trees' loads, plus a full run's cost per touched destination.
+#include "routing/updn.h"
+
+#include "routing/minhop.h"
+#include "routing/updn_state.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+namespace ibsm::routing {
+
+using topology::Fabric;
+using topology::PortRef;
+using namespace updn;
+
+namespace {
+
+constexpr std::uint32_t gone = 0xffffffffu;
+
+std::shared_ptr<UpdnMemory> remember(const Fabric& fabric, const Orientation& o)
+{
+    auto m = std::make_shared<UpdnMemory>();
+    m->rule = o.rule;
+    for (auto id : o.switches) m->order.push_back(fabric.node(id).guid);
+    m->rank = o.rank;
+    for (auto p : o.roots) m->roots.push_back(fabric.node(o.switches[p]).guid);
+    return m;
+}
+
+// Why this orientation is not the remembered one, or "".
+std::string orientation_changed(const Fabric& fabric, const Orientation& o, const UpdnMemory& m,
+                                std::vector<std::uint32_t>& old_place)
+{
+    if (o.rule != m.rule) return std::string("Up*/Down* root rule changed to ") + to_string(o.rule);
+    std::vector<Guid> roots;
+    for (auto p : o.roots) roots.push_back(fabric.node(o.switches[p]).guid);
+    if (roots != m.roots) return "Up*/Down* roots changed";
+    std::unordered_map<std::uint64_t, std::uint32_t> place_of;
+    for (std::uint32_t i = 0; i < m.order.size(); ++i) place_of.emplace(m.order[i].value(), i);
+    old_place.assign(o.size(), gone);
+    std::uint32_t last = 0;
+    bool first = true;
+    for (std::uint32_t p = 0; p < o.size(); ++p) {
+        const auto it = place_of.find(fabric.node(o.switches[p]).guid.value());
+        if (it == place_of.end()) return "switch " + fabric.node(o.switches[p]).guid.str() + " new in the Up*/Down* order";
+        if (o.rank[p] != m.rank[it->second]) return "Up*/Down* rank of a switch changed";
+        if (!first && it->second < last) return "Up*/Down* order of the switches changed";
+        first = false;
+        last = it->second;
+        old_place[p] = it->second;
+    }
+    return "";
+}
+
+struct Delivery {
+    Guid target;
+    std::uint8_t final_port = 0;
+    bool traffic = false;
+    bool reachable = false;
+    bool operator==(const Delivery&) const = default;
+};
+
+// Per LID: where it is delivered (as updn.cpp's destinations, by GUID).
+std::vector<Delivery> deliveries(const Fabric& fabric, const lidassign::LidMap& lids, std::uint32_t lid_limit)
+{
+    std::vector<Delivery> out(lid_limit);
+    for (const auto& [ref, pl] : lids.entries()) {
+        Delivery v;
+        if (fabric.node(ref.node).is_switch()) {
+            v = Delivery{fabric.node(ref.node).guid, 0, false, true};
+        } else if (link_usable(fabric, ref)) {
+            const PortRef peer = *fabric.port(ref).remote;
+            if (fabric.node(peer.node).is_switch())
+                v = Delivery{fabric.node(peer.node).guid, peer.port.value(), true, true};
+        }
+        for (std::uint16_t k = 0; k < pl.count(); ++k)
+            if (pl.base.value() + k < lid_limit) out[pl.base.value() + k] = v;
+    }
+    return out;
+}
+
+// The switch-to-switch links of `a` that `b` lacks, as (switch of a, port),
+// from the switches both have (a switch only `a` has is a source of no
+// route `b` needs; its links are lost from its neighbours' side).
+std::vector<PortRef> links_only_in(const Fabric& a, const Fabric& b)
+{
+    std::vector<PortRef> out;
+    for (auto id : a.node_ids()) {
+        const auto& n = a.node(id);
+        if (!n.is_switch()) continue;
+        const auto other = b.find_node(n.guid);
+        if (!other) continue;
+        for (std::uint8_t p = 1; p < n.ports.size(); ++p) {
+            const PortRef ref{id, PortNum(p)};
+            if (!link_usable(a, ref) || !a.node(n.ports[p].remote->node).is_switch()) continue;
+            const auto& peer = *n.ports[p].remote;
+            bool same = false;
+            if (p < b.node(*other).ports.size()) {
+                const PortRef there{*other, PortNum(p)};
+                if (link_usable(b, there)) {
+                    const auto& q = *b.port(there).remote;
+                    same = b.node(q.node).guid == a.node(peer.node).guid && q.port == peer.port;
+                }
+            }
+            if (!same) out.push_back(ref);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                                    const Previous* previous) const
+{
+    auto oriented = orient(fabric, options.root_guids);
+    if (auto* reason = std::get_if<std::string>(&oriented)) return EngineRun{Refusal{name(), *reason}, nullptr, "", false};
+    const Orientation& o = std::get<Orientation>(oriented);
+    const auto dests = destinations(fabric, lids, o);
+    const auto order = routing_order(dests, o);
+    const std::uint32_t lid_limit = static_cast<std::uint32_t>(lids.top().value()) + 1;
+    std::vector<Lft> lfts(o.size());
+
+    const auto* memory = previous ? dynamic_cast<const UpdnMemory*>(previous->state) : nullptr;
+    std::vector<std::uint32_t> old_place;
+    std::string why = previous ? (memory ? orientation_changed(fabric, o, *memory, old_place) : "no updn state kept")
+                               : std::string();
+    if (!previous || !why.empty()) {
+        for (auto& lft : lfts) lft.port.assign(lid_limit, no_route);
+        route_destinations(fabric, o, options.balancing, dests, order, std::vector<char>(dests.size(), 1), lfts);
+        return EngineRun{tables_of(o, std::move(lfts), lids.top()), remember(fabric, o),
+                         previous ? "full run (" + why + ")" : "full run", false};
+    }
+
+    // The last tables in this run's places.
+    const Fabric& before = previous->fabric;
+    for (std::uint32_t p = 0; p < o.size(); ++p) {
+        const auto id = before.find_node(memory->order[old_place[p]]);
+        const auto& kept = previous->tables.lfts.at(*id).port;
+        lfts[p].port.assign(lid_limit, no_route);
+        std::copy_n(kept.begin(), std::min<std::size_t>(kept.size(), lid_limit), lfts[p].port.begin());
+    }
+
+    // 2. The LIDs to route again.
+    const auto was = deliveries(before, previous->lids, lid_limit);
+    const auto now = deliveries(fabric, lids, lid_limit);
+    std::vector<char> again_lid(lid_limit, 0);
+    std::size_t anew = 0, on_lost = 0, by_new = 0;
+    for (std::uint32_t lid = 0; lid < lid_limit; ++lid)
+        if (!(was[lid] == now[lid])) again_lid[lid] = 1, ++anew;
+    for (const PortRef& lost : links_only_in(before, fabric)) {
+        const auto& row = previous->tables.lfts.at(lost.node).port;
+        for (std::uint32_t lid = 0; lid < std::min<std::size_t>(row.size(), lid_limit); ++lid)
+            if (row[lid] == lost.port.value() && !again_lid[lid]) again_lid[lid] = 1, ++on_lost;
+    }
+    const auto added = links_only_in(fabric, before);
+    if (!added.empty()) {
+        // Hops along the last tree from a switch of the last fabric (none: no route).
+        const auto hops = [&](topology::NodeId from, std::uint32_t lid) -> int {
+            topology::NodeId at = from;
+            for (int h = 0; h <= static_cast<int>(before.switch_count()); ++h) {
+                const auto port = previous->tables.lfts.at(at).at(Lid(static_cast<std::uint16_t>(lid)));
+                if (port == no_route) return -1;
+                const auto& p = before.node(at).ports.at(port);
+                if (port == 0 || !p.remote || !before.node(p.remote->node).is_switch()) return h;
+                at = p.remote->node;
+            }
+            return -1;
+        };
+        for (const PortRef& link : added) {
+            const auto a = before.find_node(fabric.node(link.node).guid);
+            const auto b = before.find_node(fabric.node(fabric.port(link).remote->node).guid);
+            for (std::uint32_t lid = 0; lid < lid_limit; ++lid) {
+                if (again_lid[lid] || !now[lid].reachable) continue;
+                const int ha = hops(*a, lid), hb = hops(*b, lid);
+                if (ha != hb || ha < 0) again_lid[lid] = 1, ++by_new;
+            }
+        }
+    }
+    std::vector<char> route_it(dests.size(), 0);
+    std::size_t routed = 0, total = 0;
+    for (std::size_t di = 0; di < dests.size(); ++di) {
+        const auto& d = dests[di];
+        for (std::uint16_t k = 0; k < d.count; ++k) route_it[di] |= again_lid[d.base + k];
+        total += d.count;
+        if (!route_it[di]) continue;
+        routed += d.count;
+        for (auto& lft : lfts)
+            for (std::uint16_t k = 0; k < d.count; ++k) lft.port[d.base + k] = no_route;
+    }
+    // LIDs no port has any more.
+    std::vector<char> live(lid_limit, 0);
+    for (const auto& d : dests)
+        for (std::uint16_t k = 0; k < d.count; ++k) live[d.base + k] = 1;
+    for (auto& lft : lfts)
+        for (std::uint32_t lid = 0; lid < lid_limit; ++lid)
+            if (!live[lid]) lft.port[lid] = no_route;
+
+    // 3. Kept trees load the channels; the rest are routed on top.
+    route_destinations(fabric, o, options.balancing, dests, order, route_it, lfts);
+    std::string how = "incremental (" + previous->delta.summary() + "; " + std::to_string(routed) + " of " +
+                      std::to_string(total) + " destination LIDs re-routed: " + std::to_string(anew) +
+                      " with a changed delivery, " + std::to_string(on_lost) + " on a lost link, " + std::to_string(by_new) +
+                      " a new link may shorten)";
+    return EngineRun{tables_of(o, std::move(lfts), lids.top()), remember(fabric, o), std::move(how), true};
+}
+
+} // namespace ibsm::routing
