@@ -145,6 +145,12 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
     // records the refusal and keeps the tables if they are the least bad.
     auto try_engine = [&](const std::string& name, bool fallback) {
         auto engine = registry.create(name);
+        // A re-route whose tables fail the gate is run again in full (an
+        // engine that is not deadlock-free by construction, minhop, sssp,
+        // can close a credit loop a full run does not): the delta is no
+        // reason to program worse tables than a full run gives.
+        std::string failed_incremental;
+    again:
         // The engine's own progress (if it reports any) shows as this stage.
         const std::string stage = "route (" + name + ")";
         std::optional<analysis::StageProgress> progress(std::in_place, options.progress, stage, 1);
@@ -153,7 +159,9 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
             engine_options.progress = [&](std::string_view, std::size_t done, std::size_t total) {
                 options.progress(stage, done, total);
             };
-        const std::string why = why_full(memory, name, key, fabric, lids);
+        const std::string why =
+            failed_incremental.empty() ? why_full(memory, name, key, fabric, lids)
+                                       : "the incremental re-route failed the gate: " + failed_incremental;
         std::optional<Previous> previous;
         if (memory && why.empty())
             previous.emplace(Previous{*memory->fabric, *memory->lids, *memory->tables, memory->engine_state.get(),
@@ -204,6 +212,11 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         out.gate_runs.push_back(std::move(gated));
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
+        if (!pass && run.incremental) {
+            failed_incremental = v.reason;
+            out.refusals.push_back(Refusal{t.engine, "incremental re-route: " + v.reason});
+            goto again;
+        }
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
         if (pass || !least_bad || less_bad(v, out.verdicts[*least_bad])) {
             least_bad = out.verdicts.size() - 1;

@@ -72,6 +72,20 @@ public:
         add_tree_loads(g_, {order, n}, [&](std::uint32_t u) { return next_[u]; }, g_.hosts, load_, weight_);
     }
 
+    // Adds the sources of a tree routed earlier (its column of out_, which
+    // a re-route keeps) to the weights of the channels they cross. Kept
+    // trees are still minimal (a lost link lengthens no path it did not
+    // carry), so nearest-first order is a valid order of the tree.
+    void add_kept(std::uint32_t lid, std::size_t t)
+    {
+        const std::size_t S = g_.size();
+        const std::uint8_t* column = &out_[static_cast<std::size_t>(lid) * S];
+        add_tree_loads(
+            g_, {g_.nearest_first(t), g_.reaching(t)},
+            [&](std::uint32_t u) { return column[u] == no_route ? no_channel : g_.channel_from(u, column[u]); },
+            g_.hosts, load_, weight_);
+    }
+
 private:
     // The channels of every switch to switches one hop nearer t, in channel
     // order, by position in nearest_first(t). They depend on t alone, and
@@ -112,17 +126,29 @@ private:
 
 } // namespace
 
+void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& order,
+                             const std::vector<char>& route_it)
+{
+    Router router(r);
+    for (std::uint32_t i : order)
+        if (!route_it[i]) {
+            const auto& d = r.graph.destinations[i];
+            for (std::uint32_t k = 0; k < d.count; ++k) router.add_kept(d.base + k, static_cast<std::size_t>(d.target));
+        }
+    for (std::uint32_t i : order)
+        if (route_it[i]) {
+            const auto& d = r.graph.destinations[i];
+            for (std::uint32_t k = 0; k < d.count; ++k)
+                router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);
+        }
+}
+
 SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options)
 {
     SsspRoutes r;
     r.graph = build_switch_graph(fabric, lids);
     r.out_port.assign(static_cast<std::size_t>(r.graph.lid_limit) * r.graph.size(), no_route);
-    Router router(r);
-    for (std::uint32_t i : sssp_routing_order(r.graph, options)) {
-        const auto& d = r.graph.destinations[i];
-        for (std::uint32_t k = 0; k < d.count; ++k)
-            router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);
-    }
+    route_sssp_destinations(r, sssp_routing_order(r.graph, options), std::vector<char>(r.graph.destinations.size(), 1));
     return r;
 }
 
@@ -153,7 +179,7 @@ RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top)
 Result SsspEngine::compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                const Options& options) const
 {
-    return sssp_tables(compute_sssp(fabric, lids, options), name(), lids.top());
+    return compute_after(fabric, lids, options, nullptr).result;
 }
 
 } // namespace ibsm::routing

@@ -57,6 +57,13 @@ std::vector<std::uint32_t> sssp_routing_order(const SwitchGraph& graph, const Op
 
 SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options = {});
 
+// The re-route's part of P-SSSP (sssp_reroute.cpp): the destinations of
+// `order` (indices into r.graph.destinations) with route_it[i] set are routed
+// into r.out_port as compute_sssp routes them, over channel weights that
+// first count the trees of the others, read from r.out_port.
+void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& order,
+                             const std::vector<char>& route_it);
+
 // The per-switch tables of `routes` (engine name, LinearFDBTop = top LID).
 RoutingTables sssp_tables(const SsspRoutes& routes, std::string engine, Lid top);
 
@@ -65,6 +72,10 @@ public:
     std::string name() const override { return "sssp"; }
     Result compute(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                    const Options& options) const override;
+    // Routes again only the destinations whose trees a delta touched
+    // (sssp_reroute.cpp).
+    EngineRun compute_after(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
+                            const Previous* previous) const override;
 };
 
 } // namespace ibsm::routing

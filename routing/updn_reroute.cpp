@@ -28,7 +28,7 @@
 // kept trees' loads, plus a full run's cost per touched destination.
 #include "routing/updn.h"
 
-#include "routing/minhop.h"
+#include "routing/touched_trees.h"
 #include "routing/updn_state.h"
 
 #include <algorithm>
@@ -80,62 +80,6 @@ std::string orientation_changed(const Fabric& fabric, const Orientation& o, cons
     return "";
 }
 
-struct Delivery {
-    Guid target;
-    std::uint8_t final_port = 0;
-    bool traffic = false;
-    bool reachable = false;
-    bool operator==(const Delivery&) const = default;
-};
-
-// Per LID: where it is delivered (as updn.cpp's destinations, by GUID).
-std::vector<Delivery> deliveries(const Fabric& fabric, const lidassign::LidMap& lids, std::uint32_t lid_limit)
-{
-    std::vector<Delivery> out(lid_limit);
-    for (const auto& [ref, pl] : lids.entries()) {
-        Delivery v;
-        if (fabric.node(ref.node).is_switch()) {
-            v = Delivery{fabric.node(ref.node).guid, 0, false, true};
-        } else if (link_usable(fabric, ref)) {
-            const PortRef peer = *fabric.port(ref).remote;
-            if (fabric.node(peer.node).is_switch())
-                v = Delivery{fabric.node(peer.node).guid, peer.port.value(), true, true};
-        }
-        for (std::uint16_t k = 0; k < pl.count(); ++k)
-            if (pl.base.value() + k < lid_limit) out[pl.base.value() + k] = v;
-    }
-    return out;
-}
-
-// The switch-to-switch links of `a` that `b` lacks, as (switch of a, port),
-// from the switches both have (a switch only `a` has is a source of no
-// route `b` needs; its links are lost from its neighbours' side).
-std::vector<PortRef> links_only_in(const Fabric& a, const Fabric& b)
-{
-    std::vector<PortRef> out;
-    for (auto id : a.node_ids()) {
-        const auto& n = a.node(id);
-        if (!n.is_switch()) continue;
-        const auto other = b.find_node(n.guid);
-        if (!other) continue;
-        for (std::uint8_t p = 1; p < n.ports.size(); ++p) {
-            const PortRef ref{id, PortNum(p)};
-            if (!link_usable(a, ref) || !a.node(n.ports[p].remote->node).is_switch()) continue;
-            const auto& peer = *n.ports[p].remote;
-            bool same = false;
-            if (p < b.node(*other).ports.size()) {
-                const PortRef there{*other, PortNum(p)};
-                if (link_usable(b, there)) {
-                    const auto& q = *b.port(there).remote;
-                    same = b.node(q.node).guid == a.node(peer.node).guid && q.port == peer.port;
-                }
-            }
-            if (!same) out.push_back(ref);
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
@@ -170,41 +114,8 @@ EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMa
     }
 
     // 2. The LIDs to route again.
-    const auto was = deliveries(before, previous->lids, lid_limit);
-    const auto now = deliveries(fabric, lids, lid_limit);
-    std::vector<char> again_lid(lid_limit, 0);
-    std::size_t anew = 0, on_lost = 0, by_new = 0;
-    for (std::uint32_t lid = 0; lid < lid_limit; ++lid)
-        if (!(was[lid] == now[lid])) again_lid[lid] = 1, ++anew;
-    for (const PortRef& lost : links_only_in(before, fabric)) {
-        const auto& row = previous->tables.lfts.at(lost.node).port;
-        for (std::uint32_t lid = 0; lid < std::min<std::size_t>(row.size(), lid_limit); ++lid)
-            if (row[lid] == lost.port.value() && !again_lid[lid]) again_lid[lid] = 1, ++on_lost;
-    }
-    const auto added = links_only_in(fabric, before);
-    if (!added.empty()) {
-        // Hops along the last tree from a switch of the last fabric (none: no route).
-        const auto hops = [&](topology::NodeId from, std::uint32_t lid) -> int {
-            topology::NodeId at = from;
-            for (int h = 0; h <= static_cast<int>(before.switch_count()); ++h) {
-                const auto port = previous->tables.lfts.at(at).at(Lid(static_cast<std::uint16_t>(lid)));
-                if (port == no_route) return -1;
-                const auto& p = before.node(at).ports.at(port);
-                if (port == 0 || !p.remote || !before.node(p.remote->node).is_switch()) return h;
-                at = p.remote->node;
-            }
-            return -1;
-        };
-        for (const PortRef& link : added) {
-            const auto a = before.find_node(fabric.node(link.node).guid);
-            const auto b = before.find_node(fabric.node(fabric.port(link).remote->node).guid);
-            for (std::uint32_t lid = 0; lid < lid_limit; ++lid) {
-                if (again_lid[lid] || !now[lid].reachable) continue;
-                const int ha = hops(*a, lid), hb = hops(*b, lid);
-                if (ha != hb || ha < 0) again_lid[lid] = 1, ++by_new;
-            }
-        }
-    }
+    const TouchedTrees touched = touched_trees(fabric, lids, *previous);
+    const auto& again_lid = touched.lid;
     std::vector<char> route_it(dests.size(), 0);
     std::size_t routed = 0, total = 0;
     for (std::size_t di = 0; di < dests.size(); ++di) {
@@ -227,8 +138,8 @@ EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMa
     // 3. Kept trees load the channels; the rest are routed on top.
     route_destinations(fabric, o, options.balancing, dests, order, route_it, lfts);
     std::string how = "incremental (" + previous->delta.summary() + "; " + std::to_string(routed) + " of " +
-                      std::to_string(total) + " destination LIDs re-routed: " + std::to_string(anew) +
-                      " with a changed delivery, " + std::to_string(on_lost) + " on a lost link, " + std::to_string(by_new) +
+                      std::to_string(total) + " destination LIDs re-routed: " + std::to_string(touched.delivery) +
+                      " with a changed delivery, " + std::to_string(touched.on_lost) + " on a lost link, " + std::to_string(touched.by_new) +
                       " a new link may shorten)";
     return EngineRun{tables_of(o, std::move(lfts), lids.top()), remember(fabric, o), std::move(how), true};
 }

@@ -1,4 +1,4 @@
-// Incremental re-route of minhop and updn against a full run (issue 36,
+// Incremental re-route of minhop, updn and sssp against a full run (issue 36,
 // item 1): random sequences of deltas (links down and up, switches gone and
 // back, hosts gone and back) routed through one routing::ChainMemory, as the
 // daemon does, and after every delta compared with a fresh chain on the same
@@ -8,10 +8,10 @@
 // everything is back, is what shows drift.
 //
 // That the incremental path is taken is checked, not assumed: minhop must
-// re-route incrementally after every verified routing; updn may run in full
-// only for the reasons its re-route gives (the Up*/Down* ranking changed, a
-// switch came back), never silently; and each sequence must have had
-// incremental steps.
+// re-route incrementally after every verified routing; updn and sssp may
+// run in full only for the reasons their re-route gives (the Up*/Down*
+// ranking changed, a switch came back), never silently; and each sequence
+// must have had incremental steps.
 #include "reroute_world.h"
 
 #include "routing/chain.h"
@@ -60,6 +60,7 @@ void compare(const World& w, const std::string& engine, ChainMemory& memory, Exp
     REQUIRE(full.tables);
     REQUIRE(re.tables);
     INFO("re-route: " << re.route_how);
+    INFO("gate: " << re.verdict()->reason << " / full run: " << full.verdict()->reason);
     const Verdict& vr = *re.verdict();
     const Verdict& vf = *full.verdict();
     CHECK((vr.passed() || !vf.passed()));
@@ -74,7 +75,10 @@ void compare(const World& w, const std::string& engine, ChainMemory& memory, Exp
     if (had) {
         ++counts.steps;
         counts.incremental += re.incremental;
-        if (expect == Expect::every_step) CHECK(re.incremental);
+        // The chain runs a re-route whose tables fail the gate again in
+        // full (chain.cpp), and says so; minhop has no other reason to.
+        const bool retried = re.route_how.find("the incremental re-route failed the gate") != std::string::npos;
+        if (expect == Expect::every_step) CHECK((re.incremental || retried));
         if (!re.incremental) CHECK(re.route_how.rfind("full run (", 0) == 0);
         if (re.incremental) CHECK(re.route_how.rfind("incremental (", 0) == 0);
     }
@@ -136,7 +140,7 @@ TEST_CASE("re-route: minhop re-chooses only the entries a delta changes", "[rero
         check_sequence("pgft 2-level, 2 cables per parent",
                        topology::generate_pgft(topology::PgftParams{{4, 6}, {1, 2}, {1, 2}}), "minhop",
                        Expect::every_step, seed, steps, small);
-        check_sequence("pgft 2-level, LMC 1", topology::generate_pgft(topology::PgftParams{{4, 6}, {1, 3}, {1, 1}}),
+        check_sequence("pgft 2-level 8x8, LMC 1", topology::generate_pgft(topology::PgftParams{{8, 8}, {1, 4}, {1, 1}}),
                        "minhop", Expect::every_step, seed, steps, small, 1);
     }
     // 512 hosts, a few deltas: the 1 % bound.
@@ -162,11 +166,27 @@ TEST_CASE("re-route: updn re-routes the destinations whose trees a delta touched
                        steps, small);
         check_sequence("dragonfly+", topology::generate_dragonfly({3, 2, 2, 2, 0}), "updn", Expect::or_says_why,
                        seed, steps, small);
-        check_sequence("pgft 2-level, LMC 1", topology::generate_pgft(topology::PgftParams{{4, 6}, {1, 3}, {1, 1}}),
+        check_sequence("pgft 2-level 8x8, LMC 1", topology::generate_pgft(topology::PgftParams{{8, 8}, {1, 4}, {1, 1}}),
                        "updn", Expect::or_says_why, seed, steps, small, 1);
     }
     check_sequence("pgft 8,8,8", topology::generate_pgft({{8, 8, 8}, {1, 8, 4}, {1, 1, 1}}), "updn",
                    Expect::or_says_why, 1, steps / 3, large);
     check_sequence("random 32 switches", topology::generate_random({32, 8, 16, 1}), "updn", Expect::or_says_why, 1,
                    steps / 3, large);
+}
+
+TEST_CASE("re-route: sssp re-routes the destinations whose trees a delta touched", "[reroute][property]")
+{
+    const unsigned steps = env_or("IBSM_REROUTE_STEPS", 12), seeds = env_or("IBSM_REROUTE_SEEDS", 1);
+    // sssp is not deadlock-free: the gate passes it on fat-trees, and a
+    // re-route starts only from a verified routing.
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        check_sequence("pgft 4,4,4", topology::generate_pgft({{4, 4, 4}, {1, 4, 2}, {1, 1, 1}}), "sssp",
+                       Expect::or_says_why, seed, steps, small);
+        check_sequence("pgft 2-level, 2 cables per parent",
+                       topology::generate_pgft(topology::PgftParams{{4, 6}, {1, 2}, {1, 2}}), "sssp",
+                       Expect::or_says_why, seed, steps, small);
+    }
+    check_sequence("pgft 8,8,8", topology::generate_pgft({{8, 8, 8}, {1, 8, 4}, {1, 1, 1}}), "sssp",
+                   Expect::or_says_why, 1, steps / 3, large);
 }

@@ -1,0 +1,43 @@
+// Which destination trees a delta touched, for the engines that route one
+// tree per destination LID over minimal or up*/down* paths and re-route
+// only those trees (updn, sssp: docs/routing.md, "Re-route").
+//
+// Why: a destination's routes are one tree toward its delivering switch.
+// The tree is still valid when it used no link the delta took away (a lost
+// switch's links count as lost from its neighbours' side) and no link the
+// delta added could give a switch of it a shorter or an equal-hop path;
+// then it can be kept, with the load it puts on the channels.
+//
+// Algorithm, per LID (last tables, last fabric):
+// - its delivery changed (new, gone, another delivering switch or port);
+// - an entry of the last tables leaves through a lost link: scan each lost
+//   link's row once, O(LIDs) per lost link;
+// - a new link (a, b) between switches of both fabrics, and the hops of a
+//   and b to the LID along the last tree differ (|h(a) - h(b)| >= 1: one of
+//   them reaches it in h + 1 through the other), or one has no route:
+//   O(LIDs x hops) per new link.
+// A switch both fabrics lack on one side (new) is the caller's to handle.
+#pragma once
+
+#include "routing/incremental.h"
+#include "topology/fabric.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing {
+
+struct TouchedTrees {
+    std::vector<char> lid;       // per LID (0..top): the tree is routed again
+    std::size_t delivery = 0;    // LIDs whose delivery changed
+    std::size_t on_lost = 0;     // ... whose tree used a lost link
+    std::size_t by_new = 0;      // ... that a new link may shorten
+};
+
+TouchedTrees touched_trees(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Previous& previous);
+
+// The switch-to-switch links of `a` that `b` lacks, as (switch of a, port),
+// from the switches both have.
+std::vector<topology::PortRef> switch_links_only_in(const topology::Fabric& a, const topology::Fabric& b);
+
+} // namespace ibsm::routing
