@@ -88,7 +88,14 @@ TouchedTrees touched_trees(const Fabric& fabric, const lidassign::LidMap& lids, 
         for (std::uint32_t lid = 0; lid < std::min<std::size_t>(row.size(), lid_limit); ++lid)
             if (row[lid] == lost.port.value() && !again_lid[lid]) again_lid[lid] = 1, ++on_lost;
     }
-    const auto added = switch_links_only_in(fabric, before);
+    out.traffic_before.assign(lid_limit, 0);
+    out.traffic_now.assign(lid_limit, 0);
+    for (std::uint32_t lid = 0; lid < lid_limit; ++lid) {
+        out.traffic_before[lid] = was[lid].traffic && was[lid].reachable;
+        out.traffic_now[lid] = now[lid].traffic && now[lid].reachable;
+    }
+    out.added = switch_links_only_in(fabric, before);
+    const auto& added = out.added;
     if (!added.empty()) {
         // Hops along the last tree from a switch of the last fabric (none: no route).
         const auto hops = [&](topology::NodeId from, std::uint32_t lid) -> int {

@@ -32,6 +32,8 @@ struct TouchedTrees {
     std::size_t delivery = 0;    // LIDs whose delivery changed
     std::size_t on_lost = 0;     // ... whose tree used a lost link
     std::size_t by_new = 0;      // ... that a new link may shorten
+    std::vector<char> traffic_before, traffic_now; // per LID: a CA's, delivered (its tree carries CA routes)
+    std::vector<topology::PortRef> added;          // switch_links_only_in(fabric, previous fabric)
 };
 
 TouchedTrees touched_trees(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Previous& previous);

@@ -73,6 +73,7 @@ std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, 
 
 namespace {
 
+using updn::ChannelLoads;
 using updn::Destination;
 
 class Router {
@@ -129,6 +130,24 @@ public:
         if (d.counts_as_traffic) count_routes();
     }
 
+    // The counters by place * 256 + port, in and out.
+    void preload(const ChannelLoads& in)
+    {
+        for_each_channel([&](std::uint32_t ch, std::size_t at) {
+            load_[ch] = in.load[at];
+            usage_[ch] = in.usage[at];
+        });
+    }
+    void export_loads(ChannelLoads& out) const
+    {
+        out.load.assign(o_.size() * 256, 0);
+        out.usage.assign(o_.size() * 256, 0);
+        for_each_channel([&](std::uint32_t ch, std::size_t at) {
+            out.load[at] = load_[ch];
+            out.usage[at] = usage_[ch];
+        });
+    }
+
     // Adds the CA routes of a LID routed earlier (its tree read from the
     // tables, which a re-route keeps) to the channels they cross.
     void count_kept(const Destination& d, std::uint16_t k, const std::vector<Lft>& lfts)
@@ -179,6 +198,18 @@ public:
     }
 
 private:
+    template <typename Fn>
+    void for_each_channel(Fn&& fn) const
+    {
+        const std::size_t U = o_.up.size();
+        for (std::uint32_t p = 0; p < o_.size(); ++p) {
+            for (std::uint32_t i = o_.up_first[p]; i < o_.up_first[p + 1]; ++i)
+                fn(i, std::size_t{p} * 256 + o_.up[i].port);
+            for (std::uint32_t j = o_.down_first[p]; j < o_.down_first[p + 1]; ++j)
+                fn(static_cast<std::uint32_t>(U + j), std::size_t{p} * 256 + o_.down[j].port);
+        }
+    }
+
     std::uint32_t port_of(std::uint32_t channel) const
     {
         const std::size_t U = o_.up.size();
@@ -330,17 +361,21 @@ namespace updn {
 
 void route_destinations(const Fabric& fabric, const Orientation& o, Balancing balancing,
                         const std::vector<Destination>& dests, const std::vector<std::uint32_t>& order,
-                        const std::vector<char>& route_it, std::vector<Lft>& lfts)
+                        const std::vector<char>& route_it, std::vector<Lft>& lfts, ChannelLoads& loads)
 {
     std::uint16_t max_count = 1;
     for (const auto& d : dests) max_count = std::max(max_count, d.count);
     Router router(fabric, o, balancing, max_count);
-    for (std::size_t di = 0; di < dests.size(); ++di)
-        if (!route_it[di] && dests[di].counts_as_traffic && dests[di].target != none)
-            for (std::uint16_t k = 0; k < dests[di].count; ++k) router.count_kept(dests[di], k, lfts);
+    if (!loads.load.empty())
+        router.preload(loads);
+    else
+        for (std::size_t di = 0; di < dests.size(); ++di)
+            if (!route_it[di] && dests[di].counts_as_traffic && dests[di].target != none)
+                for (std::uint16_t k = 0; k < dests[di].count; ++k) router.count_kept(dests[di], k, lfts);
     for (std::uint16_t k = 0; k < max_count; ++k)
         for (std::uint32_t di : order)
             if (route_it[di] && k < dests[di].count && dests[di].target != none) router.route(dests[di], k, lfts);
+    router.export_loads(loads);
 }
 
 RoutingTables tables_of(const Orientation& o, std::vector<Lft>&& lfts, Lid top)

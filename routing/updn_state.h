@@ -41,12 +41,22 @@ std::vector<Destination> destinations(const topology::Fabric& fabric, const lida
 // OpenSM's order (updn.cpp).
 std::vector<std::uint32_t> routing_order(const std::vector<Destination>& dests, const Orientation& o);
 
+// The balancing counters of updn.cpp by channel, as place * 256 + port: the
+// CA routes crossing the channel (load) and the destinations whose tree
+// takes it (usage).
+struct ChannelLoads {
+    std::vector<std::uint64_t> load;
+    std::vector<std::uint32_t> usage;
+};
+
 // Routes the destinations with route_it[di] set into `lfts` (rows by place,
-// those columns cleared), in `order`, LID offset outermost; the trees of the
-// others are read from `lfts` and load the channels first. All set: a full run.
+// those columns cleared), in `order`, LID offset outermost, on top of the
+// counters of the others: `loads` when given (the re-route's), else counted
+// from their trees in `lfts`. All set: a full run. `loads` holds the final
+// counters afterwards.
 void route_destinations(const topology::Fabric& fabric, const Orientation& o, Balancing balancing,
                         const std::vector<Destination>& dests, const std::vector<std::uint32_t>& order,
-                        const std::vector<char>& route_it, std::vector<Lft>& lfts);
+                        const std::vector<char>& route_it, std::vector<Lft>& lfts, ChannelLoads& loads);
 RoutingTables tables_of(const Orientation& o, std::vector<Lft>&& lfts, Lid top);
 
 struct UpdnMemory final : EngineMemory {
@@ -54,6 +64,8 @@ struct UpdnMemory final : EngineMemory {
     std::vector<Guid> order;         // switch GUIDs by place
     std::vector<std::uint32_t> rank; // by place
     std::vector<Guid> roots;         // ascending place
+    std::vector<std::uint32_t> ca_ports; // by place (the CA sources of every tree)
+    ChannelLoads loads;              // by place, after the run
 };
 
 } // namespace ibsm::routing::updn
