@@ -72,6 +72,19 @@ public:
         add_tree_loads(g_, {order, n}, [&](std::uint32_t u) { return next_[u]; }, g_.hosts, load_, weight_);
     }
 
+    // The channel weights by switch * 256 + port, in and out.
+    void preload(const std::vector<std::uint64_t>& in)
+    {
+        for (std::size_t s = 0; s < g_.size(); ++s)
+            for (std::uint32_t c = g_.first[s]; c < g_.first[s + 1]; ++c) weight_[c] = in[s * 256 + g_.out_port[c]];
+    }
+    void export_weights(std::vector<std::uint64_t>& out) const
+    {
+        out.assign(g_.size() * 256, 0);
+        for (std::size_t s = 0; s < g_.size(); ++s)
+            for (std::uint32_t c = g_.first[s]; c < g_.first[s + 1]; ++c) out[s * 256 + g_.out_port[c]] = weight_[c];
+    }
+
     // Adds the sources of a tree routed earlier (its column of out_, which
     // a re-route keeps) to the weights of the channels they cross. Kept
     // trees are still minimal (a lost link lengthens no path it did not
@@ -127,10 +140,11 @@ private:
 } // namespace
 
 void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& order,
-                             const std::vector<char>& route_it)
+                             const std::vector<char>& route_it, std::vector<std::uint64_t>* weights)
 {
     Router router(r);
-    for (std::uint32_t i : order)
+    if (weights && !weights->empty()) router.preload(*weights);
+    else for (std::uint32_t i : order)
         if (!route_it[i]) {
             const auto& d = r.graph.destinations[i];
             for (std::uint32_t k = 0; k < d.count; ++k) router.add_kept(d.base + k, static_cast<std::size_t>(d.target));
@@ -141,6 +155,7 @@ void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& or
             for (std::uint32_t k = 0; k < d.count; ++k)
                 router.route(d.base + k, static_cast<std::size_t>(d.target), d.final_port);
         }
+    if (weights) router.export_weights(*weights);
 }
 
 SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap& lids, const Options& options)

@@ -29,6 +29,7 @@
 #include "routing/touched_trees.h"
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ibsm::routing {
@@ -39,12 +40,16 @@ namespace {
 
 struct SsspMemory final : EngineMemory {
     std::vector<Guid> switch_guids;
+    std::vector<std::uint32_t> hosts;   // by switch index: the sources of every tree
+    std::vector<std::uint64_t> weights; // by switch index * 256 + port, after the run
 };
 
-std::shared_ptr<SsspMemory> remember(const Fabric& fabric, const SwitchGraph& g)
+std::shared_ptr<SsspMemory> remember(const Fabric& fabric, const SwitchGraph& g, std::vector<std::uint64_t>&& weights)
 {
     auto m = std::make_shared<SsspMemory>();
     for (auto id : g.switches) m->switch_guids.push_back(fabric.node(id).guid);
+    m->hosts = g.hosts;
+    m->weights = std::move(weights);
     return m;
 }
 
@@ -76,8 +81,9 @@ EngineRun SsspEngine::compute_after(const Fabric& fabric, const lidassign::LidMa
     const auto order = sssp_routing_order(r.graph, options);
     r.out_port.assign(static_cast<std::size_t>(r.graph.lid_limit) * S, no_route);
     if (!previous || !why.empty()) {
-        route_sssp_destinations(r, order, std::vector<char>(r.graph.destinations.size(), 1));
-        return EngineRun{sssp_tables(r, name(), lids.top()), remember(fabric, r.graph),
+        std::vector<std::uint64_t> weights;
+        route_sssp_destinations(r, order, std::vector<char>(r.graph.destinations.size(), 1), &weights);
+        return EngineRun{sssp_tables(r, name(), lids.top()), remember(fabric, r.graph, std::move(weights)),
                          previous ? "full run (" + why + ")" : "full run", false};
     }
 
@@ -104,12 +110,37 @@ EngineRun SsspEngine::compute_after(const Fabric& fabric, const lidassign::LidMa
             }
         }
     }
-    route_sssp_destinations(r, order, route_it);
+    // The weights of the kept trees: the last run's less the re-routed
+    // trees' and the changed sources' contributions (touched_trees.h).
+    std::vector<char> again = touched.lid, before(touched.lid.size(), 0), now(touched.lid.size(), 0);
+    for (std::size_t i = 0; i < r.graph.destinations.size(); ++i) {
+        const auto& d = r.graph.destinations[i];
+        for (std::uint32_t k = 0; k < d.count; ++k) {
+            again[d.base + k] |= route_it[i];
+            now[d.base + k] = d.target >= 0;
+        }
+    }
+    for (std::size_t lid = 0; lid < before.size(); ++lid) before[lid] = touched.routed_before[lid];
+    std::vector<std::uint32_t> old_index(S);
+    {
+        std::unordered_map<std::uint64_t, std::uint32_t> index_of;
+        for (std::uint32_t i = 0; i < memory->switch_guids.size(); ++i) index_of.emplace(memory->switch_guids[i].value(), i);
+        for (std::size_t s = 0; s < S; ++s) old_index[s] = index_of.at(fabric.node(r.graph.switches[s]).guid.value());
+    }
+    std::vector<char> channel(S * 256, 0);
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::uint32_t c = r.graph.first[s]; c < r.graph.first[s + 1]; ++c) channel[s * 256 + r.graph.out_port[c]] = 1;
+    const KeptTrees kept{memory->switch_guids, memory->hosts, old_index, r.graph.hosts, before, now, again};
+    std::vector<std::uint64_t> weights;
+    kept_channel_loads(fabric, r.graph.switches, channel, *previous, touched, kept, memory->weights, nullptr, weights,
+                       nullptr);
+    route_sssp_destinations(r, order, route_it, &weights);
     std::string how = "incremental (" + previous->delta.summary() + "; " + std::to_string(routed) + " of " +
                       std::to_string(total) + " destination LIDs re-routed: " + std::to_string(touched.delivery) +
                       " with a changed delivery, " + std::to_string(touched.on_lost) + " on a lost link, " +
                       std::to_string(touched.by_new) + " a new link may shorten)";
-    return EngineRun{sssp_tables(r, name(), lids.top()), remember(fabric, r.graph), std::move(how), true};
+    return EngineRun{sssp_tables(r, name(), lids.top()), remember(fabric, r.graph, std::move(weights)), std::move(how),
+                     true};
 }
 
 } // namespace ibsm::routing

@@ -84,112 +84,6 @@ std::string orientation_changed(const Fabric& fabric, const Orientation& o, cons
 }
 
 
-// The counters the kept trees put on this fabric, by this run's place * 256
-// + port: the last run's, less the routes of the trees routed again
-// (`again`, per LID, whole blocks; traced
-// in the last tables with the last sources) and with the sources that left
-// or came added along the kept trees from their switches.
-ChannelLoads kept_loads(const Orientation& o, const Previous& prev, const UpdnMemory& m,
-                        const std::vector<std::uint32_t>& old_place, const TouchedTrees& touched,
-                        const std::vector<char>& again, std::uint32_t lid_limit)
-{
-    const Fabric& before = prev.fabric;
-    const std::size_t S = o.size(), O = m.order.size();
-    std::vector<std::uint32_t> new_place(O, gone);
-    for (std::uint32_t p = 0; p < S; ++p) new_place[old_place[p]] = p;
-    std::vector<topology::NodeId> old_node(O);
-    std::vector<std::uint32_t> old_place_of_node(before.node_count(), gone);
-    for (std::uint32_t op = 0; op < O; ++op) {
-        old_node[op] = *before.find_node(m.order[op]);
-        old_place_of_node[old_node[op].value] = op;
-    }
-    std::vector<char> added(S * 256, 0), live(S * 256, 0);
-    for (const auto& ref : touched.added) added[static_cast<std::size_t>(o.place_of[ref.node.value]) * 256 + ref.port.value()] = 1;
-    ChannelLoads out;
-    out.load.assign(S * 256, 0);
-    out.usage.assign(S * 256, 0);
-    auto keep = [&](std::uint32_t p, std::uint8_t port) {
-        const std::size_t at = std::size_t{p} * 256 + port;
-        if (added[at]) return;
-        live[at] = 1;
-        const std::size_t was = std::size_t{old_place[p]} * 256 + port;
-        out.load[at] = m.loads.load[was];
-        out.usage[at] = m.loads.usage[was];
-    };
-    for (std::uint32_t p = 0; p < S; ++p) {
-        for (std::uint32_t i = o.up_first[p]; i < o.up_first[p + 1]; ++i) keep(p, o.up[i].port);
-        for (std::uint32_t j = o.down_first[p]; j < o.down_first[p + 1]; ++j) keep(p, o.down[j].port);
-    }
-    constexpr std::size_t lost = SIZE_MAX;
-    const auto channel_now = [&](std::uint32_t op, std::uint8_t port) {
-        const std::uint32_t p = new_place[op];
-        if (p == gone) return lost;
-        const std::size_t at = std::size_t{p} * 256 + port;
-        return live[at] ? at : lost;
-    };
-    // The last tree's next switch from old place op (gone: none), its port in `port`.
-    const auto step = [&](std::uint32_t op, std::uint32_t lid, std::uint8_t& port) {
-        port = prev.tables.lfts.at(old_node[op]).at(Lid(static_cast<std::uint16_t>(lid)));
-        if (port == no_route || port == 0) return gone;
-        const auto& pt = before.node(old_node[op]).ports.at(port);
-        if (!pt.remote || !before.node(pt.remote->node).is_switch()) return gone;
-        return old_place_of_node[pt.remote->node.value];
-    };
-
-    std::vector<std::uint32_t> next(O), depth(O), by_depth;
-    std::vector<std::uint8_t> port(O);
-    std::vector<std::uint64_t> acc(O);
-    std::vector<std::uint32_t> path;
-    for (std::uint32_t lid = 0; lid < lid_limit; ++lid) {
-        if (!again[lid] || !touched.traffic_before[lid]) continue;
-        for (std::uint32_t op = 0; op < O; ++op) {
-            next[op] = step(op, lid, port[op]);
-            depth[op] = gone;
-            acc[op] = 0;
-        }
-        // Depth along the tree (the delivering switch and dead ends 0).
-        for (std::uint32_t op = 0; op < O; ++op) {
-            path.clear();
-            std::uint32_t q = op;
-            while (depth[q] == gone && next[q] != gone && path.size() <= O) {
-                path.push_back(q);
-                q = next[q];
-            }
-            std::uint32_t d = depth[q] == gone ? (depth[q] = 0) : depth[q];
-            for (auto it = path.rbegin(); it != path.rend(); ++it) depth[*it] = ++d;
-        }
-        by_depth.resize(O);
-        for (std::uint32_t op = 0; op < O; ++op) by_depth[op] = op;
-        std::sort(by_depth.begin(), by_depth.end(), [&](auto a, auto b) { return depth[a] > depth[b]; });
-        for (const std::uint32_t op : by_depth) {
-            if (next[op] == gone) continue;
-            const std::uint64_t routes = acc[op] + m.ca_ports[op];
-            acc[next[op]] += routes;
-            const std::size_t at = channel_now(op, port[op]);
-            if (at == lost) continue;
-            out.load[at] -= std::min(out.load[at], routes);
-            out.usage[at] -= std::min<std::uint32_t>(out.usage[at], 1);
-        }
-    }
-    for (std::uint32_t op = 0; op < O; ++op) {
-        const std::int64_t delta = static_cast<std::int64_t>(new_place[op] == gone ? 0 : o.ca_ports[new_place[op]]) -
-                                   static_cast<std::int64_t>(m.ca_ports[op]);
-        if (delta == 0) continue;
-        for (std::uint32_t lid = 0; lid < lid_limit; ++lid) {
-            if (again[lid] || !touched.traffic_now[lid]) continue;
-            std::uint8_t via = 0;
-            for (std::uint32_t q = op, hops = 0; hops <= O; ++hops) {
-                const std::uint32_t nq = step(q, lid, via);
-                if (nq == gone) break;
-                const std::size_t at = channel_now(q, via);
-                if (at != lost) out.load[at] = static_cast<std::uint64_t>(static_cast<std::int64_t>(out.load[at]) + delta);
-                q = nq;
-            }
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMap& lids, const Options& options,
@@ -253,7 +147,17 @@ EngineRun UpdnEngine::compute_after(const Fabric& fabric, const lidassign::LidMa
     for (std::size_t di = 0; di < dests.size(); ++di)
         if (route_it[di])
             for (std::uint16_t k = 0; k < dests[di].count; ++k) again[dests[di].base + k] = 1;
-    ChannelLoads loads = kept_loads(o, *previous, *memory, old_place, touched, again, lid_limit);
+    std::vector<char> channel(o.size() * 256, 0);
+    for (std::uint32_t p = 0; p < o.size(); ++p) {
+        for (std::uint32_t i = o.up_first[p]; i < o.up_first[p + 1]; ++i) channel[std::size_t{p} * 256 + o.up[i].port] = 1;
+        for (std::uint32_t j = o.down_first[p]; j < o.down_first[p + 1]; ++j)
+            channel[std::size_t{p} * 256 + o.down[j].port] = 1;
+    }
+    ChannelLoads loads;
+    const KeptTrees kept{memory->order, memory->ca_ports, old_place, o.ca_ports, touched.traffic_before,
+                         touched.traffic_now, again};
+    kept_channel_loads(fabric, o.switches, channel, *previous, touched, kept, memory->loads.load, &memory->loads.usage,
+                       loads.load, &loads.usage);
     route_destinations(fabric, o, options.balancing, dests, order, route_it, lfts, loads);
     std::string how = "incremental (" + previous->delta.summary() + "; " + std::to_string(routed) + " of " +
                       std::to_string(total) + " destination LIDs re-routed: " + std::to_string(touched.delivery) +
