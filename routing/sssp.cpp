@@ -85,20 +85,6 @@ public:
             for (std::uint32_t c = g_.first[s]; c < g_.first[s + 1]; ++c) out[s * 256 + g_.out_port[c]] = weight_[c];
     }
 
-    // Adds the sources of a tree routed earlier (its column of out_, which
-    // a re-route keeps) to the weights of the channels they cross. Kept
-    // trees are still minimal (a lost link lengthens no path it did not
-    // carry), so nearest-first order is a valid order of the tree.
-    void add_kept(std::uint32_t lid, std::size_t t)
-    {
-        const std::size_t S = g_.size();
-        const std::uint8_t* column = &out_[static_cast<std::size_t>(lid) * S];
-        add_tree_loads(
-            g_, {g_.nearest_first(t), g_.reaching(t)},
-            [&](std::uint32_t u) { return column[u] == no_route ? no_channel : g_.channel_from(u, column[u]); },
-            g_.hosts, load_, weight_);
-    }
-
 private:
     // The channels of every switch to switches one hop nearer t, in channel
     // order, by position in nearest_first(t). They depend on t alone, and
@@ -144,11 +130,6 @@ void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& or
 {
     Router router(r);
     if (weights && !weights->empty()) router.preload(*weights);
-    else for (std::uint32_t i : order)
-        if (!route_it[i]) {
-            const auto& d = r.graph.destinations[i];
-            for (std::uint32_t k = 0; k < d.count; ++k) router.add_kept(d.base + k, static_cast<std::size_t>(d.target));
-        }
     for (std::uint32_t i : order)
         if (route_it[i]) {
             const auto& d = r.graph.destinations[i];

@@ -60,9 +60,9 @@ SsspRoutes compute_sssp(const topology::Fabric& fabric, const lidassign::LidMap&
 // The re-route's part of P-SSSP (sssp_reroute.cpp): the destinations of
 // `order` (indices into r.graph.destinations) with route_it[i] set are routed
 // into r.out_port as compute_sssp routes them, over channel weights that
-// start at `weights` (by switch * 256 + port) when given and not empty, or
-// else count the trees of the others, read from r.out_port. `weights` holds
-// the final weights afterwards.
+// start at `weights` (by switch * 256 + port: the re-route's weights of the
+// kept trees, touched_trees.h) when given and not empty, else at 0.
+// `weights` holds the final weights afterwards.
 void route_sssp_destinations(SsspRoutes& r, const std::vector<std::uint32_t>& order,
                              const std::vector<char>& route_it, std::vector<std::uint64_t>* weights = nullptr);
 

@@ -8,22 +8,22 @@
 // lengthens no path it did not carry) and one that no new link can shorten
 // or offer an equal-hop alternative is still a tree P-SSSP could choose
 // (touched_trees.h). Those are kept; the channel weights are then the last
-// run's minus the removed trees' contributions, which is what counting the
-// kept trees gives, and the touched destinations are routed by P-SSSP over
-// them, in its order.
+// run's minus the removed trees' contributions (and with the sources that
+// left or came along the kept trees), and the touched destinations are
+// routed by P-SSSP over them, in its order.
 //
 // Data structures: SsspRoutes (sssp.h) with the kept tables transposed into
-// its LID-major matrix; SsspMemory, the last run's switch GUIDs (the tables
-// and fabric themselves are Previous's).
+// its LID-major matrix; SsspMemory, the last run's switch GUIDs, sources per
+// switch and final channel weights (the tables and fabric are Previous's).
 //
 // Algorithm: build this fabric's switch graph (one BFS per switch, as a
 // full run); LMC > 0 and a switch no earlier run routed (new or back) are
 // a full run
 // (its place in every tree is new); touched_trees() picks the LIDs; their
-// columns are cleared, the kept columns copied, route_sssp_destinations()
-// counts the kept trees and routes the touched ones. Cost: a full run's
-// graph build, O(S x LIDs) to copy and count the kept trees, and the full
-// run's cost per touched destination.
+// columns are cleared, the kept columns copied, kept_channel_loads() gives
+// the weights and route_sssp_destinations() routes the touched ones over
+// them. Cost: a full run's graph build, O(S x LIDs) to copy the kept
+// columns, and the full run's cost per touched destination.
 #include "routing/sssp.h"
 
 #include "routing/touched_trees.h"

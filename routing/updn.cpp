@@ -148,55 +148,6 @@ public:
         });
     }
 
-    // Adds the CA routes of a LID routed earlier (its tree read from the
-    // tables, which a re-route keeps) to the channels they cross.
-    void count_kept(const Destination& d, std::uint16_t k, const std::vector<Lft>& lfts)
-    {
-        const std::uint32_t lid = d.base + k;
-        const std::size_t S = o_.size();
-        if (channel_of_port_.empty()) {
-            channel_of_port_.assign(S * 256, none);
-            const std::size_t U = o_.up.size();
-            for (std::uint32_t p = 0; p < S; ++p) {
-                for (std::uint32_t i = o_.up_first[p]; i < o_.up_first[p + 1]; ++i)
-                    channel_of_port_[p * 256 + o_.up[i].port] = i;
-                for (std::uint32_t j = o_.down_first[p]; j < o_.down_first[p + 1]; ++j)
-                    channel_of_port_[p * 256 + o_.down[j].port] = static_cast<std::uint32_t>(U + j);
-            }
-        }
-        ++stamp_;
-        for (std::uint32_t p = 0; p < S; ++p) {
-            const std::uint8_t port = lfts[p].port[lid];
-            next_[p] = p == d.target || port == no_route ? none : channel_of_port_[p * 256 + port];
-        }
-        // Hops to the destination along the tree (memoised through down_stamp_).
-        down_stamp_[d.target] = stamp_;
-        cost_[d.target] = 0;
-        for (std::uint32_t p = 0; p < S; ++p) {
-            std::uint32_t q = p;
-            path_.clear();
-            while (down_stamp_[q] != stamp_ && next_[q] != none && path_.size() <= S) {
-                path_.push_back(q);
-                q = neighbour_of(next_[q]);
-            }
-            const bool reached = down_stamp_[q] == stamp_ && cost_[q] != infinite;
-            std::uint64_t c = reached ? cost_[q] : infinite;
-            for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
-                down_stamp_[*it] = stamp_;
-                c = reached ? c + one_hop : infinite;
-                cost_[*it] = c;
-            }
-            if (down_stamp_[p] != stamp_) {
-                down_stamp_[p] = stamp_;
-                cost_[p] = infinite;
-            }
-        }
-        for (std::uint32_t p = 0; p < S; ++p)
-            if (cost_[p] == infinite) next_[p] = none;
-        next_[d.target] = none;
-        count_routes();
-    }
-
 private:
     template <typename Fn>
     void for_each_channel(Fn&& fn) const
@@ -348,7 +299,6 @@ private:
     std::vector<std::uint64_t> acc_;
     std::vector<std::uint32_t> hops_count_, hops_start_, by_hops_;
     std::vector<std::uint32_t> neighbour_of_port_;
-    std::vector<std::uint32_t> channel_of_port_, path_;
     std::uint32_t stamp_ = 0;
     std::uint32_t lid_ = 0;
     std::uint16_t k_ = 0;
@@ -366,12 +316,7 @@ void route_destinations(const Fabric& fabric, const Orientation& o, Balancing ba
     std::uint16_t max_count = 1;
     for (const auto& d : dests) max_count = std::max(max_count, d.count);
     Router router(fabric, o, balancing, max_count);
-    if (!loads.load.empty())
-        router.preload(loads);
-    else
-        for (std::size_t di = 0; di < dests.size(); ++di)
-            if (!route_it[di] && dests[di].counts_as_traffic && dests[di].target != none)
-                for (std::uint16_t k = 0; k < dests[di].count; ++k) router.count_kept(dests[di], k, lfts);
+    if (!loads.load.empty()) router.preload(loads);
     for (std::uint16_t k = 0; k < max_count; ++k)
         for (std::uint32_t di : order)
             if (route_it[di] && k < dests[di].count && dests[di].target != none) router.route(dests[di], k, lfts);

@@ -20,12 +20,13 @@
 //    of a and b to it along the last tree differ (|h(a) - h(b)| >= 1 means
 //    one of them could reach it in h + 1 through the other). A LID block
 //    (LMC > 0) is routed again whole.
-// 3. The other trees are read from the kept tables and load their channels
-//    with this fabric's CA sources (a host that left or came counts as it
-//    is now); the touched destinations are then routed as in a full run, in
-//    OpenSM's order, on top of those loads.
-// Cost O(lost links x LIDs + new links x LIDs x hops + LIDs x S) for the
-// kept trees' loads, plus a full run's cost per touched destination.
+// 3. The channel counters of the kept trees are the last run's less the
+//    re-routed trees' routes and with the sources that left or came
+//    (touched_trees.h, kept_channel_loads); the touched destinations are
+//    then routed as in a full run, in OpenSM's order, on top of them.
+// Cost: orienting the fabric, copying the kept tables (S x LIDs bytes),
+// O(lost links x LIDs + new links x LIDs x hops + touched x S), plus a full
+// run's cost per touched destination.
 #include "routing/updn.h"
 
 #include "routing/touched_trees.h"

@@ -6,8 +6,9 @@
 // reads the orientation and the channel loads of the LIDs routed before
 // it. With the orientation unchanged, a tree that uses no lost link or
 // switch, and that no new link could shorten, is still a legal tree of the
-// same length: a re-route keeps it, with the load it puts on the channels,
-// and routes again only the other destinations on top of those loads.
+// same length: a re-route keeps it, with the load it puts on the channels
+// (the last run's counters, kept here, less the re-routed trees'), and
+// routes again only the other destinations on top of those loads.
 //
 // Data structures: `Destination` as in updn.cpp; `UpdnMemory` keeps the
 // orientation by GUID (the switches in their up/down order with their BFS
@@ -50,10 +51,10 @@ struct ChannelLoads {
 };
 
 // Routes the destinations with route_it[di] set into `lfts` (rows by place,
-// those columns cleared), in `order`, LID offset outermost, on top of the
-// counters of the others: `loads` when given (the re-route's), else counted
-// from their trees in `lfts`. All set: a full run. `loads` holds the final
-// counters afterwards.
+// those columns cleared), in `order`, LID offset outermost, on top of
+// `loads` (the re-route's counters of the kept trees, touched_trees.h;
+// empty: none). All set and empty loads: a full run. `loads` holds the
+// final counters afterwards.
 void route_destinations(const topology::Fabric& fabric, const Orientation& o, Balancing balancing,
                         const std::vector<Destination>& dests, const std::vector<std::uint32_t>& order,
                         const std::vector<char>& route_it, std::vector<Lft>& lfts, ChannelLoads& loads);
