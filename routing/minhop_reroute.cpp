@@ -194,16 +194,13 @@ EngineRun MinHopEngine::compute_after(const Fabric& fabric, const lidassign::Lid
     const Graph& old = memory->graph;
     const std::size_t S = g.size(), O = old.size();
 
-    // 1. This run's switches in the last run's numbering, and back.
+    // 1. This run's switches in the last run's numbering.
     std::unordered_map<std::uint64_t, std::uint32_t> old_of_guid;
     for (std::uint32_t i = 0; i < O; ++i) old_of_guid.emplace(memory->switch_guids[i].value(), i);
     std::vector<std::uint32_t> old_of(S, gone);
-    std::vector<std::uint32_t> new_of(O, gone);
     for (std::uint32_t s = 0; s < S; ++s) {
         auto it = old_of_guid.find(fabric.node(g.switches[s]).guid.value());
-        if (it == old_of_guid.end()) continue;
-        old_of[s] = it->second;
-        new_of[it->second] = s;
+        if (it != old_of_guid.end()) old_of[s] = it->second;
     }
 
     // 2. Switches whose own links changed (ports or peers), and destination
@@ -279,7 +276,7 @@ EngineRun MinHopEngine::compute_after(const Fabric& fabric, const lidassign::Lid
             // t are chosen again, not only those whose port left C(s, t):
             // the group of t's LIDs is then spread over C(s, t) as a full
             // run spreads it (re-choosing only the displaced entries cost
-            // 2.5 % of EBB at 3 456 hosts, docs/scale.md "Re-route").
+            // 2.5 % of EBB at 3 456 hosts, docs/routing.md "Re-route").
             auto& redo = redo_of[w];
             redo.assign(S, 0);
             for (std::size_t t = 0; t < S; ++t) {
