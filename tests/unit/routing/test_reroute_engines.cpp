@@ -98,7 +98,8 @@ void compare(const World& w, const std::string& engine, ChainMemory& memory, Exp
 }
 
 // `ebb_floor`: the re-route's EBB over the full run's, at least, at every
-// step. 0.99 on fabrics of hundreds of hosts; on 16-64 hosts one route more
+// step. 0.98 on fabrics of hundreds of hosts (the long mode, 50 deltas x 5
+// seeds, saw 0.989 once at 512 hosts); on 16-64 hosts one route more
 // or less on a port moves the EBB by several per cent either way (a kept
 // routing is not the one a full run would make): over 5 seeds x 20 deltas
 // the ratio's mean was 0.996 (minhop), 1.001 (updn), 1.003 (sssp) and its
@@ -141,7 +142,7 @@ void check_sequence(Ratios& ratios, const std::string& name, Fabric whole, const
     CHECK(counts.incremental > 0);
 }
 
-constexpr double small = 0.93, large = 0.99;
+constexpr double small = 0.93, large = 0.98;
 
 } // namespace
 
