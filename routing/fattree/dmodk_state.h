@@ -83,13 +83,25 @@ struct DmodkState final : EngineMemory {
     std::vector<DmodkTarget> targets;
     std::vector<std::vector<std::uint32_t>> chain_node; // [level][target]
     std::vector<std::vector<std::uint8_t>> chain_port;  // [level][target]
-    std::vector<std::pair<std::uint32_t, Lid>> holes;   // sorted by switch
+    // D-Mod-K's empty entries toward assigned LIDs in the tree's rows,
+    // sorted by switch, then LID: what Algorithm 2 of sftree.h fills.
+    std::vector<std::pair<std::uint32_t, Lid>> holes;
     std::vector<std::tuple<std::uint32_t, Lid, std::uint8_t>> pinned;
     // The digit of every switch above the leaves any run of this chain
     // numbered, gone ones included: a re-route keeps them, so a lost top
     // switch moves only the routes that used it, and the tables are a full
     // run's again once it is back.
     std::unordered_map<Guid, std::uint32_t> digits;
+
+    // sftree's part (sftree.cpp, "re-route"): whether the last tables'
+    // Algorithm 2 entries may be kept by the next re-route (every pair
+    // routed, no entry withdrawn, no gateway or pinned entry: the paper's
+    // case), the subtree root and its sibling they were made for, and per
+    // switch index the channel dependencies ([in port][out port] bits) of
+    // every route, for the credit-loop safety net (empty: not kept).
+    bool alg2_kept = false;
+    Guid alg2_root, alg2_sibling;
+    std::vector<std::vector<std::uint64_t>> dependencies;
 };
 
 } // namespace ibsm::routing::fattree
