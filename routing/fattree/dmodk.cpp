@@ -141,28 +141,35 @@ public:
         // Columns: every switch's view of A (down, reach, first down port),
         // compared at every switch both runs have: a kept row reads its
         // parents' reach bits too, whether their own rows are kept or not.
-        common::parallel_for(S_, S_ * S_ < 4000000 ? 1 : 0, [&](std::size_t index, unsigned) {
-            const auto A = static_cast<std::uint32_t>(index);
+        // Row by row (both runs' rows are read in order; a column at a time
+        // would miss the cache on every switch).
+        for (std::uint32_t A = 0; A < S_; ++A) {
             const auto oA = to_old[A];
             if (oA == no_switch || !t_.in_tree(A)) {
                 col_dirty[A] = down_dirty[A] = 1;
-                return;
+                continue;
             }
             bool dirty = proxies_[A].size() != old.proxies[oA].size();
             for (std::size_t k = 0; !dirty && k < proxies_[A].size(); ++k)
                 dirty = proxies_[A][k].second != old.proxies[oA][k].second ||
                         to_old[proxies_[A][k].first] != old.proxies[oA][k].first;
-            bool down = false;
-            for (std::uint32_t s = 0; s < S_ && !down; ++s) {
-                const auto os = to_old[s];
-                if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
-                down = down_.test(s, A) != old.down.test(os, oA);
-                dirty = dirty || down || reach_.test(s, A) != old.reach.test(os, oA) ||
-                        first_down_[s * S_ + A] != old.first_down[os * oS + oA];
+            col_dirty[A] = dirty;
+        }
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            const auto os = to_old[s];
+            if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
+            const auto* fd = &first_down_[s * S_];
+            const auto* ofd = &old.first_down[os * oS];
+            for (std::uint32_t A = 0; A < S_; ++A) {
+                const auto oA = to_old[A];
+                if (oA == no_switch) continue;
+                if (down_.test(s, A) != old.down.test(os, oA)) {
+                    down_dirty[A] = col_dirty[A] = 1;
+                } else if (reach_.test(s, A) != old.reach.test(os, oA) || fd[A] != ofd[oA]) {
+                    col_dirty[A] = 1;
+                }
             }
-            col_dirty[A] = dirty || down;
-            down_dirty[A] = down;
-        });
+        }
         // A destination routed through a proxy B (dmodk.h step 3) reads B's column.
         std::vector<char> col_dirty2 = col_dirty;
         for (std::uint32_t A = 0; A < S_; ++A)
