@@ -97,12 +97,12 @@ public:
         for (std::uint32_t s = 0; s < S_; ++s) st_->switch_guids[s] = f_.node(t_.switches[s]).guid;
         if (holes_ready_) return st_; // run_after kept them up to date
         const auto dest = dest_lids(lids_);
-        st_->holes.clear();
+        st_->holes.assign(S_, {});
         for (std::uint32_t s = 0; s < S_; ++s) {
             if (!t_.in_tree(s)) continue;
             const auto& row = tables.lfts.at(t_.switches[s]).port;
             for (std::size_t lid = 1; lid < row.size(); ++lid)
-                if (row[lid] == none && dest[lid]) st_->holes.emplace_back(s, Lid(static_cast<std::uint16_t>(lid)));
+                if (row[lid] == none && dest[lid]) st_->holes[s].push_back(Lid(static_cast<std::uint16_t>(lid)));
         }
         return st_;
     }
@@ -235,11 +235,6 @@ public:
         for (std::size_t lid = 1; lid < size; ++lid)
             if (lid_redone_[lid] && dest[lid]) redone_lids.push_back(Lid(static_cast<std::uint16_t>(lid)));
 
-        // Old holes and pinned entries per old row, to put D-Mod-K's values back.
-        std::vector<std::size_t> hole_begin(oS + 1, 0);
-        for (const auto& [os, lid] : old.holes) ++hole_begin[os + 1];
-        for (std::size_t k = 0; k < oS; ++k) hole_begin[k + 1] += hole_begin[k];
-
         RoutingTables out;
         out.engine = engine;
         out.linear_fdb_top = lids_.top();
@@ -269,8 +264,8 @@ public:
             const auto os = to_old[s];
             row = old_tables.lfts.at(old.switch_nodes[os]).port;
             row.resize(size, none);
-            for (std::size_t k = hole_begin[os]; k < hole_begin[os + 1]; ++k) {
-                const auto lid = old.holes[k].second;
+            holes.reserve(old.holes[os].size() + redone_lids.size());
+            for (const auto lid : old.holes[os]) {
                 if (lid.value() >= size || lid_redone_[lid.value()]) continue;
                 if (!keep_alg2) row[lid.value()] = none;
                 holes.push_back(lid);
@@ -285,9 +280,7 @@ public:
                 if (row[lid.value()] == none) holes.push_back(lid);
             std::inplace_merge(holes.begin(), holes.begin() + static_cast<std::ptrdiff_t>(kept), holes.end());
         });
-        st_->holes.clear();
-        for (std::uint32_t s = 0; s < S_; ++s)
-            for (auto lid : row_holes[s]) st_->holes.emplace_back(s, lid);
+        st_->holes = std::move(row_holes);
         holes_ready_ = true;
         row_redone_ = std::move(row_dirty);
         to_old_ = std::move(to_old);

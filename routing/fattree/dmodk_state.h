@@ -83,9 +83,9 @@ struct DmodkState final : EngineMemory {
     std::vector<DmodkTarget> targets;
     std::vector<std::vector<std::uint32_t>> chain_node; // [level][target]
     std::vector<std::vector<std::uint8_t>> chain_port;  // [level][target]
-    // D-Mod-K's empty entries toward assigned LIDs in the tree's rows,
-    // sorted by switch, then LID: what Algorithm 2 of sftree.h fills.
-    std::vector<std::pair<std::uint32_t, Lid>> holes;
+    // Per switch index, D-Mod-K's empty entries toward assigned LIDs (in
+    // LID order; none outside the tree): what Algorithm 2 of sftree.h fills.
+    std::vector<std::vector<Lid>> holes;
     std::vector<std::tuple<std::uint32_t, Lid, std::uint8_t>> pinned;
     // The digit of every switch above the leaves any run of this chain
     // numbered, gone ones included: a re-route keeps them, so a lost top

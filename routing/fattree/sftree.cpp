@@ -23,14 +23,12 @@ struct Reuse {
 
 class Sftree {
 public:
-    // `holes`: D-Mod-K's empty entries (dmodk_state.h), sorted by switch and LID.
+    // `holes`: D-Mod-K's empty entries per switch (dmodk_state.h).
     Sftree(const topology::Fabric& f, const lidassign::LidMap& lids, SftreeResult& r, const CaOrder& order,
-           const std::vector<std::pair<std::uint32_t, Lid>>& holes)
+           const std::vector<std::vector<Lid>>& holes)
         : f_(f), lids_(lids), r_(r), t_(r.tree), order_(order), S_(t_.size()), holes_(holes)
     {
-        hole_begin_.assign(S_ + 1, 0);
-        for (const auto& [s, lid] : holes_) ++hole_begin_[s + 1];
-        for (std::size_t k = 0; k < S_; ++k) hole_begin_[k + 1] += hole_begin_[k];
+        for (const auto& h : holes_) hole_count_ += h.size();
         rows_.resize(S_, nullptr);
         for (std::uint32_t s = 0; s < S_; ++s) rows_[s] = &r_.tables.lfts.at(t_.switches[s]).port;
         for (const auto& [port, pl] : lids_.entries())
@@ -76,9 +74,9 @@ public:
     // safety net.
     std::string summary() const
     {
-        return "Algorithm 2: " + std::to_string(pairs_routed_) + " of " + std::to_string(holes_.size()) +
+        return "Algorithm 2: " + std::to_string(pairs_routed_) + " of " + std::to_string(hole_count_) +
                " holes routed" + (reused_ ? ", the rest kept" : "") + "; credit-loop check " +
-               (net_changed_only_ ? "of the changed dependencies" : holes_.empty() ? "not needed" : "whole");
+               (net_changed_only_ ? "of the changed dependencies" : hole_count_ == 0 ? "not needed" : "whole");
     }
 
     // Whether the next re-route may keep this run's Algorithm 2 entries, and
@@ -136,7 +134,7 @@ private:
     {
         for (auto leaf : order_.leaf_order) {
             if (sm_leaf[leaf]) continue;
-            if (hole_begin_[leaf] == hole_begin_[leaf + 1]) {
+            if (leaf >= holes_.size() || holes_[leaf].empty()) {
                 r_.root_routes_everything = true;
                 return leaf;
             }
@@ -362,14 +360,21 @@ private:
     // paper's loop over src and dst, skipping what a walk already filled).
     void all_holes()
     {
-        for (const auto& [src, dst] : holes_)
+        for_each_hole([&](std::uint32_t src, Lid dst) {
             if ((*rows_[src])[dst.value()] == no_route) route_pair(src, dst);
+        });
     }
 
     // Back to D-Mod-K's tables: every hole empty.
     void clear_holes()
     {
-        for (const auto& [src, dst] : holes_) (*rows_[src])[dst.value()] = no_route;
+        for_each_hole([&](std::uint32_t src, Lid dst) { (*rows_[src])[dst.value()] = no_route; });
+    }
+
+    template <class F> void for_each_hole(F f) const
+    {
+        for (std::uint32_t s = 0; s < holes_.size(); ++s)
+            for (auto lid : holes_[s]) f(s, lid);
     }
 
     void reset_alg2()
@@ -466,29 +471,32 @@ private:
         for (std::uint32_t x = 0; x < S_; ++x)
             src_changed_[x] = t_.in_tree(x) && (run.row_redone[x] || entry_changed(u, x, root_lid_) ||
                                                 (sib_ != no_switch && entry_changed(u, x, sib_lid_)));
-        for (const auto& [src, dst] : holes_)
-            if ((src_changed_[src] || col_redone(dst)) && (*rows_[src])[dst.value()] == no_route) {
-                route_pair(src, dst);
-                if (!r_.failed.empty()) return false;
-            }
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src])
+                if ((src_changed_[src] || col_redone(dst)) && (*rows_[src])[dst.value()] == no_route) {
+                    route_pair(src, dst);
+                    if (!r_.failed.empty()) return false;
+                }
         // Step 2: the columns some row decided again now routes differently
         // (a new switch is entered only through such a row).
         col_changed_.assign(hops_.size(), 0);
         for (std::uint32_t s = 0; s < S_; ++s)
             if (src_changed_[s] && run.to_old[s] != no_switch)
                 for_changed(u, s, [&](Lid dst) { col_changed_[dst.value()] = 1; });
-        for (const auto& [src, dst] : holes_)
+        for_each_hole([&](std::uint32_t src, Lid dst) {
             if (col_changed_[dst.value()]) (*rows_[src])[dst.value()] = no_route;
+        });
         for (std::size_t lid = 0; lid < col_changed_.size(); ++lid)
             if (col_changed_[lid]) {
                 hops_[lid].clear();
                 alg2_.erase(Lid(static_cast<std::uint16_t>(lid)));
             }
-        for (const auto& [src, dst] : holes_)
-            if (col_changed_[dst.value()] && (*rows_[src])[dst.value()] == no_route) {
-                route_pair(src, dst);
-                if (!r_.failed.empty()) return false;
-            }
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src])
+                if (col_changed_[dst.value()] && (*rows_[src])[dst.value()] == no_route) {
+                    route_pair(src, dst);
+                    if (!r_.failed.empty()) return false;
+                }
         return true;
     }
 
@@ -498,8 +506,8 @@ private:
     const FatTree& t_;
     const CaOrder& order_;
     std::size_t S_;
-    const std::vector<std::pair<std::uint32_t, Lid>>& holes_;
-    std::vector<std::size_t> hole_begin_; // holes_ of switch s: [hole_begin_[s], hole_begin_[s + 1])
+    const std::vector<std::vector<Lid>>& holes_;
+    std::size_t hole_count_ = 0;
     const Reuse* reused_ = nullptr;       // run() kept the last Algorithm 2 entries
     std::size_t pairs_routed_ = 0;        // route_pair calls (the walks Algorithm 2 made)
     bool net_changed_only_ = false;       // the safety net checked only what changed
@@ -593,7 +601,7 @@ private:
     // checked on the exact graph, and a real one is for the full run.
     bool acyclic_after(const Reuse& u)
     {
-        if (holes_.empty()) {
+        if (hole_count_ == 0) {
             // No Algorithm 2 entry: D-Mod-K's up*/down* routes alone, not checked (as a full run).
             dependencies_.clear();
             return true;
