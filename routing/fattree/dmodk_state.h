@@ -98,10 +98,12 @@ struct DmodkState final : EngineMemory {
     // routed, no entry withdrawn, no gateway or pinned entry: the paper's
     // case), the subtree root and its sibling they were made for, and per
     // switch index the channel dependencies ([in port][out port] bits) of
-    // every route, for the credit-loop safety net (empty: not kept).
+    // every route, for the credit-loop safety net (empty: not kept), and
+    // whether some Algorithm 2 path passes the switch after its first hop.
     bool alg2_kept = false;
     Guid alg2_root, alg2_sibling;
     std::vector<std::vector<std::uint64_t>> dependencies;
+    std::vector<char> alg2_passes;
 };
 
 } // namespace ibsm::routing::fattree

@@ -36,6 +36,7 @@ public:
                 dests_.push_back(Lid(static_cast<std::uint16_t>(pl.base.value() + o)));
         std::sort(dests_.begin(), dests_.end());
         hops_.resize(static_cast<std::size_t>(lids_.top().value()) + 1);
+        passes_.assign(S_, 0);
     }
 
     // Algorithms 1 and 2; with `reuse` (a re-route whose kept rows still
@@ -88,6 +89,7 @@ public:
         st.alg2_root = root_ == no_switch ? Guid() : f_.node(t_.switches[root_]).guid;
         st.alg2_sibling = sib_ == no_switch ? Guid() : f_.node(t_.switches[sib_]).guid;
         st.dependencies = st.alg2_kept ? dependencies_ : std::vector<std::vector<std::uint64_t>>{};
+        st.alg2_passes = st.alg2_kept ? passes_ : std::vector<char>{};
     }
 
 private:
@@ -353,6 +355,10 @@ private:
         }
         unsigned hops = h[cur];
         for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) h[*it] = static_cast<std::uint8_t>(++hops);
+        // The path from here on passed these switches (and the rest of it,
+        // from cur, was marked by the walk that made cur's count known).
+        for (std::size_t k = 1; k < walk_.size(); ++k) passes_[walk_[k]] = 1;
+        passes_[cur] = 1;
         return true;
     }
 
@@ -379,6 +385,7 @@ private:
 
     void reset_alg2()
     {
+        passes_.assign(S_, 0);
         pairs_routed_ = 0;
         r_.failed.clear();
         alg2_.clear();
@@ -467,6 +474,15 @@ private:
         auto col_redone = [&](Lid l) { return l.value() < lid_redone.size() && lid_redone[l.value()]; };
         // Rows whose Algorithm 2 entries may change: decided again by D-Mod-K,
         // or leading toward the root (or its sibling) elsewhere than last time.
+        // What the kept paths pass (the last runs' walks, dmodk_state.h).
+        std::vector<char> kept_passes(S_, 0);
+        if (u.old.alg2_passes.size() == u.old.switch_nodes.size())
+            for (std::uint32_t x = 0; x < S_; ++x)
+                if (run.to_old[x] != no_switch) kept_passes[x] = u.old.alg2_passes[run.to_old[x]];
+                else kept_passes[x] = 1; // conservative (only entered through a row of (1))
+        else
+            kept_passes.assign(S_, 1);
+        passes_ = kept_passes;
         src_changed_.assign(S_, 0);
         for (std::uint32_t x = 0; x < S_; ++x)
             src_changed_[x] = t_.in_tree(x) && (run.row_redone[x] || entry_changed(u, x, root_lid_) ||
@@ -477,11 +493,13 @@ private:
                     route_pair(src, dst);
                     if (!r_.failed.empty()) return false;
                 }
-        // Step 2: the columns some row decided again now routes differently
-        // (a new switch is entered only through such a row).
+        // Step 2: the columns some row of (1) that a kept path passes now
+        // routes differently (a new switch is entered only through such a
+        // row; a row no kept path passes after its first hop is only the
+        // start of its own paths, all routed again in step 1).
         col_changed_.assign(hops_.size(), 0);
         for (std::uint32_t s = 0; s < S_; ++s)
-            if (src_changed_[s] && run.to_old[s] != no_switch)
+            if (src_changed_[s] && run.to_old[s] != no_switch && kept_passes[s])
                 for_changed(u, s, [&](Lid dst) { col_changed_[dst.value()] = 1; });
         for_each_hole([&](std::uint32_t src, Lid dst) {
             if (col_changed_[dst.value()]) (*rows_[src])[dst.value()] = no_route;
@@ -513,6 +531,7 @@ private:
     bool net_changed_only_ = false;       // the safety net checked only what changed
     std::vector<char> col_changed_;       // by LID: step (2) of the re-route
     std::vector<char> src_changed_;       // by switch: step (1) of the re-route
+    std::vector<char> passes_;            // by switch: some Algorithm 2 path passes it after its first hop
     bool withdrawn_ = false;
     std::vector<std::vector<std::uint64_t>> dependencies_; // of the final tables (find_cycle)
     std::vector<std::vector<std::uint8_t>*> rows_;
