@@ -19,7 +19,9 @@
 // flat list of numbers with peers named by GUID; `holes` are the entries
 // D-Mod-K left empty, which sftree's Algorithm 2 then filled, and `pinned`
 // the entries step 2a of sftree.h overwrote: the last tables with these put
-// back are D-Mod-K's own. `digits` are the parents' digits (dmodk.h, "How
+// back are D-Mod-K's own. A re-route keeps the holes' Algorithm 2 entries
+// when sftree's part below allows it (sftree.h, "Re-route"): the holes of a
+// kept row are then the last ones outside the columns decided again. `digits` are the parents' digits (dmodk.h, "How
 // up port index q maps"): kept by a re-route, so a lost top switch does not
 // shift the digits of the parents after it. The tables then differ from a
 // fresh run's (which numbers the smaller tree afresh and moves up to 40 %
