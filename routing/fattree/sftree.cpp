@@ -75,8 +75,9 @@ public:
     // safety net.
     std::string summary() const
     {
-        return "Algorithm 2: " + std::to_string(pairs_routed_) + " of " + std::to_string(hole_count_) +
-               " holes routed" + (reused_ ? ", the rest kept" : "") + "; credit-loop check " +
+        // A column routed again in step (2) counts its holes twice.
+        return "Algorithm 2: " + std::to_string(pairs_routed_) + " pairs routed for " + std::to_string(hole_count_) +
+               " holes" + (reused_ && pairs_routed_ < hole_count_ ? ", the others kept" : "") + "; credit-loop check " +
                (net_changed_only_ ? "of the changed dependencies" : hole_count_ == 0 ? "not needed" : "whole");
     }
 
@@ -487,6 +488,13 @@ private:
         for (std::uint32_t x = 0; x < S_; ++x)
             src_changed_[x] = t_.in_tree(x) && (run.row_redone[x] || entry_changed(u, x, root_lid_) ||
                                                 (sib_ != no_switch && entry_changed(u, x, sib_lid_)));
+        // Most holes to route again (a lost top above the root's own
+        // chain moves the root's route at most switches): one whole
+        // Algorithm 2 is cheaper than steps 1 and 2.
+        std::size_t todo = 0;
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src]) todo += src_changed_[src] || col_redone(dst);
+        if (2 * todo > hole_count_) return false;
         for (std::uint32_t src = 0; src < holes_.size(); ++src)
             for (auto dst : holes_[src])
                 if ((src_changed_[src] || col_redone(dst)) && (*rows_[src])[dst.value()] == no_route) {
@@ -501,6 +509,8 @@ private:
         for (std::uint32_t s = 0; s < S_; ++s)
             if (src_changed_[s] && run.to_old[s] != no_switch && kept_passes[s])
                 for_changed(u, s, [&](Lid dst) { col_changed_[dst.value()] = 1; });
+        for_each_hole([&](std::uint32_t, Lid dst) { todo += col_changed_[dst.value()]; });
+        if (2 * todo > hole_count_) return false;
         for_each_hole([&](std::uint32_t src, Lid dst) {
             if (col_changed_[dst.value()]) (*rows_[src])[dst.value()] = no_route;
         });
@@ -641,20 +651,24 @@ private:
         for (std::uint32_t x = 0; x < S_; ++x)
             if (t_.in_tree(x))
                 for (auto dst : columns) add_turn(bits, x, dst);
-        std::size_t changed = 0;
-        std::vector<std::uint32_t> neighbours;
+        std::vector<std::vector<std::uint32_t>> neighbours(S_);
+        std::size_t rows = 0, in_tree = 0; // the rows read per changed LID, against a whole graph's
         for (std::uint32_t x = 0; x < S_; ++x) {
+            in_tree += t_.in_tree(x);
             if (!src_changed_[x]) continue;
-            neighbours.clear();
             for (auto n : peer_[x])
-                if (n != no_switch && t_.in_tree(n) && std::find(neighbours.begin(), neighbours.end(), n) == neighbours.end())
-                    neighbours.push_back(n);
-            for_changed(u, x, [&](Lid dst) {
-                ++changed;
-                add_turn(bits, x, dst);
-                for (auto n : neighbours) add_turn(bits, n, dst);
-            });
+                if (n != no_switch && t_.in_tree(n) &&
+                    std::find(neighbours[x].begin(), neighbours[x].end(), n) == neighbours[x].end())
+                    neighbours[x].push_back(n);
+            rows += 1 + neighbours[x].size();
         }
+        if (rows > in_tree) return find_cycle().empty(); // the whole graph costs less
+        for (std::uint32_t x = 0; x < S_; ++x)
+            if (src_changed_[x])
+                for_changed(u, x, [&](Lid dst) {
+                    add_turn(bits, x, dst);
+                    for (auto n : neighbours[x]) add_turn(bits, n, dst);
+                });
         if (cycle_in(bits).empty()) {
             net_changed_only_ = true;
             dependencies_ = std::move(bits);

@@ -230,8 +230,8 @@ bool check_confined(const std::string& engine_name, const ChainMemory& memory, c
         same = same && it != tb->lfts.end() && it->second.port == lft.port;
     }
     CHECK(same);
-    CHECK(b.how.find("the rest kept") == std::string::npos);
-    return a.how.find("the rest kept") != std::string::npos;
+    CHECK(b.how.find("the others kept") == std::string::npos);
+    return a.how.find("the others kept") != std::string::npos;
 }
 
 // Runs `steps` random deltas on `whole` through one memory, comparing with a
@@ -267,7 +267,13 @@ void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec
         if (exact) confined += check_confined(spec.engines.front(), memory, f, lids, options);
         auto re = run_chain(registry, spec, f, lids, options, &memory);
         auto full = run_chain(registry, spec, f, lids, options);
-        REQUIRE(full.tables);
+        if (!full.tables) {
+            // Enough cables out that the fabric is no fat-tree any more
+            // (the long mode gets there): the re-route refuses as well.
+            CHECK_FALSE(re.tables);
+            fresh_digits = false;
+            continue;
+        }
         REQUIRE(re.tables);
         INFO("re-route: " << re.route_how);
         CHECK(re.engine() == full.engine());
