@@ -95,11 +95,14 @@ public:
         st_->switch_guids.resize(S_);
         st_->switch_nodes = t_.switches;
         for (std::uint32_t s = 0; s < S_; ++s) st_->switch_guids[s] = f_.node(t_.switches[s]).guid;
-        st_->holes.clear();
+        if (holes_ready_) return st_; // run_after kept them up to date
+        const auto dest = dest_lids(lids_);
+        st_->holes.assign(S_, {});
         for (std::uint32_t s = 0; s < S_; ++s) {
+            if (!t_.in_tree(s)) continue;
             const auto& row = tables.lfts.at(t_.switches[s]).port;
             for (std::size_t lid = 1; lid < row.size(); ++lid)
-                if (row[lid] == none) st_->holes.emplace_back(s, Lid(static_cast<std::uint16_t>(lid)));
+                if (row[lid] == none && dest[lid]) st_->holes[s].push_back(Lid(static_cast<std::uint16_t>(lid)));
         }
         return st_;
     }
@@ -107,8 +110,11 @@ public:
     // The tables of `old` (the last run's state) and `old_tables` (its final
     // tables) with only the entries this fabric may change re-decided (see
     // dmodk_state.h); nullopt with `why` when the tree's parameters changed.
+    // `keep_alg2`: leave the last run's Algorithm 2 entries in the kept rows
+    // (sftree.cpp decides whether they stay); else put D-Mod-K's back.
     std::optional<RoutingTables> run_after(const std::string& engine, const DmodkState& old,
-                                           const RoutingTables& old_tables, std::string& why, std::string& stats)
+                                           const RoutingTables& old_tables, const lidassign::LidMap& old_lids,
+                                           bool keep_alg2, std::string& why, std::string& stats)
     {
         if (old.height != h_ || old.w != w_ || old.p != p_) {
             why = "the tree's parameters changed (height, parents or cables per level)";
@@ -135,28 +141,35 @@ public:
         // Columns: every switch's view of A (down, reach, first down port),
         // compared at every switch both runs have: a kept row reads its
         // parents' reach bits too, whether their own rows are kept or not.
-        common::parallel_for(S_, S_ * S_ < 4000000 ? 1 : 0, [&](std::size_t index, unsigned) {
-            const auto A = static_cast<std::uint32_t>(index);
+        // Row by row (both runs' rows are read in order; a column at a time
+        // would miss the cache on every switch).
+        for (std::uint32_t A = 0; A < S_; ++A) {
             const auto oA = to_old[A];
             if (oA == no_switch || !t_.in_tree(A)) {
                 col_dirty[A] = down_dirty[A] = 1;
-                return;
+                continue;
             }
             bool dirty = proxies_[A].size() != old.proxies[oA].size();
             for (std::size_t k = 0; !dirty && k < proxies_[A].size(); ++k)
                 dirty = proxies_[A][k].second != old.proxies[oA][k].second ||
                         to_old[proxies_[A][k].first] != old.proxies[oA][k].first;
-            bool down = false;
-            for (std::uint32_t s = 0; s < S_ && !down; ++s) {
-                const auto os = to_old[s];
-                if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
-                down = down_.test(s, A) != old.down.test(os, oA);
-                dirty = dirty || down || reach_.test(s, A) != old.reach.test(os, oA) ||
-                        first_down_[s * S_ + A] != old.first_down[os * oS + oA];
+            col_dirty[A] = dirty;
+        }
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            const auto os = to_old[s];
+            if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
+            const auto* fd = &first_down_[s * S_];
+            const auto* ofd = &old.first_down[os * oS];
+            for (std::uint32_t A = 0; A < S_; ++A) {
+                const auto oA = to_old[A];
+                if (oA == no_switch) continue;
+                if (down_.test(s, A) != old.down.test(os, oA)) {
+                    down_dirty[A] = col_dirty[A] = 1;
+                } else if (reach_.test(s, A) != old.reach.test(os, oA) || fd[A] != ofd[oA]) {
+                    col_dirty[A] = 1;
+                }
             }
-            col_dirty[A] = dirty || down;
-            down_dirty[A] = down;
-        });
+        }
         // A destination routed through a proxy B (dmodk.h step 3) reads B's column.
         std::vector<char> col_dirty2 = col_dirty;
         for (std::uint32_t A = 0; A < S_; ++A)
@@ -199,49 +212,99 @@ public:
         std::vector<Lid> dropped;
         for (const auto& ot : old.targets)
             if (ot.lid.value() >= is_target.size() || !is_target[ot.lid.value()]) dropped.push_back(ot.lid);
-
-        // Old holes and pinned entries per old row, to put D-Mod-K's values back.
-        std::vector<std::size_t> hole_begin(oS + 1, 0);
-        for (const auto& [os, lid] : old.holes) ++hole_begin[os + 1];
-        for (std::size_t k = 0; k < oS; ++k) hole_begin[k + 1] += hole_begin[k];
+        // Columns decided again: the destinations above, the dropped LIDs,
+        // and assigned LIDs that are no D-Mod-K destination (no route from
+        // D-Mod-K, Algorithm 2's only) or were not assigned last time.
+        const std::size_t size = static_cast<std::size_t>(lids_.top().value()) + 1;
+        const auto dest = dest_lids(lids_), old_dest = dest_lids(old_lids);
+        lid_redone_.assign(size, 0);
+        for (auto i : dirty_targets) lid_redone_[targets_[i].lid.value()] = 1;
+        for (auto lid : dropped)
+            if (lid.value() < size) lid_redone_[lid.value()] = 1;
+        std::vector<Lid> cleared; // set to D-Mod-K's "no route" in every kept row
+        for (std::size_t lid = 1; lid < size; ++lid) {
+            const bool was = lid < old_dest.size() && old_dest[lid];
+            if ((dest[lid] && !is_target[lid]) || (dest[lid] != 0) != was) {
+                lid_redone_[lid] = 1;
+                if (!is_target[lid]) cleared.push_back(Lid(static_cast<std::uint16_t>(lid)));
+            }
+        }
+        for (auto lid : dropped)
+            if (lid.value() < size) cleared.push_back(lid);
+        std::vector<Lid> redone_lids; // sorted
+        for (std::size_t lid = 1; lid < size; ++lid)
+            if (lid_redone_[lid] && dest[lid]) redone_lids.push_back(Lid(static_cast<std::uint16_t>(lid)));
 
         RoutingTables out;
         out.engine = engine;
         out.linear_fdb_top = lids_.top();
-        const std::size_t size = static_cast<std::size_t>(lids_.top().value()) + 1;
         std::vector<std::vector<std::uint8_t>*> rows(S_);
         for (std::uint32_t s = 0; s < S_; ++s) rows[s] = &out.lfts[t_.switches[s]].port;
         std::size_t rows_redone = 0;
         for (auto d : row_dirty) rows_redone += d != 0;
+        // The holes of this run, row by row: a kept row's are the last run's
+        // outside the columns decided again, and those columns' empty
+        // entries; a row decided again is scanned.
+        std::vector<std::vector<Lid>> row_holes(S_);
         common::parallel_for(S_, S_ * size < 1000000 ? 1 : 0, [&](std::size_t index, unsigned) {
             const auto s = static_cast<std::uint32_t>(index);
             auto& row = *rows[s];
+            auto& holes = row_holes[s];
             if (row_dirty[s]) {
                 row.assign(size, none);
-                if (t_.in_tree(s))
+                if (t_.in_tree(s)) {
                     for (std::size_t i = 0; i < targets_.size(); ++i) row[targets_[i].lid.value()] = decide(s, i);
-                else
+                    for (std::size_t lid = 1; lid < size; ++lid)
+                        if (row[lid] == none && dest[lid]) holes.push_back(Lid(static_cast<std::uint16_t>(lid)));
+                } else {
                     own_lids_only(s, row);
+                }
                 return;
             }
             const auto os = to_old[s];
             row = old_tables.lfts.at(old.switch_nodes[os]).port;
             row.resize(size, none);
-            for (std::size_t k = hole_begin[os]; k < hole_begin[os + 1]; ++k)
-                if (old.holes[k].second.value() < size) row[old.holes[k].second.value()] = none;
-            for (const auto& [ps, lid, port] : old.pinned)
-                if (ps == os && lid.value() < size) row[lid.value()] = port;
-            for (auto lid : dropped)
-                if (lid.value() < size) row[lid.value()] = none;
+            holes.reserve(old.holes[os].size() + redone_lids.size());
+            for (const auto lid : old.holes[os]) {
+                if (lid.value() >= size || lid_redone_[lid.value()]) continue;
+                if (!keep_alg2) row[lid.value()] = none;
+                holes.push_back(lid);
+            }
+            if (!keep_alg2)
+                for (const auto& [ps, lid, port] : old.pinned)
+                    if (ps == os && lid.value() < size) row[lid.value()] = port;
+            for (auto lid : cleared) row[lid.value()] = none;
             for (auto i : dirty_targets) row[targets_[i].lid.value()] = decide(s, i);
+            const auto kept = holes.size();
+            for (auto lid : redone_lids)
+                if (row[lid.value()] == none) holes.push_back(lid);
+            std::inplace_merge(holes.begin(), holes.begin() + static_cast<std::ptrdiff_t>(kept), holes.end());
         });
+        st_->holes = std::move(row_holes);
+        holes_ready_ = true;
+        row_redone_ = std::move(row_dirty);
+        to_old_ = std::move(to_old);
         stats = std::to_string(rows_redone) + " of " + std::to_string(S_) + " switch rows and " +
                 std::to_string(dirty_targets.size()) + " of " + std::to_string(targets_.size()) +
                 " destination LIDs re-decided";
         return out;
     }
 
+    // What run_after re-decided (DmodkRun).
+    std::vector<char> row_redone_, lid_redone_;
+    std::vector<std::uint32_t> to_old_;
+
 private:
+    // Per LID (index), whether some port has it: the destinations sftree routes.
+    static std::vector<char> dest_lids(const lidassign::LidMap& lids)
+    {
+        std::vector<char> out(static_cast<std::size_t>(lids.top().value()) + 1, 0);
+        for (const auto& [port, pl] : lids.entries())
+            for (std::uint16_t o = 0; o < pl.count(); ++o)
+                if (static_cast<std::size_t>(pl.base.value()) + o < out.size()) out[pl.base.value() + o] = 1;
+        return out;
+    }
+
     void own_lids_only(std::uint32_t s, std::vector<std::uint8_t>& row) const
     {
         if (auto own = lids_.lids_of(topology::PortRef{t_.switches[s], PortNum(0)}))
@@ -544,6 +607,7 @@ private:
     std::shared_ptr<DmodkState> st_ = std::make_shared<DmodkState>();
     const std::unordered_map<Guid, std::uint32_t>* kept_digits_ = nullptr;
     bool unnumbered_ = false; // a parent without a kept digit (prepare(kept))
+    bool holes_ready_ = false; // run_after made st_->holes
     std::vector<std::uint32_t>&w_ = st_->w, &p_ = st_->p;
     std::vector<std::uint32_t> up_count_;
     std::vector<std::uint64_t> prodw_;
@@ -585,9 +649,14 @@ std::variant<DmodkRun, Refusal> run_dmodk(const topology::Fabric& fabric, const 
     d->prepare(old ? &old->digits : nullptr);
     std::optional<RoutingTables> tables;
     std::string why = previous && !old ? "no D-Mod-K state kept" : "", stats;
-    if (old) tables = d->run_after(engine_name, *old, previous->tables, why, stats);
+    const bool keep_alg2 = old && old->alg2_kept && old->pinned.empty();
+    if (old) tables = d->run_after(engine_name, *old, previous->tables, previous->lids, keep_alg2, why, stats);
     if (tables) {
         run.incremental = true;
+        run.alg2_kept = keep_alg2;
+        run.row_redone = std::move(d->row_redone_);
+        run.lid_redone = std::move(d->lid_redone_);
+        run.to_old = std::move(d->to_old_);
         run.how = "incremental (" + previous->delta.summary() + "; " + stats + ")";
     } else {
         // A full run numbers the tree afresh.

@@ -99,6 +99,14 @@ struct DmodkRun {
     std::shared_ptr<DmodkState> state;
     std::string how;
     bool incremental = false;
+    // A re-route's (all empty on a full run): per switch index whether its
+    // row was decided again and its index in the last run (no_switch: new),
+    // per LID whether its column was; `alg2_kept`: the kept rows still hold
+    // the last run's Algorithm 2 entries at `state->holes` (sftree.cpp
+    // keeps them or puts D-Mod-K's empty entries back).
+    std::vector<char> row_redone, lid_redone;
+    std::vector<std::uint32_t> to_old;
+    bool alg2_kept = false;
 };
 
 // `previous`: the last routing by the same engine (routing/incremental.h);

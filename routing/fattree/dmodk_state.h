@@ -19,7 +19,9 @@
 // flat list of numbers with peers named by GUID; `holes` are the entries
 // D-Mod-K left empty, which sftree's Algorithm 2 then filled, and `pinned`
 // the entries step 2a of sftree.h overwrote: the last tables with these put
-// back are D-Mod-K's own. `digits` are the parents' digits (dmodk.h, "How
+// back are D-Mod-K's own. A re-route keeps the holes' Algorithm 2 entries
+// when sftree's part below allows it (sftree.h, "Re-route"): the holes of a
+// kept row are then the last ones outside the columns decided again. `digits` are the parents' digits (dmodk.h, "How
 // up port index q maps"): kept by a re-route, so a lost top switch does not
 // shift the digits of the parents after it. The tables then differ from a
 // fresh run's (which numbers the smaller tree afresh and moves up to 40 %
@@ -83,13 +85,27 @@ struct DmodkState final : EngineMemory {
     std::vector<DmodkTarget> targets;
     std::vector<std::vector<std::uint32_t>> chain_node; // [level][target]
     std::vector<std::vector<std::uint8_t>> chain_port;  // [level][target]
-    std::vector<std::pair<std::uint32_t, Lid>> holes;   // sorted by switch
+    // Per switch index, D-Mod-K's empty entries toward assigned LIDs (in
+    // LID order; none outside the tree): what Algorithm 2 of sftree.h fills.
+    std::vector<std::vector<Lid>> holes;
     std::vector<std::tuple<std::uint32_t, Lid, std::uint8_t>> pinned;
     // The digit of every switch above the leaves any run of this chain
     // numbered, gone ones included: a re-route keeps them, so a lost top
     // switch moves only the routes that used it, and the tables are a full
     // run's again once it is back.
     std::unordered_map<Guid, std::uint32_t> digits;
+
+    // sftree's part (sftree.cpp, "re-route"): whether the last tables'
+    // Algorithm 2 entries may be kept by the next re-route (every pair
+    // routed, no entry withdrawn, no gateway or pinned entry: the paper's
+    // case), the subtree root and its sibling they were made for, and per
+    // switch index the channel dependencies ([in port][out port] bits) of
+    // every route, for the credit-loop safety net (empty: not kept), and
+    // whether some Algorithm 2 path passes the switch after its first hop.
+    bool alg2_kept = false;
+    Guid alg2_root, alg2_sibling;
+    std::vector<std::vector<std::uint64_t>> dependencies;
+    std::vector<char> alg2_passes;
 };
 
 } // namespace ibsm::routing::fattree

@@ -5,6 +5,7 @@
 #include "routing/fattree/reverse_hops.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ibsm::routing::fattree {
 
@@ -12,11 +13,22 @@ namespace {
 
 constexpr std::uint8_t unknown_hops = 0xFF;
 
+// What a re-route starts from (see "Re-route" below): the last run's
+// routing and state, and what D-Mod-K decided again.
+struct Reuse {
+    const Previous& previous;
+    const DmodkState& old;
+    const DmodkRun& run;
+};
+
 class Sftree {
 public:
-    Sftree(const topology::Fabric& f, const lidassign::LidMap& lids, SftreeResult& r, const CaOrder& order)
-        : f_(f), lids_(lids), r_(r), t_(r.tree), order_(order), S_(t_.size())
+    // `holes`: D-Mod-K's empty entries per switch (dmodk_state.h).
+    Sftree(const topology::Fabric& f, const lidassign::LidMap& lids, SftreeResult& r, const CaOrder& order,
+           const std::vector<std::vector<Lid>>& holes)
+        : f_(f), lids_(lids), r_(r), t_(r.tree), order_(order), S_(t_.size()), holes_(holes)
     {
+        for (const auto& h : holes_) hole_count_ += h.size();
         rows_.resize(S_, nullptr);
         for (std::uint32_t s = 0; s < S_; ++s) rows_[s] = &r_.tables.lfts.at(t_.switches[s]).port;
         for (const auto& [port, pl] : lids_.entries())
@@ -24,12 +36,18 @@ public:
                 dests_.push_back(Lid(static_cast<std::uint16_t>(pl.base.value() + o)));
         std::sort(dests_.begin(), dests_.end());
         hops_.resize(static_cast<std::size_t>(lids_.top().value()) + 1);
+        passes_.assign(S_, 0);
     }
 
-    void run(Guid sm_port_guid, bool avoid_sm)
+    // Algorithms 1 and 2; with `reuse` (a re-route whose kept rows still
+    // hold the last Algorithm 2 entries) only what the delta changed.
+    void run(Guid sm_port_guid, bool avoid_sm, const Reuse* reuse)
     {
         root_ = select_root(avoid_sm ? sm_leaves(sm_port_guid) : std::vector<bool>(S_, false));
-        if (root_ == no_switch) return;
+        if (root_ == no_switch) {
+            if (reuse) clear_holes();
+            return;
+        }
         r_.subtree_root = t_.switches[root_];
         root_lid_ = lid_of(root_);
         auto sibs = t_.sibling[root_];
@@ -39,13 +57,40 @@ public:
             sib_port_ = sibs.front().port;
             sib_lid_ = lid_of(sib_);
         }
+        const bool keep = reuse && may_keep(*reuse);
+        if (reuse && !keep) clear_holes();
         plan_gateways();
-        for (std::uint32_t src = 0; src < S_; ++src) {
-            if (!t_.in_tree(src)) continue;
-            auto& row = *rows_[src];
-            for (auto dst : dests_)
-                if (row[dst.value()] == no_route) route_pair(src, dst);
+        if (keep && r_.gateways.empty() && route_changed(*reuse)) {
+            reused_ = reuse;
+            return;
         }
+        if (keep) {
+            clear_holes();
+            reset_alg2();
+        }
+        all_holes();
+    }
+
+    // For the route phase's log: what a re-route ran of Algorithm 2 and the
+    // safety net.
+    std::string summary() const
+    {
+        // A column routed again in step (2) counts its holes twice.
+        return "Algorithm 2: " + std::to_string(pairs_routed_) + " pairs routed for " + std::to_string(hole_count_) +
+               " holes" + (reused_ && pairs_routed_ < hole_count_ ? ", the others kept" : "") + "; credit-loop check " +
+               (net_changed_only_ ? "of the changed dependencies" : hole_count_ == 0 ? "not needed" : "whole");
+    }
+
+    // Whether the next re-route may keep this run's Algorithm 2 entries, and
+    // what it needs for that (dmodk_state.h).
+    void remember(DmodkState& st) const
+    {
+        st.alg2_kept = root_ != no_switch && r_.failed.empty() && r_.gateways.empty() && r_.pinned.empty() &&
+                       !withdrawn_;
+        st.alg2_root = root_ == no_switch ? Guid() : f_.node(t_.switches[root_]).guid;
+        st.alg2_sibling = sib_ == no_switch ? Guid() : f_.node(t_.switches[sib_]).guid;
+        st.dependencies = st.alg2_kept ? dependencies_ : std::vector<std::vector<std::uint64_t>>{};
+        st.alg2_passes = st.alg2_kept ? passes_ : std::vector<char>{};
     }
 
 private:
@@ -92,14 +137,7 @@ private:
     {
         for (auto leaf : order_.leaf_order) {
             if (sm_leaf[leaf]) continue;
-            const auto& row = *rows_[leaf];
-            bool all = true;
-            for (auto d : dests_)
-                if (row[d.value()] == no_route) {
-                    all = false;
-                    break;
-                }
-            if (all) {
+            if (leaf >= holes_.size() || holes_[leaf].empty()) {
                 r_.root_routes_everything = true;
                 return leaf;
             }
@@ -264,6 +302,7 @@ private:
     // the tables never get a forwarding loop.
     void route_pair(std::uint32_t src, Lid dst)
     {
+        ++pairs_routed_;
         written_.clear();
         if (assign_entry(src, dst) && get_path_length(src, dst)) {
             auto& log = alg2_[dst];
@@ -317,6 +356,175 @@ private:
         }
         unsigned hops = h[cur];
         for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) h[*it] = static_cast<std::uint8_t>(++hops);
+        // The path from here on passed these switches (and the rest of it,
+        // from cur, was marked by the walk that made cur's count known).
+        for (std::size_t k = 1; k < walk_.size(); ++k) passes_[walk_[k]] = 1;
+        passes_[cur] = 1;
+        return true;
+    }
+
+    // Every hole gets Algorithm 2, switch by switch in LID order (the
+    // paper's loop over src and dst, skipping what a walk already filled).
+    void all_holes()
+    {
+        for_each_hole([&](std::uint32_t src, Lid dst) {
+            if ((*rows_[src])[dst.value()] == no_route) route_pair(src, dst);
+        });
+    }
+
+    // Back to D-Mod-K's tables: every hole empty.
+    void clear_holes()
+    {
+        for_each_hole([&](std::uint32_t src, Lid dst) { (*rows_[src])[dst.value()] = no_route; });
+    }
+
+    template <class F> void for_each_hole(F f) const
+    {
+        for (std::uint32_t s = 0; s < holes_.size(); ++s)
+            for (auto lid : holes_[s]) f(s, lid);
+    }
+
+    void reset_alg2()
+    {
+        passes_.assign(S_, 0);
+        pairs_routed_ = 0;
+        r_.failed.clear();
+        alg2_.clear();
+        for (auto& h : hops_) h.clear();
+    }
+
+    // ---- Re-route ----------------------------------------------------
+    // Algorithm 2's entry for (src, dst) (assign_entry) is a function of the
+    // subtree root and its sibling, whether the root (or sibling) routes
+    // dst, and src's own entry toward the root's (or sibling's) LID; the
+    // walk of get_path_length only checks that the path it makes reaches
+    // dst. So when Algorithm 1 picks the same root and sibling, no gateway
+    // is planned (step 2a) and neither the root's nor the sibling's row was
+    // decided again, the last run's entry at a hole is the one a full run
+    // writes unless (1) D-Mod-K decided its row or column again, or its row
+    // leads toward the root's (sibling's) LID elsewhere than last time;
+    // and its path is the last one unless (2) it passes a switch of (1)
+    // that routes dst elsewhere now (another port, or the same port to
+    // another switch or port). Routed again: every hole of (1), then every
+    // hole of the columns of (2). A failed pair makes it a full Algorithm
+    // 2 (the order of the walks matters only when one fails and is undone).
+    bool may_keep(const Reuse& u) const
+    {
+        const auto& run = u.run;
+        auto guid = [&](std::uint32_t s) { return s == no_switch ? Guid() : f_.node(t_.switches[s]).guid; };
+        if (!u.old.alg2_kept || guid(root_) != u.old.alg2_root || guid(sib_) != u.old.alg2_sibling) return false;
+        if (!r_.root_routes_everything || !root_lid_) return false;
+        if (run.row_redone[root_] || (sib_ != no_switch && run.row_redone[sib_])) return false;
+        return sib_ == no_switch || sib_lid_;
+    }
+
+    // Where an entry leads: the switch by GUID and its port.
+    static std::pair<Guid, std::uint8_t> peer_of(const topology::Fabric& f, const topology::Node& n,
+                                                 std::uint8_t port)
+    {
+        if (port == no_route || port == 0 || port >= n.ports.size() || !n.ports[port].remote) return {};
+        const auto& r = *n.ports[port].remote;
+        return {f.node(r.node).guid, static_cast<std::uint8_t>(r.port.value())};
+    }
+
+    // Whether switch x's entry toward `lid` leads elsewhere than last time.
+    bool entry_changed(const Reuse& u, std::uint32_t x, Lid lid) const
+    {
+        if (!lid) return false;
+        const auto ox = u.run.to_old[x];
+        if (ox == no_switch) return true;
+        const auto old_node = u.old.switch_nodes[ox];
+        const auto it = u.previous.tables.lfts.find(old_node);
+        const auto a = (*rows_[x])[lid.value()];
+        const auto b = it == u.previous.tables.lfts.end() ? no_route : it->second.at(lid);
+        return a != b || peer_of(f_, f_.node(t_.switches[x]), a) != peer_of(u.previous.fabric, u.previous.fabric.node(old_node), b);
+    }
+
+    // f(dst) for every entry of row x (decided again) that routes dst
+    // elsewhere than the last tables did: another port, or the same port to
+    // another switch or port; every entry of a new switch. Columns decided
+    // again are skipped (their callers take them whole).
+    template <class F> void for_changed(const Reuse& u, std::uint32_t x, F f) const
+    {
+        const auto& run = u.run;
+        auto col_redone = [&](Lid l) { return l.value() < run.lid_redone.size() && run.lid_redone[l.value()]; };
+        const auto& row = *rows_[x];
+        if (run.to_old[x] == no_switch) {
+            for (auto dst : dests_)
+                if (!col_redone(dst)) f(dst);
+            return;
+        }
+        const auto old_node = u.old.switch_nodes[run.to_old[x]];
+        const auto it = u.previous.tables.lfts.find(old_node);
+        const auto& on = u.previous.fabric.node(old_node);
+        const auto& nn = f_.node(t_.switches[x]);
+        for (auto dst : dests_) {
+            if (col_redone(dst)) continue;
+            const auto a = row[dst.value()];
+            const auto b = it == u.previous.tables.lfts.end() ? no_route : it->second.at(dst);
+            if (a != b || peer_of(f_, nn, a) != peer_of(u.previous.fabric, on, b)) f(dst);
+        }
+    }
+
+    // Steps (1) and (2) above; false (with the kept entries still in place)
+    // when a pair failed.
+    bool route_changed(const Reuse& u)
+    {
+        const auto& run = u.run;
+        const auto& lid_redone = run.lid_redone;
+        auto col_redone = [&](Lid l) { return l.value() < lid_redone.size() && lid_redone[l.value()]; };
+        // Rows whose Algorithm 2 entries may change: decided again by D-Mod-K,
+        // or leading toward the root (or its sibling) elsewhere than last time.
+        // What the kept paths pass (the last runs' walks, dmodk_state.h).
+        std::vector<char> kept_passes(S_, 0);
+        if (u.old.alg2_passes.size() == u.old.switch_nodes.size())
+            for (std::uint32_t x = 0; x < S_; ++x)
+                if (run.to_old[x] != no_switch) kept_passes[x] = u.old.alg2_passes[run.to_old[x]];
+                else kept_passes[x] = 1; // conservative (only entered through a row of (1))
+        else
+            kept_passes.assign(S_, 1);
+        passes_ = kept_passes;
+        src_changed_.assign(S_, 0);
+        for (std::uint32_t x = 0; x < S_; ++x)
+            src_changed_[x] = t_.in_tree(x) && (run.row_redone[x] || entry_changed(u, x, root_lid_) ||
+                                                (sib_ != no_switch && entry_changed(u, x, sib_lid_)));
+        // Most holes to route again (a lost top above the root's own
+        // chain moves the root's route at most switches): one whole
+        // Algorithm 2 is cheaper than steps 1 and 2.
+        std::size_t todo = 0;
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src]) todo += src_changed_[src] || col_redone(dst);
+        if (2 * todo > hole_count_) return false;
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src])
+                if ((src_changed_[src] || col_redone(dst)) && (*rows_[src])[dst.value()] == no_route) {
+                    route_pair(src, dst);
+                    if (!r_.failed.empty()) return false;
+                }
+        // Step 2: the columns some row of (1) that a kept path passes now
+        // routes differently (a new switch is entered only through such a
+        // row; a row no kept path passes after its first hop is only the
+        // start of its own paths, all routed again in step 1).
+        col_changed_.assign(hops_.size(), 0);
+        for (std::uint32_t s = 0; s < S_; ++s)
+            if (src_changed_[s] && run.to_old[s] != no_switch && kept_passes[s])
+                for_changed(u, s, [&](Lid dst) { col_changed_[dst.value()] = 1; });
+        for_each_hole([&](std::uint32_t, Lid dst) { todo += col_changed_[dst.value()]; });
+        if (2 * todo > hole_count_) return false;
+        for_each_hole([&](std::uint32_t src, Lid dst) {
+            if (col_changed_[dst.value()]) (*rows_[src])[dst.value()] = no_route;
+        });
+        for (std::size_t lid = 0; lid < col_changed_.size(); ++lid)
+            if (col_changed_[lid]) {
+                hops_[lid].clear();
+                alg2_.erase(Lid(static_cast<std::uint16_t>(lid)));
+            }
+        for (std::uint32_t src = 0; src < holes_.size(); ++src)
+            for (auto dst : holes_[src])
+                if (col_changed_[dst.value()] && (*rows_[src])[dst.value()] == no_route) {
+                    route_pair(src, dst);
+                    if (!r_.failed.empty()) return false;
+                }
         return true;
     }
 
@@ -326,6 +534,16 @@ private:
     const FatTree& t_;
     const CaOrder& order_;
     std::size_t S_;
+    const std::vector<std::vector<Lid>>& holes_;
+    std::size_t hole_count_ = 0;
+    const Reuse* reused_ = nullptr;       // run() kept the last Algorithm 2 entries
+    std::size_t pairs_routed_ = 0;        // route_pair calls (the walks Algorithm 2 made)
+    bool net_changed_only_ = false;       // the safety net checked only what changed
+    std::vector<char> col_changed_;       // by LID: step (2) of the re-route
+    std::vector<char> src_changed_;       // by switch: step (1) of the re-route
+    std::vector<char> passes_;            // by switch: some Algorithm 2 path passes it after its first hop
+    bool withdrawn_ = false;
+    std::vector<std::vector<std::uint64_t>> dependencies_; // of the final tables (find_cycle)
     std::vector<std::vector<std::uint8_t>*> rows_;
     std::vector<Lid> dests_;
     std::uint32_t root_ = no_switch, sib_ = no_switch;
@@ -358,6 +576,14 @@ public:
     void break_credit_loops()
     {
         build_channels();
+        if (reused_) {
+            if (acyclic_after(*reused_)) return;
+            // A cycle: decide as a full run does, from D-Mod-K's tables.
+            reused_ = nullptr;
+            clear_holes();
+            reset_alg2();
+            all_holes();
+        }
         for (int round = 0; round < 256 && !alg2_.empty(); ++round) {
             auto cycle = find_cycle();
             if (cycle.empty()) return;
@@ -389,8 +615,71 @@ private:
         std::uint8_t in, out;
     };
 
+    // The safety net of a re-route (seed 000 §5 on the routes as they are
+    // now). The last tables' dependency graph had no cycle (or this memory
+    // would not be kept). A dependency (u -> x -> y toward dst) that is new
+    // needs an entry that changed, at u or at x, or a cable between them
+    // that changed (then both rows were decided again). Entries change only
+    // in the columns D-Mod-K decided again and in the rows of (1) (any
+    // other Algorithm 2 entry is the same function of the same inputs, see
+    // "Re-route" above), so the last graph plus the
+    // dependencies through those entries (for a changed entry at x: x's
+    // own turn onward and the turns at x of its neighbours' routes) is a
+    // superset of the new graph: what it keeps of removed routes only adds
+    // edges. No cycle in it means none in the new graph; a cycle in it is
+    // checked on the exact graph, and a real one is for the full run.
+    bool acyclic_after(const Reuse& u)
+    {
+        if (hole_count_ == 0) {
+            // No Algorithm 2 entry: D-Mod-K's up*/down* routes alone, not checked (as a full run).
+            dependencies_.clear();
+            return true;
+        }
+        const auto& old = u.old.dependencies;
+        if (old.empty()) return find_cycle().empty();
+        std::vector<std::vector<std::uint64_t>> bits(S_);
+        for (std::uint32_t s = 0; s < S_; ++s) {
+            const auto os = u.run.to_old[s];
+            if (os != no_switch && os < old.size() && old[os].size() == peer_[s].size() * stride_)
+                bits[s] = old[os];
+            else
+                bits[s].assign(peer_[s].size() * stride_, 0);
+        }
+        std::vector<Lid> columns;
+        for (auto dst : dests_)
+            if (dst.value() < u.run.lid_redone.size() && u.run.lid_redone[dst.value()]) columns.push_back(dst);
+        for (std::uint32_t x = 0; x < S_; ++x)
+            if (t_.in_tree(x))
+                for (auto dst : columns) add_turn(bits, x, dst);
+        std::vector<std::vector<std::uint32_t>> neighbours(S_);
+        std::size_t rows = 0, in_tree = 0; // the rows read per changed LID, against a whole graph's
+        for (std::uint32_t x = 0; x < S_; ++x) {
+            in_tree += t_.in_tree(x);
+            if (!src_changed_[x]) continue;
+            for (auto n : peer_[x])
+                if (n != no_switch && t_.in_tree(n) &&
+                    std::find(neighbours[x].begin(), neighbours[x].end(), n) == neighbours[x].end())
+                    neighbours[x].push_back(n);
+            rows += 1 + neighbours[x].size();
+        }
+        if (rows > in_tree) return find_cycle().empty(); // the whole graph costs less
+        for (std::uint32_t x = 0; x < S_; ++x)
+            if (src_changed_[x])
+                for_changed(u, x, [&](Lid dst) {
+                    add_turn(bits, x, dst);
+                    for (auto n : neighbours[x]) add_turn(bits, n, dst);
+                });
+        if (cycle_in(bits).empty()) {
+            net_changed_only_ = true;
+            dependencies_ = std::move(bits);
+            return true;
+        }
+        return find_cycle().empty();
+    }
+
     void withdraw(Lid dst)
     {
+        withdrawn_ = true;
         auto it = alg2_.find(dst);
         if (it == alg2_.end()) return;
         for (auto s : it->second) {
@@ -416,12 +705,17 @@ private:
     void build_channels()
     {
         peer_.assign(S_, {});
+        peer_port_.assign(S_, {});
         words_ = 0;
         for (std::uint32_t s = 0; s < S_; ++s) {
             const auto& node = f_.node(t_.switches[s]);
             peer_[s].assign(node.ports.size(), no_switch);
+            peer_port_[s].assign(node.ports.size(), 0);
             for (const auto* list : {&t_.up[s], &t_.down[s], &t_.sibling[s]})
-                for (const auto& l : *list) peer_[s][l.port] = l.peer;
+                for (const auto& l : *list) {
+                    peer_[s][l.port] = l.peer;
+                    peer_port_[s][l.port] = l.peer_port;
+                }
         }
         stride_ = 1 + 255 / 64;
     }
@@ -435,26 +729,34 @@ private:
         for (std::uint32_t s = 0; s < S_; ++s) bits[s].assign(peer_[s].size() * stride_, 0);
         for (std::uint32_t u = 0; u < S_; ++u) {
             if (!t_.in_tree(u)) continue;
-            const auto& row_u = *rows_[u];
-            const auto& ports_u = f_.node(t_.switches[u]).ports;
-            for (auto dst : dests_) {
-                const auto pu = row_u[dst.value()];
-                if (pu == no_route || pu == 0 || pu >= peer_[u].size()) continue;
-                const auto x = peer_[u][pu];
-                if (x == no_switch) continue;
-                const auto out = (*rows_[x])[dst.value()];
-                if (out == no_route || out == 0 || out >= peer_[x].size() || peer_[x][out] == no_switch) continue;
-                const auto in = ports_u[pu].remote->port.value();
-                bits[x][in * stride_ + out / 64] |= 1ull << (out % 64);
-            }
+            for (auto dst : dests_) add_turn(bits, u, dst);
         }
         return bits;
     }
 
-    // One cycle of turns, or empty.
-    std::vector<Turn> find_cycle() const
+    // The turn at the switch after u toward dst: (its in port, its out port).
+    void add_turn(std::vector<std::vector<std::uint64_t>>& bits, std::uint32_t u, Lid dst) const
     {
-        const auto bits = dependencies();
+        const auto pu = (*rows_[u])[dst.value()];
+        if (pu == no_route || pu == 0 || pu >= peer_[u].size()) return;
+        const auto x = peer_[u][pu];
+        if (x == no_switch) return;
+        const auto out = (*rows_[x])[dst.value()];
+        if (out == no_route || out == 0 || out >= peer_[x].size() || peer_[x][out] == no_switch) return;
+        const auto in = peer_port_[u][pu];
+        bits[x][in * stride_ + out / 64] |= 1ull << (out % 64);
+    }
+
+    // One cycle of turns in the routes' dependency graph, or empty; the
+    // graph is kept for the next re-route (dependencies_).
+    std::vector<Turn> find_cycle()
+    {
+        dependencies_ = dependencies();
+        return cycle_in(dependencies_);
+    }
+
+    std::vector<Turn> cycle_in(const std::vector<std::vector<std::uint64_t>>& bits) const
+    {
         // Channel (s, out port) leading to a switch; colour per channel.
         std::vector<std::vector<std::uint8_t>> colour(S_);
         for (std::uint32_t s = 0; s < S_; ++s) colour[s].assign(peer_[s].size(), 0);
@@ -510,6 +812,7 @@ private:
 
     std::map<Lid, std::vector<std::uint32_t>> alg2_; // switches given an Algorithm 2 entry, per LID
     std::vector<std::vector<std::uint32_t>> peer_;
+    std::vector<std::vector<std::uint8_t>> peer_port_; // [switch][port] -> the peer's port
     std::size_t words_ = 0, stride_ = 4;
 };
 
@@ -526,15 +829,20 @@ std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, c
     r.tables = std::move(run.tables);
     r.tables.switch_to_switch = true; // seed 000: every switch pair, deadlock-free with switch traffic
     r.tree = std::move(run.tree);
-    // Algorithms 1 and 2 run whole on D-Mod-K's tables, incremental or not:
-    // they read every row for the subtree root and fill only the holes.
-    Sftree s(fabric, lids, r, run.order);
-    s.run(options.sm_port_guid, avoid_sm);
+    // A re-route keeps the last Algorithm 2 entries and dependencies where
+    // the delta cannot change them (Sftree, "Re-route").
+    const auto* old = previous ? dynamic_cast<const DmodkState*>(previous->state) : nullptr;
+    std::optional<Reuse> reuse;
+    if (run.incremental && run.alg2_kept && old) reuse.emplace(Reuse{*previous, *old, run});
+    Sftree s(fabric, lids, r, run.order, run.state->holes);
+    s.run(options.sm_port_guid, avoid_sm, reuse ? &*reuse : nullptr);
     s.break_credit_loops();
     s.publish_hops();
+    s.remember(*run.state);
     run.state->pinned = r.pinned;
     r.state = std::move(run.state);
     r.how = std::move(run.how);
+    if (run.incremental && !r.how.empty() && r.how.back() == ')') r.how.insert(r.how.size() - 1, "; " + s.summary());
     r.incremental = run.incremental;
     return r;
 }

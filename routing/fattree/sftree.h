@@ -71,6 +71,15 @@
 //    pair is reported, so the tables never get a forwarding loop.
 // Also routes switch->CA pairs ftree could not (degraded trees): those entries
 // carry only switch-originated traffic.
+// Re-route (docs/routing.md, "Re-route"): Algorithm 2's entry is a function
+// of the subtree root, whether it routes dst, and src's own entry toward the
+// root's LID, so when Algorithm 1 picks the same root (no gateway, the root's
+// row kept), a re-route keeps the last entries and routes again only the
+// holes whose row or column D-Mod-K decided again or whose row now leads
+// toward the root elsewhere, and the columns where such a row on a kept
+// path routes differently (sftree.cpp, "Re-route"). The safety net then
+// checks the last dependency graph plus the dependencies of the changed
+// entries; a cycle there (or any failed pair) makes it a full run of both.
 #pragma once
 
 #include "routing/engine.h"
@@ -109,7 +118,8 @@ struct SftreeResult {
 // that routes every LID wherever the SMs are, so its tables do not depend
 // on which SM computes them (a takeover moves no route).
 // `previous`: as run_dmodk's (D-Mod-K re-decides only what the delta may
-// change; Algorithms 1 and 2 run whole on its tables).
+// change; Algorithm 2 and the safety net only what that and the delta
+// change, see "Re-route" above).
 std::variant<SftreeResult, Refusal> run_sftree(const topology::Fabric& fabric, const lidassign::LidMap& lids,
                                                const Options& options, const std::string& engine_name = "sftree",
                                                bool avoid_sm = true, const Previous* previous = nullptr);

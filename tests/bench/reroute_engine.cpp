@@ -12,13 +12,17 @@
 // tables are identical to the full run's, the gate alone, the chain with
 // the memory (engine + gate, what the daemon's route phase runs), and the
 // LFT blocks that differ from the last tables (the LFT SMPs the re-route
-// sends). With --ebb also the EBB (the analyzer's, 200 bisections) of the
-// re-route's tables and of the full run's on the fabric after the delta.
-// Prints figures; judges nothing.
+// sends). For ftree and sftree also where the re-route's CPU goes: the
+// fat-tree ranking, D-Mod-K (run_dmodk less the ranking), Algorithms 1-2
+// and the credit-loop safety net (run_sftree less run_dmodk), and the rest
+// of the engine (compute_after less run_sftree). With --ebb also the EBB
+// (the analyzer's, 200 bisections) of the re-route's tables and of the full
+// run's on the fabric after the delta. Prints figures; judges nothing.
 #include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
 #include "routing/chain.h"
 #include "routing/fattree/ranking.h"
+#include "routing/fattree/sftree.h"
 #include "routing/registry.h"
 #include "routing/verify.h"
 #include "topology/fabric_subset.h"
@@ -145,6 +149,8 @@ int main(int argc, char** argv)
     }
     const auto after_lids = carry_lids(before, lids, after);
 
+    const bool tree_engine = engine_name == "ftree" || engine_name == "sftree";
+    double cpu_rank = 1e300, cpu_dmodk = 1e300, cpu_sftree = 1e300;
     double full = 1e300, full_cpu = 1e300, incr = 1e300, gate = 1e300, chain_full = 1e300, chain_incr = 1e300, incr_cpu = 1e300;
     bool identical = true;
     double ebb_re = 0, ebb_full = 0;
@@ -167,6 +173,20 @@ int main(int argc, char** argv)
         incr_cpu = std::min(incr_cpu, bench::cpu_seconds() - c0);
         incr = std::min(incr, since(t0));
         how = re.how;
+        if (tree_engine) {
+            double c = bench::cpu_seconds();
+            { auto r = routing::fattree::rank_fat_tree(after, options.root_guids); }
+            cpu_rank = std::min(cpu_rank, bench::cpu_seconds() - c);
+            c = bench::cpu_seconds();
+            { auto r = routing::fattree::run_dmodk(after, after_lids, options, engine_name, &previous); }
+            cpu_dmodk = std::min(cpu_dmodk, bench::cpu_seconds() - c);
+            c = bench::cpu_seconds();
+            {
+                auto r = routing::fattree::run_sftree(after, after_lids, options, engine_name, engine_name == "sftree",
+                                                      &previous);
+            }
+            cpu_sftree = std::min(cpu_sftree, bench::cpu_seconds() - c);
+        }
         t0 = Clock::now();
         const double c1 = bench::cpu_seconds();
         auto fresh = engine->compute(after, after_lids, options);
@@ -207,6 +227,11 @@ int main(int argc, char** argv)
     std::printf("  engine full run      %.3f s (%.3f s CPU)\n", full, full_cpu);
     std::printf("  engine re-route      %.3f s (%.3f s CPU), %.1f %% of the full run's CPU: %s\n", incr, incr_cpu,
                 100 * incr_cpu / full_cpu, how.c_str());
+    if (tree_engine)
+        std::printf("  re-route CPU by step: ranking %.3f s, D-Mod-K %.3f s, Algorithms 1-2 + safety net %.3f s, "
+                    "rest %.3f s\n",
+                    cpu_rank, std::max(0.0, cpu_dmodk - cpu_rank), std::max(0.0, cpu_sftree - cpu_dmodk),
+                    std::max(0.0, incr_cpu - cpu_sftree));
     std::printf("  identical to a full run: %s\n",
                 identical ? "yes" : "no (the re-route keeps what the delta left valid: docs/routing.md, Re-route)");
     if (with_ebb) std::printf("  EBB re-route %.4f, full run %.4f (%+.2f %%)\n", ebb_re, ebb_full, 100 * (ebb_re / ebb_full - 1));

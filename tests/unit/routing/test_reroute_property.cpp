@@ -22,6 +22,7 @@
 #include "lidassign/base_lids.h"
 #include "routing/analysis/analyze.h"
 #include "routing/chain.h"
+#include "routing/fattree/dmodk_state.h"
 #include "routing/registry.h"
 #include "topology/fabric_subset.h"
 #include "topology/gen_chain.h"
@@ -35,6 +36,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <random>
 #include <set>
@@ -193,6 +195,46 @@ bool same_lfts(const RoutingTables& a, const RoutingTables& b)
     return true;
 }
 
+// The confinement of an ftree/sftree re-route (sftree.cpp, "Re-route"):
+// the re-route from `memory` to fabric `f` as the chain runs it (the last
+// Algorithm 2 entries and credit-loop dependencies kept where the delta
+// cannot change them) against the same re-route with those forgotten
+// (Algorithm 2 and the safety net whole, on the same D-Mod-K re-route):
+// the tables must be identical. Returns whether the confined one kept
+// any (so a caller can check the confinement was exercised).
+bool check_confined(const std::string& engine_name, const ChainMemory& memory, const Fabric& f,
+                    const lidassign::LidMap& lids, const Options& options)
+{
+    if (!memory.tables || memory.tables->engine != engine_name) return false;
+    const auto* st = dynamic_cast<const fattree::DmodkState*>(memory.engine_state.get());
+    REQUIRE(st);
+    auto forgot = std::make_shared<fattree::DmodkState>(*st);
+    forgot->alg2_kept = false;
+    forgot->dependencies.clear();
+    const auto delta = topology::fabric_delta(*memory.fabric, f);
+    const Previous with{*memory.fabric, *memory.lids, *memory.tables, st, delta};
+    const Previous without{*memory.fabric, *memory.lids, *memory.tables, forgot.get(), delta};
+    const auto engine = default_registry().create(engine_name);
+    REQUIRE(engine);
+    const auto a = engine->compute_after(f, lids, options, &with);
+    const auto b = engine->compute_after(f, lids, options, &without);
+    const auto* ta = std::get_if<RoutingTables>(&a.result);
+    const auto* tb = std::get_if<RoutingTables>(&b.result);
+    REQUIRE((ta != nullptr) == (tb != nullptr));
+    if (!ta) return false;
+    INFO("confined: " << a.how << "\nwhole: " << b.how);
+    CHECK(a.incremental == b.incremental);
+    CHECK(ta->lfts.size() == tb->lfts.size());
+    bool same = ta->lfts.size() == tb->lfts.size();
+    for (const auto& [sw, lft] : ta->lfts) {
+        auto it = tb->lfts.find(sw);
+        same = same && it != tb->lfts.end() && it->second.port == lft.port;
+    }
+    CHECK(same);
+    CHECK(b.how.find("the others kept") == std::string::npos);
+    return a.how.find("the others kept") != std::string::npos;
+}
+
 // Runs `steps` random deltas on `whole` through one memory, comparing with a
 // full run after each. `exact`: the engine re-routes incrementally and must
 // give the full run's tables.
@@ -215,7 +257,7 @@ void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec
         REQUIRE_FALSE(first.degraded);
         CHECK(first.route_how.find("full run (no previous routing)") != std::string::npos);
     }
-    unsigned incremental = 0, identical = 0;
+    unsigned incremental = 0, identical = 0, confined = 0;
     bool fresh_digits = true; // no full run since the first: digits are the whole tree's
     for (unsigned step = 0; step < steps; ++step) {
         std::string what;
@@ -223,9 +265,16 @@ void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec
         INFO("step " << step << ": " << what);
         const Fabric f = w.current();
         const auto lids = w.lids_of(f);
+        if (exact) confined += check_confined(spec.engines.front(), memory, f, lids, options);
         auto re = run_chain(registry, spec, f, lids, options, &memory);
         auto full = run_chain(registry, spec, f, lids, options);
-        REQUIRE(full.tables);
+        if (!full.tables) {
+            // Enough cables out that the fabric is no fat-tree any more
+            // (the long mode gets there): the re-route refuses as well.
+            CHECK_FALSE(re.tables);
+            fresh_digits = false;
+            continue;
+        }
         REQUIRE(re.tables);
         INFO("re-route: " << re.route_how);
         CHECK(re.engine() == full.engine());
@@ -321,5 +370,62 @@ TEST_CASE("re-route: other fabrics run the chain in full and say so", "[reroute]
         check_sequence("chain", topology::generate_chain(cp), chain, false, seed, steps);
         check_sequence("dragonfly+", topology::generate_dragonfly({3, 2, 2, 2, 0}), chain, false, seed, steps);
         // updn and minhop re-route incrementally: test_reroute_engines.cpp.
+    }
+}
+
+// Every switch-to-switch cable of a 3-level PGFT pulled and put back, and
+// every top switch gone and back, through one memory: each re-route must
+// give the tables of the same re-route with Algorithm 2 and the safety net
+// whole (sftree.cpp, "Re-route"; check_confined) and pass the gate. This
+// covers the cables whose loss moves the subtree root (everything routed
+// again), those that change a row some kept Algorithm 2 path crosses (its
+// column routed again), and switches the last tables and dependencies do
+// not know (a top back); the confinement must have kept entries somewhere.
+TEST_CASE("re-route: Algorithm 2 kept only where the delta cannot change it", "[reroute]")
+{
+    const Fabric whole = topology::generate_pgft(topology::PgftParams{{4, 4, 4}, {1, 4, 2}, {1, 1, 1}});
+    const auto whole_lids = lidassign::assign_base_lids(whole, {}, {}).lids;
+    Options options;
+    std::vector<topology::PortRef> cables;
+    std::vector<topology::NodeId> spines;
+    for (const auto& l : whole.links())
+        if (whole.node(l.a.node).is_switch() && whole.node(l.b.node).is_switch()) cables.push_back(l.a);
+    for (auto id : whole.node_ids())
+        if (whole.node(id).is_switch() && !has_host(whole, id)) spines.push_back(id);
+    for (const char* engine : {"sftree", "ftree"}) {
+        INFO(engine);
+        const ChainSpec spec{{engine}, true};
+        ChainMemory memory;
+        REQUIRE(run_chain(default_registry(), spec, whole, whole_lids, options, &memory).tables);
+        unsigned kept = 0, steps = 0;
+        auto step = [&](const Fabric& f) {
+            lidassign::LidMap lids;
+            for (const auto& [ref, pl] : whole_lids.entries())
+                if (auto id = f.find_node(whole.node(ref.node).guid))
+                    lids.assign(topology::PortRef{*id, ref.port}, pl.base, pl.lmc);
+            kept += check_confined(engine, memory, f, lids, options);
+            ++steps;
+            auto re = run_chain(default_registry(), spec, f, lids, options, &memory);
+            REQUIRE(re.tables);
+            INFO(re.route_how);
+            CHECK(re.incremental);
+            CHECK_FALSE(re.degraded);
+            CHECK(re.verdict()->passed());
+        };
+        for (const auto& c : cables) {
+            INFO("cable " << whole.node(c.node).description << " port " << c.port.value());
+            Fabric cut = whole;
+            cut.disconnect(c);
+            step(cut);
+            step(whole);
+        }
+        for (auto id : spines) {
+            INFO("switch " << whole.node(id).description);
+            std::vector<bool> drop(whole.node_count(), false);
+            drop[id.value] = true;
+            step(topology::without_nodes(whole, drop));
+            step(whole);
+        }
+        CHECK(kept > steps / 4);
     }
 }
