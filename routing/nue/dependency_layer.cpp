@@ -11,9 +11,37 @@ namespace ibsm::routing::nue {
 
 DependencyLayer::DependencyLayer(const ChannelTurns& turns)
     : t_(turns), state_(turns.turn_count(), State::unused), ord_(turns.channel_count()),
-      mark_(turns.channel_count(), 0)
+      mark_(turns.channel_count(), 0), back_mark_(turns.channel_count(), 0)
 {
     std::iota(ord_.begin(), ord_.end(), 0u);
+    const auto& g = t_.g;
+    const std::size_t C = t_.channel_count();
+    auto words = [&](std::size_t s) { return (g.first[s + 1] - g.first[s] + 63) / 64; };
+    out_first_.assign(C + 1, 0);
+    in_first_.assign(C + 1, 0);
+    for (std::size_t c = 0; c < C; ++c) {
+        out_first_[c + 1] = out_first_[c] + words(g.head[c]);
+        in_first_[c + 1] = in_first_[c] + words(t_.tail[c]);
+    }
+    out_used_.assign(out_first_[C], 0);
+    in_used_.assign(in_first_[C], 0);
+}
+
+void DependencyLayer::set_used(std::uint32_t c1, std::uint32_t c2, bool used)
+{
+    const auto& g = t_.g;
+    const std::uint32_t out_bit = c2 - g.first[g.head[c1]];
+    const std::uint32_t in_bit = t_.reverse[c1] - g.first[t_.tail[c2]];
+    auto& o = out_used_[out_first_[c1] + out_bit / 64];
+    auto& i = in_used_[in_first_[c2] + in_bit / 64];
+    const std::uint64_t ob = std::uint64_t{1} << (out_bit % 64), ib = std::uint64_t{1} << (in_bit % 64);
+    if (used) {
+        o |= ob;
+        i |= ib;
+    } else {
+        o &= ~ob;
+        i &= ~ib;
+    }
 }
 
 bool DependencyLayer::try_use(std::uint32_t c1, std::uint32_t c2)
@@ -26,6 +54,7 @@ bool DependencyLayer::try_use(std::uint32_t c1, std::uint32_t c2)
         return false;
     }
     state_[k] = State::used;
+    set_used(c1, c2, true);
     ++used_;
     return true;
 }
@@ -35,6 +64,7 @@ void DependencyLayer::release(std::uint32_t c1, std::uint32_t c2)
     const std::size_t k = t_.turn(c1, c2);
     assert(state_[k] == State::used);
     state_[k] = State::unused;
+    set_used(c1, c2, false);
     --used_;
 }
 
@@ -43,12 +73,12 @@ void DependencyLayer::mark_used(std::uint32_t c1, std::uint32_t c2)
     const std::size_t k = t_.turn(c1, c2);
     if (state_[k] == State::used) return;
     state_[k] = State::used;
+    set_used(c1, c2, true);
     ++used_;
 }
 
 bool DependencyLayer::order_used()
 {
-    const auto& g = t_.g;
     const std::size_t C = t_.channel_count();
     std::vector<std::uint32_t> indegree(C, 0), sorted;
     sorted.reserve(C);
@@ -56,11 +86,7 @@ bool DependencyLayer::order_used()
     // topological comes out unchanged.
     using Entry = std::pair<std::uint32_t, std::uint32_t>; // (ord, channel)
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
-    auto for_each_used_next = [&](std::uint32_t c, auto&& f) {
-        const std::uint32_t b = g.head[c];
-        for (std::uint32_t n = g.first[b]; n < g.first[b + 1]; ++n)
-            if (n != t_.reverse[c] && state_[t_.turn(c, n)] == State::used) f(n);
-    };
+    auto for_each_used_next = [&](std::uint32_t c, auto&& f) { used_next(c, f); };
     for (std::uint32_t c = 0; c < C; ++c) for_each_used_next(c, [&](std::uint32_t n) { ++indegree[n]; });
     for (std::uint32_t c = 0; c < C; ++c)
         if (indegree[c] == 0) ready.emplace(ord_[c], c);
@@ -79,41 +105,62 @@ bool DependencyLayer::order_used()
 
 bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
 {
-    const auto& g = t_.g;
     const std::uint32_t lower = ord_[c2], upper = ord_[c1];
+    // Forward from c2 (channels it depends on, ordered before c1) and
+    // backward from c1 (channels that depend on it, ordered after c2), one
+    // channel each in turn: a cycle is a channel both reach, and it is found
+    // by the time the smaller side is exhausted. Blocked turns (most of the
+    // searches on a tree, where the escape tree's turns run against
+    // Up*/Down*) then cost about the smaller side instead of the forward
+    // one, which was 1 300 channels per blocked turn against ~75 backward
+    // at 3 456 hosts.
     ++stamp_;
-    // Forward from c2: channels it depends on, ordered before c1.
     forward_.clear();
+    backward_.clear();
     stack_.assign(1, c2);
+    back_stack_.assign(1, c1);
     mark_[c2] = stamp_;
-    while (!stack_.empty()) {
+    back_mark_[c1] = stamp_;
+    forward_.push_back(c2);
+    backward_.push_back(c1);
+    bool cycle = false;
+    auto forward_step = [&] {
         const std::uint32_t c = stack_.back();
         stack_.pop_back();
-        forward_.push_back(c);
-        const std::uint32_t b = g.head[c];
-        for (std::uint32_t n = g.first[b]; n < g.first[b + 1]; ++n) {
-            if (n == t_.reverse[c] || state_[t_.turn(c, n)] != State::used) continue;
-            if (n == c1) return false;
-            if (mark_[n] == stamp_ || ord_[n] > upper) continue;
+        used_next(c, [&](std::uint32_t n) {
+            if (cycle) return;
+            if (back_mark_[n] == stamp_) {
+                cycle = true;
+                return;
+            }
+            if (mark_[n] == stamp_ || ord_[n] > upper) return;
             mark_[n] = stamp_;
             stack_.push_back(n);
-        }
-    }
-    // Backward from c1: channels that depend on it, ordered after c2.
-    backward_.clear();
-    stack_.assign(1, c1);
-    mark_[c1] = stamp_;
-    while (!stack_.empty()) {
-        const std::uint32_t c = stack_.back();
-        stack_.pop_back();
-        backward_.push_back(c);
-        t_.for_each_incoming(t_.tail[c], [&](std::uint32_t p) {
-            if (p == t_.reverse[c] || state_[t_.turn(p, c)] != State::used) return;
-            if (mark_[p] == stamp_ || ord_[p] < lower) return;
-            mark_[p] = stamp_;
-            stack_.push_back(p);
+            forward_.push_back(n);
         });
+    };
+    auto backward_step = [&] {
+        const std::uint32_t c = back_stack_.back();
+        back_stack_.pop_back();
+        used_previous(c, [&](std::uint32_t p) {
+            if (cycle) return;
+            if (mark_[p] == stamp_) {
+                cycle = true;
+                return;
+            }
+            if (back_mark_[p] == stamp_ || ord_[p] < lower) return;
+            back_mark_[p] = stamp_;
+            back_stack_.push_back(p);
+            backward_.push_back(p);
+        });
+    };
+    while (!cycle && !stack_.empty() && !back_stack_.empty()) {
+        forward_step();
+        if (!cycle && !back_stack_.empty()) backward_step();
     }
+    while (!cycle && !stack_.empty()) forward_step();
+    while (!cycle && !back_stack_.empty()) backward_step();
+    if (cycle) return false;
     auto by_order = [&](std::uint32_t a, std::uint32_t b) { return ord_[a] < ord_[b]; };
     std::sort(forward_.begin(), forward_.end(), by_order);
     std::sort(backward_.begin(), backward_.end(), by_order);
