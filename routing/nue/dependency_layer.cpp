@@ -117,16 +117,14 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
     ++stamp_;
     forward_.clear();
     backward_.clear();
-    stack_.assign(1, c2);
-    back_stack_.assign(1, c1);
+    std::size_t fnext = 0, bnext = 0; // breadth-first: forward_ and backward_ are the queues
     mark_[c2] = stamp_;
     back_mark_[c1] = stamp_;
     forward_.push_back(c2);
     backward_.push_back(c1);
     bool cycle = false;
     auto forward_step = [&] {
-        const std::uint32_t c = stack_.back();
-        stack_.pop_back();
+        const std::uint32_t c = forward_[fnext++];
         used_next(c, [&](std::uint32_t n) {
             if (cycle) return;
             if (back_mark_[n] == stamp_) {
@@ -135,13 +133,11 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
             }
             if (mark_[n] == stamp_ || ord_[n] > upper) return;
             mark_[n] = stamp_;
-            stack_.push_back(n);
             forward_.push_back(n);
         });
     };
     auto backward_step = [&] {
-        const std::uint32_t c = back_stack_.back();
-        back_stack_.pop_back();
+        const std::uint32_t c = backward_[bnext++];
         used_previous(c, [&](std::uint32_t p) {
             if (cycle) return;
             if (mark_[p] == stamp_) {
@@ -150,16 +146,15 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
             }
             if (back_mark_[p] == stamp_ || ord_[p] < lower) return;
             back_mark_[p] = stamp_;
-            back_stack_.push_back(p);
             backward_.push_back(p);
         });
     };
-    while (!cycle && !stack_.empty() && !back_stack_.empty()) {
+    while (!cycle && fnext < forward_.size() && bnext < backward_.size()) {
         forward_step();
-        if (!cycle && !back_stack_.empty()) backward_step();
+        if (!cycle && bnext < backward_.size()) backward_step();
     }
-    while (!cycle && !stack_.empty()) forward_step();
-    while (!cycle && !back_stack_.empty()) backward_step();
+    while (!cycle && fnext < forward_.size()) forward_step();
+    while (!cycle && bnext < backward_.size()) backward_step();
     if (cycle) return false;
     auto by_order = [&](std::uint32_t a, std::uint32_t b) { return ord_[a] < ord_[b]; };
     std::sort(forward_.begin(), forward_.end(), by_order);

@@ -90,7 +90,7 @@ private:
     std::vector<std::uint32_t> ord_;
     std::vector<std::uint32_t> mark_, back_mark_; // == stamp_: reached forward / backward
     std::uint32_t stamp_ = 0;
-    std::vector<std::uint32_t> forward_, backward_, stack_, back_stack_, places_;
+    std::vector<std::uint32_t> forward_, backward_, places_;
     std::uint64_t used_ = 0;
 };
 
