@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <iterator>
 #include <numeric>
 #include <queue>
 
@@ -156,16 +157,21 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
     while (!cycle && fnext < forward_.size()) forward_step();
     while (!cycle && bnext < backward_.size()) backward_step();
     if (cycle) return false;
-    auto by_order = [&](std::uint32_t a, std::uint32_t b) { return ord_[a] < ord_[b]; };
-    std::sort(forward_.begin(), forward_.end(), by_order);
-    std::sort(backward_.begin(), backward_.end(), by_order);
+    // Each set sorted by place as (place, channel) keys, the places merged:
+    // no comparator chasing ord_ (a sort of ~400 channels per reorder was a
+    // sixth of nue's time at 11 664 hosts).
+    auto keyed = [&](const std::vector<std::uint32_t>& set, std::vector<std::uint64_t>& keys) {
+        keys.clear();
+        for (auto c : set) keys.push_back(std::uint64_t{ord_[c]} << 32 | c);
+        std::sort(keys.begin(), keys.end());
+    };
+    keyed(backward_, back_keys_);
+    keyed(forward_, keys_);
     places_.clear();
-    for (auto c : backward_) places_.push_back(ord_[c]);
-    for (auto c : forward_) places_.push_back(ord_[c]);
-    std::sort(places_.begin(), places_.end());
+    std::merge(back_keys_.begin(), back_keys_.end(), keys_.begin(), keys_.end(), std::back_inserter(places_));
     std::size_t i = 0;
-    for (auto c : backward_) ord_[c] = places_[i++];
-    for (auto c : forward_) ord_[c] = places_[i++];
+    for (auto k : back_keys_) ord_[static_cast<std::uint32_t>(k)] = static_cast<std::uint32_t>(places_[i++] >> 32);
+    for (auto k : keys_) ord_[static_cast<std::uint32_t>(k)] = static_cast<std::uint32_t>(places_[i++] >> 32);
     return true;
 }
 

@@ -90,7 +90,8 @@ private:
     std::vector<std::uint32_t> ord_;
     std::vector<std::uint32_t> mark_, back_mark_; // == stamp_: reached forward / backward
     std::uint32_t stamp_ = 0;
-    std::vector<std::uint32_t> forward_, backward_, places_;
+    std::vector<std::uint32_t> forward_, backward_;
+    std::vector<std::uint64_t> keys_, back_keys_, places_; // (place, channel)
     std::uint64_t used_ = 0;
 };
 
