@@ -110,11 +110,12 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
     // Forward from c2 (channels it depends on, ordered before c1) and
     // backward from c1 (channels that depend on it, ordered after c2), one
     // channel each in turn: a cycle is a channel both reach, and it is found
-    // by the time the smaller side is exhausted. Blocked turns (most of the
+    // by the time the smaller side is exhausted. Blocked turns (half of the
     // searches on a tree, where the escape tree's turns run against
-    // Up*/Down*) then cost about the smaller side instead of the forward
-    // one, which was 1 300 channels per blocked turn against ~75 backward
-    // at 3 456 hosts.
+    // Up*/Down*) then cost at most about twice the smaller side instead of
+    // the forward one: 1 300 channels per blocked turn at 3 456 hosts
+    // forward alone, 650 for both sides depth-first; breadth-first they
+    // meet sooner still (12 % less CPU for the whole route there).
     ++stamp_;
     forward_.clear();
     backward_.clear();

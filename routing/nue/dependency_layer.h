@@ -12,19 +12,26 @@
 // order cannot close a cycle. Only when the order disagrees is the region
 // between them searched, and reordered if no cycle is found.
 //
-// Data structures: per turn a state (unused, used, blocked); per channel
-// its place in the order (ord). Blocked turns were
+// Data structures: per turn a state (unused, used, blocked), and the used
+// turns again as bits per channel, forward and backward (below); per
+// channel its place in the order (ord). Blocked turns were
 // found to close a cycle and are not tried again in this layer (the paper's
 // blocked state): the used subgraph only loses edges when a destination's
 // tentative choice is replaced, so a blocked turn could at most become
 // usable again in rare cases, and re-searching it every time would cost
 // more than it gains.
 //
-// Algorithm (add c1 -> c2 with ord[c2] < ord[c1]): depth-first forward from
-// c2 over used turns, visiting only channels ordered before c1; reaching c1
-// is a cycle (the turn becomes blocked). Otherwise backward from c1 over
-// used turns, visiting only channels ordered after c2; the two visited sets
-// then take their joint places in the order, backward set first.
+// Algorithm (add c1 -> c2 with ord[c2] < ord[c1]), Pearce and Kelly's: the
+// channels c2 leads to that are ordered before c1 (forward), and those
+// that lead to c1 ordered after c2 (backward); a channel in both closes a
+// cycle (the turn becomes blocked). Otherwise the two sets take their
+// joint places in the order, backward set first. The two sets are grown
+// breadth-first, one channel of each in turn, so a cycle is found once the
+// nearer meeting point is reached: at 11 664 hosts on the tree, 154 000 of
+// the 333 000 reorders at 1 VL end in a cycle (the escape tree's reserved
+// down-up turns against Up*/Down* turns); searched forward first, as the
+// paper's algorithm reads, each walked ~1 300 channels at 3 456 hosts
+// before reaching c1 (issue 36).
 #pragma once
 
 #include "routing/nue/channel_turns.h"
