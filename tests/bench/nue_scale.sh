@@ -16,8 +16,10 @@
 #      (default "tree-11664 torus3d-12x12x9"), KEEP_WORK=1 keeps the net
 #      files and tables.
 #
-# Columns: route s = ibsm's "routed by" line (nue and the verification
-# gate, no parsing or file writing); CPU s = user + system of the whole
+# Columns: engine s = nue's compute alone, wall and CPU (the build's
+# tests/bench/engine_time --max-vls N: no gate, no files; "-" for BEFORE,
+# whose build may lack it); route s = ibsm's "routed by" line (nue and the
+# verification gate, no parsing or file writing); CPU s = user + system of the whole
 # `ibsm route` process (reading the net file, LIDs, nue, the gate, writing
 # the tables); wall s of the same; max RSS of the process (GNU time's %M);
 # layers / impasses = nue's note. The machine is shared: the load is printed.
@@ -29,6 +31,8 @@ ibsm=$(realpath "$build/tools/ibsm")
 before=${2:-}
 [ -x "$ibsm" ] || { echo "nue_scale: $ibsm not found (meson setup $build --buildtype=release)" >&2; exit 1; }
 [ -z "$before" ] || [ -x "$before" ] || { echo "nue_scale: $before is not executable" >&2; exit 1; }
+engine_time=$build/tests/bench/engine_time
+[ -x "$engine_time" ] || echo "nue_scale: no $engine_time (ninja -C $build tests/bench/engine_time): no engine column" >&2
 [ -x /usr/bin/time ] || { echo "nue_scale: GNU time (/usr/bin/time) is needed for the RSS" >&2; exit 1; }
 BEST_OF=${BEST_OF:-1}
 VLS=${VLS:-"1 8"}
@@ -37,7 +41,7 @@ FABRICS=${FABRICS:-"tree-11664 torus3d-12x12x9"}
 . "$here/tests/bench/fabrics.sh"
 
 work=$(mktemp -d /tmp/nue_scale.XXXXXX)
-[ "${KEEP_WORK:-0}" = 1 ] && echo "work directory: $work" || trap 'rm -rf "$work"' EXIT
+if [ "${KEEP_WORK:-0}" = 1 ]; then echo "work directory: $work"; else trap 'rm -rf "$work"' EXIT; fi
 
 # row LABEL IBSM NET VLS: one table row, the least of BEST_OF runs (by CPU).
 row() {
@@ -53,11 +57,16 @@ row() {
         route=$(sed -n 's/^route time: \([0-9.]*\) s$/\1/p' "$work/log")
         read -r wall user sys rss < "$work/time"
         notes=$(sed -n 's/^note: nue: \([0-9]*\) destination LIDs in \([0-9]*\) layers\{0,1\} .*; \([0-9]*\) impasses repaired.*; \([0-9]*\) LIDs took escape.*/\2 layers, \3 repaired, \4 escaped/p' "$work/log")
+        local engine="-"
+        if [ "$label" = after ] && [ -x "$engine_time" ]; then
+            engine=$("$engine_time" --max-vls "$vls" nue "$net" |
+                sed -n 's/.*compute \([0-9.]*\) s wall, \([0-9.]*\) s CPU.*/\1 \/ \2/p')
+        fi
         local cpu
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
         local line
-        line=$(printf '%-7s | %-17s | %3s | %8s | %7s | %7s | %6.0f | %s' "$label" "$fabric" "$vls" "$route" "$cpu" \
-            "$wall" "$((rss / 1024))" "$notes")
+        line=$(printf '%-7s | %-17s | %3s | %15s | %8s | %7s | %7s | %6.0f | %s' "$label" "$fabric" "$vls" "$engine" \
+            "$route" "$cpu" "$wall" "$((rss / 1024))" "$notes")
         if [ -z "$best" ] || awk -v a="$cpu" -v b="${best_cpu}" 'BEGIN { exit !(a < b) }'; then
             best=$line
             best_cpu=$cpu
@@ -67,7 +76,8 @@ row() {
 }
 
 echo "load: $(uptime | sed 's/.*load average: //') ($(nproc) CPUs); best of $BEST_OF"
-printf '%-7s | %-17s | %3s | %8s | %7s | %7s | %6s | %s\n' build fabric VLs "route s" "CPU s" "wall s" "RSS MB" "nue's note"
+printf '%-7s | %-17s | %3s | %15s | %8s | %7s | %7s | %6s | %s\n' build fabric VLs "engine s / CPU" "route s" "CPU s" \
+    "wall s" "RSS MB" "nue's note"
 for fabric in $FABRICS; do
     net=$work/$fabric.net
     fabric_make "$ibsm" "$fabric" "$net"
