@@ -14,8 +14,35 @@ DependencyLayer::DependencyLayer(const ChannelTurns& turns)
     : t_(turns), state_(turns.turn_count(), State::unused), ord_(turns.channel_count()),
       mark_(turns.channel_count(), 0), back_mark_(turns.channel_count(), 0)
 {
-    std::iota(ord_.begin(), ord_.end(), 0u);
     const auto& g = t_.g;
+    // Initial order: channels away from the host switches first (by the
+    // distance of the switch they leave), then those between switches at
+    // the same distance, then those towards the hosts (farthest first):
+    // minimal routes on a tree (up, then down) already agree with it.
+    {
+        const std::size_t S = g.size();
+        constexpr std::uint32_t far = ~0u;
+        std::vector<std::uint32_t> rank(S, far), queue;
+        for (std::uint32_t s = 0; s < S; ++s)
+            if (g.hosts[s]) {
+                rank[s] = 0;
+                queue.push_back(s);
+            }
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            for (std::uint32_t c = g.first[queue[i]]; c < g.first[queue[i] + 1]; ++c)
+                if (rank[g.head[c]] == far) {
+                    rank[g.head[c]] = rank[queue[i]] + 1;
+                    queue.push_back(g.head[c]);
+                }
+        std::vector<std::uint64_t> key(t_.channel_count());
+        for (std::uint32_t c = 0; c < key.size(); ++c) {
+            const std::uint64_t a = rank[t_.tail[c]], b = rank[g.head[c]];
+            const std::uint64_t cls = b > a ? 0 : b == a ? 1 : 2, r = cls == 2 ? far - a : a;
+            key[c] = (cls << 62) | (r << 30) | c;
+        }
+        std::sort(key.begin(), key.end());
+        for (std::uint32_t i = 0; i < key.size(); ++i) ord_[key[i] & ((1u << 30) - 1)] = i;
+    }
     const std::size_t C = t_.channel_count();
     auto words = [&](std::size_t s) { return (g.first[s + 1] - g.first[s] + 63) / 64; };
     out_first_.assign(C + 1, 0);
@@ -115,7 +142,7 @@ bool DependencyLayer::reorder(std::uint32_t c1, std::uint32_t c2)
     // Up*/Down*) then cost at most about twice the smaller side instead of
     // the forward one: 1 300 channels per blocked turn at 3 456 hosts
     // forward alone, 650 for both sides depth-first; breadth-first they
-    // meet sooner still (12 % less CPU for the whole route there).
+    // meet sooner still (14 % less CPU for the whole route there).
     ++stamp_;
     forward_.clear();
     backward_.clear();

@@ -14,7 +14,12 @@
 //
 // Data structures: per turn a state (unused, used, blocked), and the used
 // turns again as bits per channel, forward and backward (below); per
-// channel its place in the order (ord). Blocked turns were
+// channel its place in the order (ord), which starts with the channels
+// leading away from the switches with hosts, then those between switches
+// as far from them, then those leading back, so that a tree's minimal
+// routes (up, then down) need no reorder (nue's engine time on the 11 664-
+// host tree at 1 VL 17.6 -> 14.2 s of CPU; the identity on a torus, where
+// every switch has hosts). Blocked turns were
 // found to close a cycle and are not tried again in this layer (the paper's
 // blocked state): the used subgraph only loses edges when a destination's
 // tentative choice is replaced, so a blocked turn could at most become
