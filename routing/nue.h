@@ -52,7 +52,9 @@
 // reorders come from down-up turns and released tentative turns). The cost:
 // two searches and three estimates, about 2x nue's time (3 456-host tree
 // minus 40 links at 2 VLs: tree escape 21.8 s, Up*/Down* escape 14.2 s, the
-// rest 3.5 s at load 15 on 2 cores).
+// rest 3.5 s at load 15 on 2 cores). The layer's initial channel order
+// follows the distance from the host switches (nue/dependency_layer.h,
+// issue 36), which a tree's minimal routes agree with.
 #pragma once
 
 #include "routing/engine.h"

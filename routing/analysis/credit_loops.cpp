@@ -26,25 +26,28 @@ SlLookup::SlLookup(const Network& net, const RoutingTables& tables, const std::a
     auto key = [](topology::PortRef p) { return (std::uint64_t{p.node.value} << 8) | p.port.value(); };
     for (std::size_t e = 0; e < net.endpoints().size(); ++e)
         endpoint_of.emplace(key(net.endpoints()[e].port), static_cast<std::int32_t>(e));
-    by_lid_.resize(net.lid_table_size());
-    const auto& table = tables.sl;
-    const auto lids = std::min<std::uint32_t>(table.lid_limit(), static_cast<std::uint32_t>(by_lid_.size()));
-    for (std::size_t row = 0; row < table.sources().size(); ++row) {
-        auto it = endpoint_of.find(key(table.sources()[row]));
+    table_ = tables.sl;
+    const auto lids = std::min<std::uint32_t>(table_.lid_limit(), static_cast<std::uint32_t>(net.lid_table_size()));
+    endpoint_of_row_.assign(table_.sources().size(), -1);
+    std::uint16_t used = 0; // SLs other than 0 some pair takes
+    for (std::size_t row = 0; row < table_.sources().size(); ++row) {
+        auto it = endpoint_of.find(key(table_.sources()[row]));
         if (it == endpoint_of.end()) continue; // no such source
-        for (std::uint32_t lid = 0; lid < lids; ++lid) {
-            auto sl = table.get(row, lid);
-            if (sl == 0) continue;
-            by_lid_[lid].emplace_back(it->second, sl);
-            vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(std::bit_width(masks_[sl & 0x0f])));
-            empty_ = false;
-        }
+        endpoint_of_row_[row] = it->second;
+        for (std::uint32_t lid = 0; lid < lids; ++lid) used |= static_cast<std::uint16_t>(1u << table_.get(row, lid));
     }
-}
-
-const std::vector<std::pair<std::int32_t, std::uint8_t>>& SlLookup::for_lid(std::uint32_t lid) const
-{
-    return lid < by_lid_.size() ? by_lid_[lid] : none_;
+    // LIDs past the network's table: no pair (as the lists had them).
+    if (lids < table_.lid_limit()) {
+        SlTable cut(table_.sources(), lids);
+        for (std::size_t row = 0; row < table_.sources().size(); ++row)
+            for (std::uint32_t lid = 0; lid < lids; ++lid) cut.set(row, lid, table_.get(row, lid));
+        table_ = std::move(cut);
+    }
+    for (unsigned sl = 1; sl < 16; ++sl) {
+        if (!(used & (1u << sl))) continue;
+        vls_ = std::max<std::uint8_t>(vls_, static_cast<std::uint8_t>(std::bit_width(masks_[sl])));
+        empty_ = false;
+    }
 }
 
 CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic)
@@ -147,10 +150,10 @@ void CdgBuilder::add_tree(const DestinationTree& t)
     std::fill(mask_ca_.begin(), mask_ca_.end(), 0);
     std::fill(mask_all_.begin(), mask_all_.end(), 0);
     std::fill(listed_.begin(), listed_.end(), 0);
-    for (const auto& [src, sl] : sls_->for_lid(t.lid)) {
-        if (src == t.owner) continue;
+    sls_->for_each_source(t.lid, [&](std::int32_t src, std::uint8_t sl) {
+        if (src == t.owner) return;
         const Endpoint& e = net.endpoint(src);
-        if (e.attach_switch < 0) continue;
+        if (e.attach_switch < 0) return;
         auto s = static_cast<std::size_t>(e.attach_switch);
         const std::uint16_t bit = sls_->vls_of(sl);
         if (e.is_switch) {
@@ -160,7 +163,7 @@ void CdgBuilder::add_tree(const DestinationTree& t)
             mask_ca_[s] |= bit;
             ++listed_[s];
         }
-    }
+    });
     const std::uint16_t sl0 = sls_->vls_of(0);
     for (std::size_t s = 0; s < nsw; ++s) {
         auto si = static_cast<std::int32_t>(s);

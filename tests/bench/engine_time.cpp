@@ -2,7 +2,7 @@
 // about: no verification gate, no files (`ibsm route` times both with the
 // engine in its "routed by" line).
 //
-//   engine_time [--repeat N] ENGINE NETFILE
+//   engine_time [--repeat N] [--max-vls N] ENGINE NETFILE
 //
 // LIDs as `ibsm route` assigns them, then ENGINE's compute (the registry's
 // engine: "pathsel" is the whole path stage, pathsel + color/L + LFTs) N
@@ -29,18 +29,21 @@ using Clock = std::chrono::steady_clock;
 int main(int argc, char** argv)
 {
     int repeat = 1;
+    routing::Options options;
     std::string engine_name, file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--repeat" && i + 1 < argc)
             repeat = std::max(1, std::stoi(argv[++i]));
+        else if (a == "--max-vls" && i + 1 < argc)
+            options.max_vls = static_cast<std::uint8_t>(std::clamp(std::stoi(argv[++i]), 1, 15));
         else if (engine_name.empty())
             engine_name = a;
         else
             file = a;
     }
     if (file.empty()) {
-        std::cerr << "usage: engine_time [--repeat N] ENGINE NETFILE\n";
+        std::cerr << "usage: engine_time [--repeat N] [--max-vls N] ENGINE NETFILE\n";
         return 2;
     }
     const auto registry = routing::default_registry();
@@ -56,7 +59,7 @@ int main(int argc, char** argv)
     for (int k = 0; k < repeat; ++k) {
         const auto t0 = Clock::now();
         const double c0 = cpu_seconds();
-        auto result = engine->compute(fabric, lids, routing::Options{});
+        auto result = engine->compute(fabric, lids, options);
         best_cpu = std::min(best_cpu, cpu_seconds() - c0);
         best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
         if (auto* r = std::get_if<routing::Refusal>(&result)) {

@@ -38,6 +38,9 @@ pgft_args() {
 #   dragonfly-6x4x8-k3   6 groups (even), 8 hosts per leaf, 3 global links per spine
 #   dragonfly-7x4x16-k2  7 groups (odd), 3 spines, 16 hosts per leaf, 2 global links per spine
 #   torus-8x8-m6, torus3d-4x4x4-m8   the tori minus 6 / 8 switch links
+# and nue's scale bench (nue_scale.sh), as many hosts as tree-11664:
+#   torus3d-12x12x9  3-D torus of 1 296 switches (the tree has 1 620), 9 hosts
+#                  per switch: 11 664 hosts
 fabric_args() {
     case $1 in
     chain-744) echo "chain" ;;
@@ -54,8 +57,9 @@ fabric_args() {
     dragonfly-7x4x16-k2) echo "dragonfly --groups 7 --leaves 4 --spines 3 --hosts-per-leaf 16 --global-per-spine 2" ;;
     torus-8x8-m6) echo "torus --x 8 --y 8 --hosts-per-switch 4 --remove-links 6" ;;
     torus3d-4x4x4-m8) echo "torus3d --x 4 --y 4 --z 4 --hosts-per-switch 2 --remove-links 8" ;;
+    torus3d-12x12x9) echo "torus3d --x 12 --y 12 --z 9 --hosts-per-switch 9" ;;
     *) echo "unknown fabric '$1' (chain-744 random-64x24 torus-8x8 hypercube-6 tree-648 tree-3456 tree-3456-m40 tree-11664 tree-648-m20 torus3d-4x4x4 dragonfly-8x4x4
-          dragonfly-9x4x4-k4 dragonfly-6x4x8-k3 dragonfly-7x4x16-k2 torus-8x8-m6 torus3d-4x4x4-m8)" >&2
+          dragonfly-9x4x4-k4 dragonfly-6x4x8-k3 dragonfly-7x4x16-k2 torus-8x8-m6 torus3d-4x4x4-m8 torus3d-12x12x9)" >&2
        return 1 ;;
     esac
 }

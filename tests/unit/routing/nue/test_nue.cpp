@@ -28,7 +28,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
+#include <string>
 
 using namespace ibsm;
 using namespace ibsm::test;
@@ -119,6 +121,104 @@ TEST_CASE("the dependency layer's bulk insertion orders an acyclic set and refus
     routing::nue::DependencyLayer cyclic(turns);
     for (std::uint32_t i = 0; i < 4; ++i) cyclic.mark_used(clockwise(i), clockwise((i + 1) % 4));
     CHECK_FALSE(cyclic.order_used());
+}
+
+TEST_CASE("the dependency layer accepts a turn exactly when the used turns hold no path back, over random "
+          "additions and releases")
+{
+    // The order's two-sided search (and its per-channel bitsets, one word
+    // and several: the random fabric's 12 switches have 70 switch ports,
+    // cabled several times to each other) against a plain breadth-first
+    // search of the used turns. The turns follow a random walk, so chains
+    // grow long and close cycles.
+    struct Case {
+        const char* name;
+        topology::Fabric fabric;
+        int operations;
+    };
+    topology::RandomParams wide;
+    wide.switches = 12;
+    wide.hosts_per_switch = 0;
+    wide.ports_per_switch = 70;
+    wide.seed = 3;
+    std::vector<Case> cases;
+    cases.push_back({"torus 4x4", topology::generate_torus({4, 4, 1, true}), 4000});
+    cases.push_back({"torus 3x3x3", topology::generate_torus3d({3, 3, 3, 1}), 4000});
+    cases.push_back({"random 12 switches of 70 switch ports", topology::generate_random(wide), 3000});
+    for (auto& c : cases) {
+        DYNAMIC_SECTION(c.name)
+        {
+            auto lids = lidassign::assign_base_lids(c.fabric, {}, {}).lids;
+            const auto g = routing::build_switch_graph(c.fabric, lids);
+            const routing::nue::ChannelTurns turns(g);
+            const auto C = static_cast<std::uint32_t>(turns.channel_count());
+            std::uint32_t widest = 0;
+            for (std::size_t s = 0; s < g.size(); ++s) widest = std::max(widest, g.first[s + 1] - g.first[s]);
+            INFO("widest switch " << widest << " channels");
+            routing::nue::DependencyLayer layer(turns);
+            using State = routing::nue::DependencyLayer::State;
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> used;
+            std::vector<std::vector<std::uint32_t>> next(C);
+            auto reaches = [&](std::uint32_t from, std::uint32_t to) {
+                std::vector<char> seen(C, 0);
+                std::vector<std::uint32_t> queue{from};
+                seen[from] = 1;
+                for (std::size_t i = 0; i < queue.size(); ++i) {
+                    if (queue[i] == to) return true;
+                    for (auto n : next[queue[i]])
+                        if (!seen[n]) {
+                            seen[n] = 1;
+                            queue.push_back(n);
+                        }
+                }
+                return false;
+            };
+            std::uint64_t state = 12345;
+            auto rnd = [&](std::uint64_t n) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                return static_cast<std::uint32_t>((state >> 33) % n);
+            };
+            int accepted = 0, refused = 0;
+            std::uint32_t walk = 0;
+            for (int op = 0; op < c.operations; ++op) {
+                if (!used.empty() && rnd(4) == 0) {
+                    const auto k = rnd(used.size());
+                    const auto [c1, c2] = used[k];
+                    layer.release(c1, c2);
+                    auto& out = next[c1];
+                    out.erase(std::find(out.begin(), out.end(), c2));
+                    used[k] = used.back();
+                    used.pop_back();
+                    continue;
+                }
+                const std::uint32_t c1 = rnd(8) == 0 ? rnd(C) : walk;
+                const std::uint32_t b = g.head[c1];
+                const std::uint32_t c2 = g.first[b] + rnd(g.first[b + 1] - g.first[b]);
+                walk = c2;
+                if (c2 == turns.reverse[c1]) continue;
+                const auto before = layer.state(turns.turn(c1, c2));
+                if (before != State::unused) continue;
+                const bool expected = !reaches(c2, c1);
+                const bool got = layer.try_use(c1, c2);
+                INFO("operation " << op << ": turn " << c1 << " -> " << c2);
+                REQUIRE(got == expected);
+                if (got) {
+                    used.emplace_back(c1, c2);
+                    next[c1].push_back(c2);
+                    ++accepted;
+                } else {
+                    CHECK(layer.state(turns.turn(c1, c2)) == State::blocked);
+                    ++refused;
+                }
+                REQUIRE(layer.used_count() == used.size());
+            }
+            // Both outcomes were exercised.
+            INFO(accepted << " accepted, " << refused << " refused");
+            CHECK(accepted > 100);
+            CHECK(refused > 10);
+            if (std::string(c.name).rfind("random", 0) == 0) CHECK(widest > 64);
+        }
+    }
 }
 
 TEST_CASE("nue on a ring of 5 with one VL: deadlock-free only with a detour, and it takes one")
