@@ -270,7 +270,9 @@ void CdgBuilder::propagate(const DestinationTree& t)
     const bool all = switch_traffic_;
     // The one-VL graph without counts (the gate on most tables): the bit is
     // set inline, no per-dependency call.
-    Word* const flat = !counting() && vls_ == 1 ? bits_[ca_only].data() : nullptr;
+    Word* const flat = vls_ == 1 && !all && !delta_ && sign_ > 0 ? bits_[ca_only].data() : nullptr;
+    // ... and, counting (the full gate that remembers), the count beside it.
+    std::uint16_t* const flat_counts = flat && counting() ? counts_[ca_only].data() : nullptr;
     for (std::int32_t s : t.order) {
         const auto si = static_cast<std::size_t>(s);
         const std::uint16_t m_ca = mask_ca[si];
@@ -291,8 +293,11 @@ void CdgBuilder::propagate(const DestinationTree& t)
         if (out.head_switch < 0) continue;
         const unsigned in_port = in.head_port;
         const unsigned out_port = out.tail_port;
-        if (flat && !all) {
-            if (m_ca) flat[sw_offset_[ni] + in_port * sw_stride_[ni] + out_port / 64] |= Word{1} << (out_port % 64);
+        if (flat) {
+            if (!m_ca) continue;
+            flat[sw_offset_[ni] + in_port * sw_stride_[ni] + out_port / 64] |= Word{1} << (out_port % 64);
+            if (flat_counts)
+                ++flat_counts[cnt_offset_[ni] + in_port * (net.switch_ports(nxt) + 1u) + out_port];
             continue;
         }
         for (std::uint16_t m = m_ca; m; m &= static_cast<std::uint16_t>(m - 1))

@@ -16,7 +16,10 @@
 // reaching a switch already on the walk is a forwarding loop. An LFT entry of
 // no_route, a port out of range or uncabled, port 0 at a switch that does not
 // own the LID, or a cable to a CA port that does not own it, is unreachable.
-// O(switches) per destination.
+// O(switches) per destination. Tracing reads every switch's first hop (its
+// LFT entry, and where that port's cable leads: Network::hops_from) before
+// the walk, so the walk itself reads two arrays in switch order; the gate
+// resolves the first hops of 64 LIDs at a time (LftBlock).
 #pragma once
 
 #include "routing/analysis/network.h"
