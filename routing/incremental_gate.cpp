@@ -150,19 +150,18 @@ std::variant<IncrementalVerdict, std::string> verify_incremental(std::shared_ptr
     // Old routes out on the old view, new ones in on the new view. Same
     // endpoints and SLs: the SL lookup of the old tables serves both. The
     // changed LIDs go in chunks of consecutive ones over the workers; a
-    // worker gathers its chunk's columns switch by switch (each LFT row read
-    // forward over the chunk's LID range, not one cache line per switch and
-    // LID), traces them, sums its dependency changes in a delta builder and
+    // worker resolves its chunk's first hops switch by switch (LftBlock:
+    // each LFT row read forward over the chunk's LID range, each switch's
+    // port row in L1 meanwhile), traces them, sums its dependency changes in a delta builder and
     // writes the tallies of its own LIDs. The deltas are applied once all
     // are done (a sum, so the order of the chunks does not matter).
-    // At most 256 LIDs a chunk (2 x 0.7 MB of columns at 2 880 switches),
-    // at least about four chunks a worker when there are enough LIDs.
+    // At most LftBlock::width LIDs a chunk, at least about four chunks a
+    // worker when there are enough LIDs.
     const unsigned threads = common::worker_count(options.threads);
-    const std::size_t chunk = std::clamp<std::size_t>(retrace.size() / (4u * threads), 8, 256);
+    const std::size_t chunk = std::clamp<std::size_t>(retrace.size() / (4u * threads), 8, a::LftBlock::width);
     const std::size_t chunks = (retrace.size() + chunk - 1) / chunk;
-    const std::size_t nsw = net->switch_count();
     struct Worker {
-        std::vector<std::uint8_t> old_cols, new_cols; // [i * switches + s]
+        a::LftBlock old_block, new_block;
         a::DestinationTree tree;
         a::ConnectivityCounter conn;
         a::CdgBuilder delta;
@@ -171,32 +170,23 @@ std::variant<IncrementalVerdict, std::string> verify_incremental(std::shared_ptr
     const unsigned workers = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(chunks)));
     std::vector<std::unique_ptr<Worker>> ws;
     for (unsigned w = 0; w < workers; ++w) {
-        ws.push_back(std::make_unique<Worker>(Worker{{}, {}, a::DestinationTree{},
+        ws.push_back(std::make_unique<Worker>(Worker{a::LftBlock{}, a::LftBlock{}, a::DestinationTree{},
                                                      a::ConnectivityCounter(*net, nullptr, true, 1),
                                                      a::CdgBuilder(*net, *st->sls, tables->switch_to_switch)}));
         ws.back()->delta.enable_delta();
     }
     std::vector<LidTally>& tallies = st->tallies;
-    auto gather = [&](const a::Network& n, const std::uint32_t* lids, std::size_t count, std::vector<std::uint8_t>& cols) {
-        cols.resize(count * nsw);
-        for (std::size_t s = 0; s < nsw; ++s) {
-            const auto si = static_cast<std::int32_t>(s);
-            const std::uint8_t* row = n.lft_row(si);
-            const std::size_t size = n.lft_row_size(si);
-            for (std::size_t i = 0; i < count; ++i) cols[i * nsw + s] = lids[i] < size ? row[lids[i]] : no_route;
-        }
-    };
     common::parallel_for(chunks, workers, [&](std::size_t c, unsigned w) {
         Worker& k = *ws[w];
         const std::uint32_t* lids = retrace.data() + c * chunk;
-        const std::size_t count = std::min(chunk, retrace.size() - c * chunk);
-        gather(old_net, lids, count, k.old_cols);
-        gather(*net, lids, count, k.new_cols);
-        for (std::size_t i = 0; i < count; ++i) {
+        const auto count = static_cast<std::uint32_t>(std::min(chunk, retrace.size() - c * chunk));
+        k.old_block.load(old_net, lids, count);
+        k.new_block.load(*net, lids, count);
+        for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t lid = lids[i];
-            a::trace_destination(old_net, lid, &k.old_cols[i * nsw], k.tree);
+            k.old_block.trace(i, k.tree);
             k.delta.remove(k.tree);
-            a::trace_destination(*net, lid, &k.new_cols[i * nsw], k.tree);
+            k.new_block.trace(i, k.tree);
             k.delta.add(k.tree);
             k.conn.clear();
             k.conn.add(k.tree);

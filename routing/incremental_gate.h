@@ -25,15 +25,15 @@
 // its old entry at some switch names a port whose cable changed (pulled,
 // added, moved); the switches' LFT rows are compared over the workers. The
 // changed LIDs go in chunks of consecutive ones over the workers: a worker
-// gathers its chunk's old and new columns switch by switch (each LFT row
-// read forward, not a cache line per switch and LID), and for each LID
-// traces the old tables on the old view and takes its dependencies back,
-// traces the new tables on the new view and adds them, both into its own
-// delta builder (counts modulo 2^16, credit_loops.h), and replaces the
-// LID's LidTally. The deltas are then applied to the remembered graph (a
-// sum: the order of the chunks does not matter). The totals are summed
-// from the tallies; the
-// cycle search runs over the whole graph as the full gate's does, so the
+// resolves its chunk's old and new first hops switch by switch (forwarding.h
+// LftBlock: each LFT row read forward, not a cache line per switch and LID)
+// and, for each LID, traces the old tables on the old view and takes its
+// dependencies back, traces the new tables on the new view and adds them,
+// both into its own delta builder (counts modulo 2^16, credit_loops.h), and
+// replaces the LID's LidTally. The deltas are then applied to the
+// remembered graph (a sum: the order of the chunks does not matter). The
+// totals are summed from the tallies; the cycle search runs over the whole
+// graph as the full gate's does, so the
 // loop it names is the same one. With more than half the destinations to
 // trace again it declines (GateMemory::max_retrace_share).
 #pragma once

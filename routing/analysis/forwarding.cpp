@@ -136,19 +136,24 @@ void resolve(const Network& net, std::uint32_t lid, const std::int32_t* head, co
 
 void LftBlock::load(const Network& net, std::uint32_t first, std::uint32_t count)
 {
-    static_assert(width == 64, "one bit per LID of the block below");
-    const std::uint64_t which = count >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1;
+    std::array<std::uint32_t, width> lids{};
+    count = std::min(count, width);
+    for (std::uint32_t k = 0; k < count; ++k) lids[k] = first + k;
+    load(net, lids.data(), count);
+}
+
+void LftBlock::load(const Network& net, const std::uint32_t* lids, std::uint32_t count)
+{
     net_ = &net;
-    first_ = first;
-    count_ = count;
+    count_ = std::min(count, width);
+    std::copy(lids, lids + count_, lids_.begin());
     switches_ = net.switch_count();
-    head_.resize(static_cast<std::size_t>(count) * switches_);
+    head_.resize(static_cast<std::size_t>(count_) * switches_);
     channel_.resize(head_.size());
+    if (count_ == 0) return;
     std::array<std::int32_t, width> owner{};
-    for (std::uint64_t m = which; m; m &= m - 1) {
-        const auto k = static_cast<std::uint32_t>(std::countr_zero(m));
-        owner[k] = net.lid_owner(first + k);
-    }
+    for (std::uint32_t k = 0; k < count_; ++k) owner[k] = net.lid_owner(lids_[k]);
+    const std::uint32_t low = lids_[0];
     constexpr std::size_t ahead = 8; // switches whose LFT line is prefetched ahead of the one read
     std::int32_t* head = head_.data();
     std::int32_t* channel = channel_.data();
@@ -160,15 +165,15 @@ void LftBlock::load(const Network& net, std::uint32_t first, std::uint32_t count
         const std::size_t s = backwards_ ? switches_ - 1 - i : i;
         if (i + ahead < switches_) {
             const auto sa = static_cast<std::int32_t>(backwards_ ? s - ahead : s + ahead);
-            if (net.lft_row_size(sa) > first) __builtin_prefetch(net.lft_row(sa) + first);
+            if (net.lft_row_size(sa) > low) __builtin_prefetch(net.lft_row(sa) + low);
         }
         const auto si = static_cast<std::int32_t>(s);
         const std::uint8_t* lft = net.lft_row(si);
         const std::size_t size = net.lft_row_size(si);
         const Hop* row = net.hops_from(si);
-        for (std::uint64_t m = which; m; m &= m - 1) {
-            const auto k = static_cast<std::uint32_t>(std::countr_zero(m));
-            const unsigned port = first + k < size ? lft[first + k] : no_route;
+        for (std::uint32_t k = 0; k < count_; ++k) {
+            const std::uint32_t lid = lids_[k];
+            const unsigned port = lid < size ? lft[lid] : no_route;
             const std::size_t at = static_cast<std::size_t>(k) * switches_ + s;
             first_hop(net, si, row, port, owner[k], head[at], channel[at]);
         }
@@ -178,7 +183,7 @@ void LftBlock::load(const Network& net, std::uint32_t first, std::uint32_t count
 void LftBlock::trace(std::uint32_t k, DestinationTree& out) const
 {
     const std::size_t at = static_cast<std::size_t>(k) * switches_;
-    resolve(*net_, first_ + k, head_.data() + at, channel_.data() + at, out);
+    resolve(*net_, lids_[k], head_.data() + at, channel_.data() + at, out);
 }
 
 void trace_destination(const Network& net, std::uint32_t lid, DestinationTree& out)

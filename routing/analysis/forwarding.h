@@ -24,6 +24,7 @@
 
 #include "routing/analysis/network.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -67,14 +68,17 @@ public:
     static constexpr std::uint32_t width = 64;
     // Loads LIDs first .. first+count-1 (count <= width).
     void load(const Network& net, std::uint32_t first, std::uint32_t count);
-    std::uint32_t first() const { return first_; }
+    // Loads lids[0 .. count-1] (count <= width, ascending: the incremental
+    // gate's changed LIDs, each LFT row then read forward).
+    void load(const Network& net, const std::uint32_t* lids, std::uint32_t count);
     std::uint32_t count() const { return count_; }
-    // trace_destination(net, first() + k, ...) from the loaded hops.
+    // trace_destination(net, k-th LID loaded, ...) from the loaded hops.
     void trace(std::uint32_t k, DestinationTree& out) const;
 
 private:
     const Network* net_ = nullptr;
-    std::uint32_t first_ = 0, count_ = 0;
+    std::array<std::uint32_t, width> lids_{};
+    std::uint32_t count_ = 0;
     std::size_t switches_ = 0;
     bool backwards_ = false; // the switch order of the last load
     std::vector<std::int32_t> head_;    // [k * switches + s]: next switch, or a first_hop_* outcome
