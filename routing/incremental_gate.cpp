@@ -1,6 +1,7 @@
 // The incremental gate (see incremental_gate.h).
 #include "routing/incremental_gate.h"
 
+#include "common/parallel_for.h"
 #include "routing/analysis/connectivity.h"
 #include "routing/analysis/forwarding.h"
 #include "routing/verdict_parts.h"
@@ -13,11 +14,6 @@ namespace ibsm::routing {
 namespace a = analysis;
 
 namespace {
-
-std::uint8_t entry(const Lft* lft, std::uint32_t lid)
-{
-    return lft && lid < lft->port.size() ? lft->port[lid] : no_route;
-}
 
 std::uint64_t node_guid(const a::Network& net, topology::PortRef p)
 {
@@ -63,29 +59,44 @@ bool same_cable(const a::Network& old_net, const a::Network& new_net, std::int32
 }
 
 // Per LID: 1 when its routes can differ between the old and the new view.
-std::vector<std::uint8_t> changed_destinations(const a::Network& old_net, const a::Network& new_net)
+// The switches are shared over the workers, each with its own flags, OR-ed
+// at the end; a switch's rows are compared as flat arrays (they stream).
+std::vector<std::uint8_t> changed_destinations(const a::Network& old_net, const a::Network& new_net, unsigned threads)
 {
     const std::uint32_t lid_end = new_net.lid_table_size();
-    std::vector<std::uint8_t> changed(lid_end, 0);
-    std::array<std::uint8_t, 256> moved{};
-    for (std::size_t s = 0; s < new_net.switch_count(); ++s) {
+    const unsigned workers = std::max(1u, std::min<unsigned>(common::worker_count(threads),
+                                                             static_cast<unsigned>(new_net.switch_count())));
+    std::vector<std::vector<std::uint8_t>> flags(workers);
+    common::parallel_for(new_net.switch_count(), workers, [&](std::size_t s, unsigned w) {
         const auto si = static_cast<std::int32_t>(s);
+        std::array<std::uint8_t, 256> moved{};
         bool any_moved = false;
-        moved.fill(0);
         for (unsigned p = 1; p <= new_net.switch_ports(si); ++p)
             if (!same_cable(old_net, new_net, si, p)) moved[p] = 1, any_moved = true;
-        const Lft* l0 = old_net.lft(si);
-        const Lft* l1 = new_net.lft(si);
-        const std::size_t n0 = l0 ? std::min<std::size_t>(l0->port.size(), lid_end) : 0;
-        const std::size_t n1 = l1 ? std::min<std::size_t>(l1->port.size(), lid_end) : 0;
-        if (!any_moved && n0 == n1 && (n0 == 0 || std::equal(l0->port.begin(), l0->port.begin() + static_cast<std::ptrdiff_t>(n0),
-                                                              l1->port.begin())))
-            continue; // the common case: nothing at this switch
-        for (std::uint32_t lid = 0; lid < lid_end; ++lid) {
-            const std::uint8_t p0 = entry(l0, lid), p1 = entry(l1, lid);
+        const std::uint8_t* r0 = old_net.lft_row(si);
+        const std::uint8_t* r1 = new_net.lft_row(si);
+        const std::size_t n0 = std::min<std::size_t>(old_net.lft_row_size(si), lid_end);
+        const std::size_t n1 = std::min<std::size_t>(new_net.lft_row_size(si), lid_end);
+        if (!any_moved && n0 == n1 && (n0 == 0 || std::equal(r0, r0 + n0, r1)))
+            return; // the common case: nothing at this switch
+        std::vector<std::uint8_t>& changed = flags[w];
+        if (changed.empty()) changed.assign(lid_end, 0);
+        const std::size_t both = std::min(n0, n1);
+        if (any_moved) {
+            for (std::size_t lid = 0; lid < both; ++lid)
+                changed[lid] |= static_cast<std::uint8_t>((r0[lid] != r1[lid]) | moved[r0[lid]]);
+        } else {
+            for (std::size_t lid = 0; lid < both; ++lid) changed[lid] |= static_cast<std::uint8_t>(r0[lid] != r1[lid]);
+        }
+        for (std::uint32_t lid = static_cast<std::uint32_t>(both); lid < lid_end; ++lid) {
+            const std::uint8_t p0 = lid < n0 ? r0[lid] : no_route, p1 = lid < n1 ? r1[lid] : no_route;
             if (p0 != p1 || moved[p0]) changed[lid] = 1;
         }
-    }
+    });
+    std::vector<std::uint8_t> changed(lid_end, 0);
+    for (const auto& f : flags)
+        if (!f.empty())
+            for (std::uint32_t lid = 0; lid < lid_end; ++lid) changed[lid] |= f[lid];
     return changed;
 }
 
@@ -123,7 +134,7 @@ std::variant<IncrementalVerdict, std::string> verify_incremental(std::shared_ptr
     }
     if (auto why = not_comparable(*st->net, *net); !why.empty()) return why;
 
-    const std::vector<std::uint8_t> changed = changed_destinations(*st->net, *net);
+    const std::vector<std::uint8_t> changed = changed_destinations(*st->net, *net, options.threads);
     IncrementalVerdict out;
     std::vector<std::uint32_t> retrace;
     for (std::uint32_t lid = 1; lid < net->lid_table_size(); ++lid) {
@@ -137,27 +148,53 @@ std::variant<IncrementalVerdict, std::string> verify_incremental(std::shared_ptr
                " destinations changed";
 
     // Old routes out on the old view, new ones in on the new view. Same
-    // endpoints and SLs: the SL lookup of the old tables serves both.
-    a::DestinationTree tree;
-    std::vector<std::uint8_t> ports(net->switch_count());
-    auto column = [&](const a::Network& n, std::uint32_t lid) {
-        for (std::size_t s = 0; s < ports.size(); ++s) ports[s] = entry(n.lft(static_cast<std::int32_t>(s)), lid);
-        return ports.data();
+    // endpoints and SLs: the SL lookup of the old tables serves both. The
+    // changed LIDs go in chunks of consecutive ones over the workers; a
+    // worker resolves its chunk's first hops switch by switch (LftBlock:
+    // each LFT row read forward over the chunk's LID range, each switch's
+    // port row in L1 meanwhile), traces them, sums its dependency changes in a delta builder and
+    // writes the tallies of its own LIDs. The deltas are applied once all
+    // are done (a sum, so the order of the chunks does not matter).
+    // At most LftBlock::width LIDs a chunk, at least about four chunks a
+    // worker when there are enough LIDs.
+    const unsigned threads = common::worker_count(options.threads);
+    const std::size_t chunk = std::clamp<std::size_t>(retrace.size() / (4u * threads), 8, a::LftBlock::width);
+    const std::size_t chunks = (retrace.size() + chunk - 1) / chunk;
+    struct Worker {
+        a::LftBlock old_block, new_block;
+        a::DestinationTree tree;
+        a::ConnectivityCounter conn;
+        a::CdgBuilder delta;
     };
-    st->cdg->rebind(*st->net, *st->sls);
-    for (std::uint32_t lid : retrace) {
-        a::trace_destination(*st->net, lid, column(*st->net, lid), tree);
-        st->cdg->remove(tree);
+    const a::Network& old_net = *st->net;
+    const unsigned workers = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(chunks)));
+    std::vector<std::unique_ptr<Worker>> ws;
+    for (unsigned w = 0; w < workers; ++w) {
+        ws.push_back(std::make_unique<Worker>(Worker{a::LftBlock{}, a::LftBlock{}, a::DestinationTree{},
+                                                     a::ConnectivityCounter(*net, nullptr, true, 1),
+                                                     a::CdgBuilder(*net, *st->sls, tables->switch_to_switch)}));
+        ws.back()->delta.enable_delta();
     }
+    std::vector<LidTally>& tallies = st->tallies;
+    common::parallel_for(chunks, workers, [&](std::size_t c, unsigned w) {
+        Worker& k = *ws[w];
+        const std::uint32_t* lids = retrace.data() + c * chunk;
+        const auto count = static_cast<std::uint32_t>(std::min(chunk, retrace.size() - c * chunk));
+        k.old_block.load(old_net, lids, count);
+        k.new_block.load(*net, lids, count);
+        for (std::uint32_t i = 0; i < count; ++i) {
+            const std::uint32_t lid = lids[i];
+            k.old_block.trace(i, k.tree);
+            k.delta.remove(k.tree);
+            k.new_block.trace(i, k.tree);
+            k.delta.add(k.tree);
+            k.conn.clear();
+            k.conn.add(k.tree);
+            tallies[lid] = detail::tally_of(k.conn.totals());
+        }
+    });
     st->cdg->rebind(*net, *st->sls);
-    a::ConnectivityCounter conn(*net, nullptr, true, 1);
-    for (std::uint32_t lid : retrace) {
-        a::trace_destination(*net, lid, column(*net, lid), tree);
-        st->cdg->add(tree);
-        conn.clear();
-        conn.add(tree);
-        st->tallies[lid] = detail::tally_of(conn.totals());
-    }
+    for (const auto& k : ws) st->cdg->apply_delta(k->delta);
 
     Verdict& v = out.verdict;
     v.engine = tables->engine;
@@ -168,8 +205,7 @@ std::variant<IncrementalVerdict, std::string> verify_incremental(std::shared_ptr
     detail::credit_problems(*net, *st->cdg, v, problems);
     v.reason = detail::join_problems(problems);
 
-    st->net = std::move(net);
-    st->cdg->rebind(*st->net, *st->sls);
+    st->net = std::move(net); // the object st->cdg is bound to
     st->fabric = std::move(fabric);
     st->tables = std::move(tables);
     memory.state = std::move(st);

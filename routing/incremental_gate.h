@@ -8,8 +8,8 @@
 // of a few hundred destinations.
 //
 // Data structures (GateMemory, kept by the daemon across sweeps in
-// ChainMemory): copies of the fabric and tables last gated and the analyzer's
-// Network over them; the CDG with a count per dependency (how many
+// ChainMemory): the fabric and tables last gated, shared with the chain by
+// shared_ptr (no copies), and the analyzer's Network over them; the CDG with a count per dependency (how many
 // destination LIDs make it; credit_loops.h, counting); per destination LID
 // its share of the pair counts and its first undelivered pair of each kind
 // (LidTally), so the totals and the examples follow without a full pass.
@@ -23,10 +23,17 @@
 // every switch, its LFT entry and where the cable on that port leads; so a
 // destination is traced again when an entry differs on some switch, or when
 // its old entry at some switch names a port whose cable changed (pulled,
-// added, moved). For each of those: trace the old tables on the old view,
-// remove its dependencies; trace the new tables on the new view, add them,
-// and replace its LidTally. The totals are summed from the tallies; the
-// cycle search runs over the whole graph as the full gate's does, so the
+// added, moved); the switches' LFT rows are compared over the workers. The
+// changed LIDs go in chunks of consecutive ones over the workers: a worker
+// resolves its chunk's old and new first hops switch by switch (forwarding.h
+// LftBlock: each LFT row read forward, not a cache line per switch and LID)
+// and, for each LID, traces the old tables on the old view and takes its
+// dependencies back, traces the new tables on the new view and adds them,
+// both into its own delta builder (counts modulo 2^16, credit_loops.h), and
+// replaces the LID's LidTally. The deltas are then applied to the
+// remembered graph (a sum: the order of the chunks does not matter). The
+// totals are summed from the tallies; the cycle search runs over the whole
+// graph as the full gate's does, so the
 // loop it names is the same one. With more than half the destinations to
 // trace again it declines (GateMemory::max_retrace_share).
 #pragma once

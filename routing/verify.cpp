@@ -132,7 +132,7 @@ Verdict gate_pass(const topology::Fabric& fabric, const lidassign::LidMap& lids,
         for (std::uint32_t i = 0; i < k.block.count(); ++i) {
             const std::uint32_t lid = first + i;
             if (lid == 0 || net.lid_owner(lid) < 0) continue;
-            a::trace_destination(net, lid, k.block.ports(i), k.tree);
+            k.block.trace(i, k.tree);
             if (record) {
                 // Counted one destination at a time, kept per LID.
                 k.conn.clear();

@@ -27,14 +27,18 @@
 //
 // Data structures: the analyzer's dense Network view, built from the LID
 // assignment the daemon will program (the discovered fabric's ports carry no
-// LIDs yet); per worker a DestinationTree, a ConnectivityCounter (counts and
-// a few example pairs, no shortest paths) and a CdgBuilder.
+// LIDs yet); per worker an LftBlock (the first hops of 64 LIDs), a
+// DestinationTree, a ConnectivityCounter (counts and a few example pairs,
+// no shortest paths) and a CdgBuilder.
 //
 // Algorithm: the analyzer's single pass (routing/analysis/analyze.h) without
-// hop statistics, edge loads, EBB or shifts: every destination LID is traced
-// once for all sources (O(switches) per LID, split over threads), then one
-// cycle search per VL of the CDG. About 20 ms at 3 456 hosts and 0.2 s at
-// 11 664 on two cores in a release build (tests/bench/gate_bench.cpp).
+// hop statistics, edge loads, EBB or shifts: the LIDs go in blocks of 64
+// over the workers; a block's first hops are resolved switch by switch (one
+// line of every LFT, forwarding.h LftBlock), then every LID of it is traced
+// once for all sources (O(switches) per LID) and its dependencies carried
+// down its tree into the worker's CDG; the workers' CDGs are OR-ed (or, when
+// remembering, their counts summed), then one cycle search per VL. Figures:
+// docs/scale.md, "Gate" (tests/bench/gate_bench.cpp).
 #pragma once
 
 #include "lidassign/lid_map.h"

@@ -114,6 +114,8 @@ ConnectivityCounter::ConnectivityCounter(const Network& net, const ShortestPaths
       first_ca_at_(net.switch_count(), -1), second_ca_at_(net.switch_count(), -1)
 {
     result_.switch_sources = switch_sources;
+    for (std::size_t s = 0; s < net.switch_count(); ++s)
+        if (net.switch_endpoint(static_cast<std::int32_t>(s)) >= 0) ++sw_total_;
     const auto& eps = net.endpoints();
     for (std::size_t e = 0; e < eps.size(); ++e) {
         if (eps[e].is_switch) continue;
@@ -124,6 +126,7 @@ ConnectivityCounter::ConnectivityCounter(const Network& net, const ShortestPaths
         }
         auto s = static_cast<std::size_t>(eps[e].attach_switch);
         ++ca_at_[s];
+        ++ca_total_;
         if (first_ca_at_[s] < 0)
             first_ca_at_[s] = ei;
         else if (second_ca_at_[s] < 0)
@@ -161,6 +164,53 @@ void ConnectivityCounter::add(const DestinationTree& t)
     }
 
     const std::size_t nsw = net.switch_count();
+    if (!sp_) {
+        // Counts only (the gate): the pairs of every switch are known in
+        // advance, so only the switches that do not deliver are visited, in
+        // the same order as below (the examples come out the same).
+        std::uint64_t ca_pairs = ca_total_;
+        if (to_ca && dst_switch >= 0) --ca_pairs;
+        std::uint64_t sw_pairs = result_.switch_sources ? sw_total_ - (dst.is_switch ? 1u : 0u) : 0;
+        std::uint64_t ca_bad = 0, sw_bad = 0;
+        const Reach* status = t.status.data();
+        for (std::size_t s = 0; s < nsw; ++s) {
+            const Reach r = status[s];
+            if (r == Reach::delivered) continue;
+            const auto si = static_cast<std::int32_t>(s);
+            std::uint64_t n = ca_at_[s];
+            std::int32_t example = first_ca_at_[s];
+            if (to_ca && dst_switch == si) {
+                --n;
+                if (example == t.owner) example = second_ca_at_[s];
+            }
+            if (n > 0) {
+                ca_bad += n;
+                if (r == Reach::unreachable) {
+                    from_ca.unreachable += n;
+                    note_example(from_ca.unreachable_examples, example, t.lid, seq_ca_unr++);
+                } else {
+                    from_ca.loops += n;
+                    note_example(from_ca.loop_examples, example, t.lid, seq_ca_loop++);
+                }
+            }
+            if (!result_.switch_sources) continue;
+            std::int32_t self = net.switch_endpoint(si);
+            if (self < 0 || self == t.owner) continue;
+            ++sw_bad;
+            if (r == Reach::unreachable) {
+                ++from_sw.unreachable;
+                note_example(from_sw.unreachable_examples, self, t.lid, seq_sw_unr++);
+            } else {
+                ++from_sw.loops;
+                note_example(from_sw.loop_examples, self, t.lid, seq_sw_loop++);
+            }
+        }
+        from_ca.pairs += ca_pairs;
+        from_ca.delivered += ca_pairs - ca_bad;
+        from_sw.pairs += sw_pairs;
+        from_sw.delivered += sw_pairs - sw_bad;
+        return;
+    }
     for (std::size_t s = 0; s < nsw; ++s) {
         const auto si = static_cast<std::int32_t>(s);
         const Reach r = t.status[s];

@@ -95,6 +95,8 @@ private:
     std::vector<std::int32_t> first_ca_at_;   // an example CA per switch
     std::vector<std::int32_t> second_ca_at_;  // another one (when the first is the destination)
     std::vector<std::int32_t> unattached_;    // CA endpoints with no switch at the end of the cable
+    std::uint64_t ca_total_ = 0;              // sum of ca_at_
+    std::uint64_t sw_total_ = 0;              // switches with a LID (sources of switch pairs)
     Connectivity result_;
 };
 

@@ -67,6 +67,16 @@ CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traf
     used_vls_.assign(2u * vls_, 0);
     for (const Endpoint& e : net.endpoints())
         if (!e.is_switch && e.attach_switch >= 0) ++ca_at_[static_cast<std::size_t>(e.attach_switch)];
+    // What add_tree computes for tables without SLs, but for the
+    // destination's own switch (fixed there per tree).
+    const std::uint16_t sl0 = sls.vls_of(0);
+    base_ca_.assign(net.switch_count(), 0);
+    base_all_.assign(net.switch_count(), 0);
+    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+        if (ca_at_[s] > 0) base_ca_[s] = sl0;
+        base_all_[s] = base_ca_[s];
+        if (net.switch_endpoint(static_cast<std::int32_t>(s)) >= 0) base_all_[s] |= sl0;
+    }
 }
 
 CdgBuilder::Word* CdgBuilder::row(int mode, unsigned vl, std::int32_t sw, unsigned in_port)
@@ -93,6 +103,43 @@ void CdgBuilder::enable_counts()
         if (!bits_[m].empty()) counts_[m].assign(cnt_offset_.back(), 0);
 }
 
+void CdgBuilder::enable_delta()
+{
+    enable_counts();
+    delta_ = true;
+    touched_.assign(net_->switch_count(), 0);
+}
+
+void CdgBuilder::apply_delta(const CdgBuilder& d)
+{
+    if (!counting() || delta_ || !d.delta_ || d.counts_.size() != counts_.size() || d.cnt_offset_ != cnt_offset_)
+        throw std::logic_error("CdgBuilder::apply_delta: not a delta of this graph");
+    for (std::size_t m = 0; m < counts_.size(); ++m) {
+        if (counts_[m].empty()) continue;
+        const unsigned mode = static_cast<unsigned>(m / vls_), vl = static_cast<unsigned>(m % vls_);
+        for (std::size_t s = 0; s < d.touched_.size(); ++s) {
+            if (!d.touched_[s]) continue;
+            const auto si = static_cast<std::int32_t>(s);
+            const unsigned ports = net_->switch_ports(si) + 1u;
+            for (unsigned in = 0; in < ports; ++in) {
+                std::uint16_t* n = &counts_[m][cnt_offset_[s] + in * ports];
+                const std::uint16_t* dn = &d.counts_[m][cnt_offset_[s] + in * ports];
+                Word* bits = row(static_cast<int>(mode), vl, si, in);
+                for (unsigned out = 0; out < ports; ++out) {
+                    if (!dn[out]) continue;
+                    n[out] = static_cast<std::uint16_t>(n[out] + dn[out]);
+                    const Word bit = Word{1} << (out % 64);
+                    if (n[out])
+                        bits[out / 64] |= bit;
+                    else
+                        bits[out / 64] &= ~bit;
+                }
+            }
+        }
+    }
+    for (std::size_t m = 0; m < used_vls_.size(); ++m) used_vls_[m] |= d.used_vls_[m];
+}
+
 void CdgBuilder::rebind(const Network& net, const SlLookup& sls)
 {
     if (net.switch_count() != sw_offset_.size()) throw std::logic_error("CdgBuilder::rebind: other switches");
@@ -108,15 +155,20 @@ void CdgBuilder::rebind(const Network& net, const SlLookup& sls)
 
 void CdgBuilder::depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port)
 {
-    Word& word = row(mode, vl, sw, in_port)[out_port / 64];
-    const Word bit = Word{1} << (out_port % 64);
+    const auto s = static_cast<std::size_t>(sw);
     if (counts_.empty()) {
-        word |= bit;
+        row(mode, vl, sw, in_port)[out_port / 64] |= Word{1} << (out_port % 64);
         return;
     }
-    const auto s = static_cast<std::size_t>(sw);
     const std::size_t ports = net_->switch_ports(sw) + 1u;
     std::uint16_t& n = counts_[static_cast<std::size_t>(mode) * vls_ + vl][cnt_offset_[s] + in_port * ports + out_port];
+    if (delta_) { // no bits: apply_delta sets them
+        n = static_cast<std::uint16_t>(n + sign_);
+        touched_[s] = 1;
+        return;
+    }
+    Word& word = row(mode, vl, sw, in_port)[out_port / 64];
+    const Word bit = Word{1} << (out_port % 64);
     if (sign_ > 0) {
         ++n;
         word |= bit;
@@ -146,7 +198,33 @@ void CdgBuilder::add_tree(const DestinationTree& t)
     const Endpoint& dst = net.endpoint(t.owner);
     constexpr std::uint32_t switch_listed = 0x80000000u;
     const auto nsw = net.switch_count();
+    const std::uint16_t sl0 = sls_->vls_of(0);
 
+    // The masks of one switch from its listed sources (listed_, and the
+    // masks' listed bits): unlisted CA ports and the switch itself send on SL 0.
+    auto finish = [&](std::size_t s) {
+        auto si = static_cast<std::int32_t>(s);
+        std::uint32_t n = ca_at_[s];
+        if (!dst.is_switch && dst.attach_switch == si) --n;
+        if (n > (listed_[s] & ~switch_listed)) mask_ca_[s] |= sl0;
+        std::int32_t self = net.switch_endpoint(si);
+        if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= sl0;
+        mask_all_[s] |= mask_ca_[s];
+    };
+    if (sls_->empty()) {
+        // The common case (no SLs): the masks every tree starts from, but at
+        // the destination's switch.
+        std::copy(base_ca_.begin(), base_ca_.end(), mask_ca_.begin());
+        if (switch_traffic_) std::copy(base_all_.begin(), base_all_.end(), mask_all_.begin());
+        if (dst.attach_switch >= 0) {
+            const auto s = static_cast<std::size_t>(dst.attach_switch);
+            mask_ca_[s] = mask_all_[s] = 0;
+            listed_[s] = 0;
+            finish(s);
+        }
+        propagate(t);
+        return;
+    }
     std::fill(mask_ca_.begin(), mask_ca_.end(), 0);
     std::fill(mask_all_.begin(), mask_all_.end(), 0);
     std::fill(listed_.begin(), listed_.end(), 0);
@@ -164,16 +242,7 @@ void CdgBuilder::add_tree(const DestinationTree& t)
             ++listed_[s];
         }
     });
-    const std::uint16_t sl0 = sls_->vls_of(0);
-    for (std::size_t s = 0; s < nsw; ++s) {
-        auto si = static_cast<std::int32_t>(s);
-        std::uint32_t n = ca_at_[s];
-        if (!dst.is_switch && dst.attach_switch == si) --n;
-        if (n > (listed_[s] & ~switch_listed)) mask_ca_[s] |= sl0;
-        std::int32_t self = net.switch_endpoint(si);
-        if (self >= 0 && self != t.owner && !(listed_[s] & switch_listed)) mask_all_[s] |= sl0;
-        mask_all_[s] |= mask_ca_[s];
-    }
+    for (std::size_t s = 0; s < nsw; ++s) finish(s);
     propagate(t);
 }
 
@@ -191,28 +260,52 @@ void CdgBuilder::add_users(const DestinationTree& t, const std::vector<std::uint
 
 void CdgBuilder::propagate(const DestinationTree& t)
 {
-    const Network& net = *net_;
+    // The tree's own view: the incremental gate removes trees traced on the
+    // old fabric and adds trees traced on the new one (same switches and
+    // ports, so the same dependency layout).
+    const Network& net = t.net ? *t.net : *net_;
+    const ChannelEnds* ends = net.channel_ends().data();
+    const std::int32_t* next = t.next.data();
+    std::uint16_t* mask_ca = mask_ca_.data();
+    std::uint16_t* mask_all = mask_all_.data();
     std::uint16_t used_ca = 0, used_all = 0; // VLs the traffic of this tree takes
+    const bool all = switch_traffic_;
+    // The one-VL graph without counts (the gate on most tables): the bit is
+    // set inline, no per-dependency call.
+    Word* const flat = vls_ == 1 && !all && !delta_ && sign_ > 0 ? bits_[ca_only].data() : nullptr;
+    // ... and, counting (the full gate that remembers), the count beside it.
+    std::uint16_t* const flat_counts = flat && counting() ? counts_[ca_only].data() : nullptr;
     for (std::int32_t s : t.order) {
-        auto si = static_cast<std::size_t>(s);
-        used_ca |= mask_ca_[si];
-        used_all |= mask_all_[si];
-        std::int32_t c = t.next[si];
+        const auto si = static_cast<std::size_t>(s);
+        const std::uint16_t m_ca = mask_ca[si];
+        const std::uint16_t m_all = all ? mask_all[si] : 0;
+        used_ca |= m_ca;
+        used_all |= m_all;
+        const std::int32_t c = next[si];
         if (c < 0) continue;
-        const Channel& in = net.channel(c);
-        std::int32_t nxt = in.head_switch;
+        const ChannelEnds& in = ends[c];
+        const std::int32_t nxt = in.head_switch;
         if (nxt < 0) continue;
-        auto ni = static_cast<std::size_t>(nxt);
-        mask_ca_[ni] |= mask_ca_[si];
-        mask_all_[ni] |= mask_all_[si];
-        std::int32_t oc = t.next[ni];
-        if (oc < 0 || net.channel(oc).head_switch < 0) continue;
-        unsigned in_port = in.head.port.value();
-        unsigned out_port = net.channel(oc).tail.port.value();
-        for (std::uint16_t m = mask_ca_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
+        const auto ni = static_cast<std::size_t>(nxt);
+        mask_ca[ni] |= m_ca;
+        if (all) mask_all[ni] |= m_all;
+        const std::int32_t oc = next[ni];
+        if (oc < 0) continue;
+        const ChannelEnds& out = ends[oc];
+        if (out.head_switch < 0) continue;
+        const unsigned in_port = in.head_port;
+        const unsigned out_port = out.tail_port;
+        if (flat) {
+            if (!m_ca) continue;
+            flat[sw_offset_[ni] + in_port * sw_stride_[ni] + out_port / 64] |= Word{1} << (out_port % 64);
+            if (flat_counts)
+                ++flat_counts[cnt_offset_[ni] + in_port * (net.switch_ports(nxt) + 1u) + out_port];
+            continue;
+        }
+        for (std::uint16_t m = m_ca; m; m &= static_cast<std::uint16_t>(m - 1))
             depend(ca_only, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
-        if (!switch_traffic_) continue;
-        for (std::uint16_t m = mask_all_[si]; m; m &= static_cast<std::uint16_t>(m - 1))
+        if (!all) continue;
+        for (std::uint16_t m = m_all; m; m &= static_cast<std::uint16_t>(m - 1))
             depend(with_switches, static_cast<unsigned>(std::countr_zero(m)), nxt, in_port, out_port);
     }
     for (unsigned vl = 0; vl < vls_; ++vl) {

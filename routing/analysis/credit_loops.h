@@ -24,7 +24,9 @@
 // bit, a 16-bit count per dependency of how many destination LIDs make it
 // (one tree adds a dependency at most once per VL, and there are fewer than
 // 65 536 LIDs), so remove() of a destination's old tree clears a bit exactly
-// when its last user left.
+// when its last user left. The incremental gate's workers each sum their
+// trees' changes in a delta builder (counts modulo 2^16, no bits), applied
+// to the remembered graph switch by switch where something changed.
 #pragma once
 
 #include "routing/analysis/forwarding.h"
@@ -96,6 +98,13 @@ public:
     CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic = true);
     // Keeps a count per dependency from now on (empty graph only).
     void enable_counts();
+    // A delta builder (the incremental gate's workers): counts only, no
+    // bits, add() +1 and remove() -1 modulo 2^16, so a worker's sum over
+    // the trees it took back and added is exact once applied.
+    void enable_delta();
+    // Adds a delta builder's counts to this counting builder and sets each
+    // touched dependency's bit from its count.
+    void apply_delta(const CdgBuilder& delta);
     bool counting() const { return !counts_.empty(); }
     // Points the builder at another view of the same switches and ports
     // (same switch count, same port count per switch; channels may differ):
@@ -145,10 +154,13 @@ private:
     std::vector<std::vector<std::uint16_t>> counts_;
     std::vector<std::size_t> cnt_offset_;
     int sign_ = 1;
+    bool delta_ = false;
+    std::vector<std::uint8_t> touched_; // delta: per switch, some count of it changed
     // scratch for add()
     std::vector<std::uint16_t> mask_ca_, mask_all_;
     std::vector<std::uint32_t> listed_;
     std::vector<std::uint32_t> ca_at_;
+    std::vector<std::uint16_t> base_ca_, base_all_; // add_tree's masks for a LID without listed SLs
 };
 
 } // namespace ibsm::routing::analysis

@@ -219,6 +219,24 @@ void Network::build(const RoutingTables& tables, std::vector<PortLids> lids)
         }
     }
 
+    hops_.assign(total, Hop{});
+    ends_.resize(channels_.size());
+    for (std::size_t c = 0; c < channels_.size(); ++c) {
+        const Channel& ch = channels_[c];
+        ends_[c] = ChannelEnds{ch.head_switch, ch.head.port.value(), ch.tail.port.value()};
+        if (ch.tail_switch < 0) continue;
+        hops_[switch_port_offset_[static_cast<std::size_t>(ch.tail_switch)] + ch.tail.port.value()] =
+            Hop{static_cast<std::int32_t>(c),
+                ch.head_switch >= 0 ? ch.head_switch : ch.head_endpoint >= 0 ? -(ch.head_endpoint + 2) : -1};
+    }
+    lft_rows_.assign(switches_.size(), nullptr);
+    lft_row_sizes_.assign(switches_.size(), 0);
+    for (std::size_t s = 0; s < switches_.size(); ++s)
+        if (lfts_[s] && !lfts_[s]->port.empty()) {
+            lft_rows_[s] = lfts_[s]->port.data();
+            lft_row_sizes_[s] = lfts_[s]->port.size();
+        }
+
     for (std::size_t e = 0; e < endpoints_.size(); ++e)
         if (!endpoints_[e].is_switch) hosts_by_name_.push_back(static_cast<std::int32_t>(e));
     std::sort(hosts_by_name_.begin(), hosts_by_name_.end(), [&](std::int32_t a, std::int32_t b) {

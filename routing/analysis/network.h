@@ -48,6 +48,25 @@ struct Channel {
     std::int32_t head_endpoint = -1; // endpoint owning `head`, if any
 };
 
+// Where leaving switch s by one port leads, as tracing reads it: one 8-byte
+// entry per (switch, port) instead of a channel index and then a 28-byte
+// Channel elsewhere in memory.
+struct Hop {
+    std::int32_t channel = -1; // -1: port 0, uncabled
+    // >= 0: the switch the cable leads to; -1: none (uncabled, or a port
+    // without a LID); <= -2: the endpoint -(head + 2) owning the far port.
+    std::int32_t head = -1;
+    std::int32_t head_switch() const { return head >= 0 ? head : -1; }
+    std::int32_t head_endpoint() const { return head <= -2 ? -(head + 2) : -1; }
+};
+
+// A channel's ends as the CDG reads them (8 bytes per channel).
+struct ChannelEnds {
+    std::int32_t head_switch = -1;
+    std::uint8_t head_port = 0;
+    std::uint8_t tail_port = 0;
+};
+
 // One addressable port's LIDs: base..base+2^lmc-1 (port 0 for a switch).
 struct PortLids {
     topology::PortRef port;
@@ -98,6 +117,14 @@ public:
         if (port > switch_nports_[si]) return -1;
         return switch_port_channel_[switch_port_offset_[si] + port];
     }
+    // Switch s's hops by port, 0..switch_ports(s) (Hop).
+    const Hop* hops_from(std::int32_t s) const { return &hops_[switch_port_offset_[static_cast<std::size_t>(s)]]; }
+    // channel(c)'s ends, compact (ChannelEnds).
+    const std::vector<ChannelEnds>& channel_ends() const { return ends_; }
+    // The switch's LFT entries (index = LID) and how many: a flat view of
+    // lft(s) for the loops that gather columns (nullptr, 0 when none).
+    const std::uint8_t* lft_row(std::int32_t s) const { return lft_rows_[static_cast<std::size_t>(s)]; }
+    std::size_t lft_row_size(std::int32_t s) const { return lft_row_sizes_[static_cast<std::size_t>(s)]; }
     // Channel leaving a CA/router port (its cable), or -1.
     std::int32_t injection_channel(std::int32_t endpoint) const { return injection_[static_cast<std::size_t>(endpoint)]; }
 
@@ -122,6 +149,10 @@ private:
     std::vector<Channel> channels_;
     std::vector<std::size_t> switch_port_offset_;
     std::vector<std::int32_t> switch_port_channel_;
+    std::vector<Hop> hops_;          // by switch_port_offset_ + port
+    std::vector<ChannelEnds> ends_;  // by channel
+    std::vector<const std::uint8_t*> lft_rows_;
+    std::vector<std::size_t> lft_row_sizes_;
     std::vector<std::int32_t> injection_;
     std::vector<std::string> node_names_;
 };

@@ -5,6 +5,8 @@
 //   port 2 = counter-clockwise, port 3 = host, port 4 = not cabled
 //   LIDs: A=1 B=2 C=3 D=4, hA=5 hB=6 hC=7 hD=8
 #include "routing/analysis/analyze.h"
+#include "routing/analysis/forwarding.h"
+#include "routing/analysis/network.h"
 #include "test_analysis_fabrics.h"
 
 #include <catch2/catch.hpp>
@@ -272,6 +274,49 @@ TEST_CASE("broken tables: unreachable pairs and forwarding loops per class")
     CHECK(rep.shifts->unroutable_flows == 4); // shift 1: hD->hA ok; shift 2: 2; shift 3: hB->hA, hD->hC
     std::string text = to_text(rep);
     CHECK(text.find("loop:        hA -> LID 7 (hC)") != std::string::npos);
+}
+
+TEST_CASE("a block of LIDs traced from its first hops equals tracing LID by LID, in either switch order")
+{
+    Ring r;
+    r.table({{{0, 1, 1, 2, 3, 1, 1, 2},
+              {2, 0, 1, 1, 2, 3, 1, 1},
+              {2, 2, 0, 1, 2, 2, 3, 1},
+              {1, 1, 2, 0, 1, 1, 2, 3}}});
+    // The breakages of the test above: a loop, a drop, an uncabled port, a
+    // port out of range, port 0 at a switch that does not own the LID.
+    r.route(r.s[0], 7, 2);
+    r.route(r.s[3], 7, 1);
+    r.route(r.s[1], 5, routing::no_route);
+    r.route(r.s[3], 2, 4);
+    r.route(r.s[2], 4, 9);
+    r.route(r.s[0], 3, 0);
+    Network net(r.fabric, r.tables);
+    LftBlock block;
+    DestinationTree by_block, by_lid;
+    // Loaded twice: every other load walks the switches backwards.
+    for (int pass = 0; pass < 2; ++pass) {
+        block.load(net, 1, 8);
+        for (std::uint32_t k = 0; k < 8; ++k) {
+            block.trace(k, by_block);
+            trace_destination(net, 1 + k, by_lid);
+            CHECK(by_block.owner == by_lid.owner);
+            CHECK(by_block.status == by_lid.status);
+            CHECK(by_block.next == by_lid.next);
+            CHECK(by_block.hops == by_lid.hops);
+            CHECK(by_block.order == by_lid.order);
+        }
+    }
+    block.load(net, 1, 8);
+    block.trace(6, by_block); // LID 7: A and D send it back and forth
+    CHECK(by_block.status[0] == Reach::loop);
+    CHECK(by_block.status[3] == Reach::loop);
+    CHECK(by_block.status[2] == Reach::delivered);
+    block.trace(4, by_block); // LID 5: B drops it, C's route goes through B
+    CHECK(by_block.status[0] == Reach::delivered);
+    CHECK(by_block.status[1] == Reach::unreachable);
+    CHECK(by_block.status[2] == Reach::unreachable);
+    CHECK(by_block.hops[3] == 2);
 }
 
 TEST_CASE("a CA without a cable reaches nothing and is reached by nothing")
