@@ -17,6 +17,7 @@
 #include "routing/registry.h"
 #include "routing/verify.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +50,9 @@ struct ChainSpec {
 struct ChainOutcome {
     // The tables to program: those of the first engine that passed the gate,
     // or when none passed, the least bad tables any engine produced
-    // (degraded). Empty only when no engine produced tables at all.
-    std::optional<RoutingTables> tables;
+    // (degraded). Empty only when no engine produced tables at all. Shared:
+    // the chain's memory keeps the same tables for the next re-route.
+    std::shared_ptr<const RoutingTables> tables;
     // In the order tried: engines that refused (their reason), engines that
     // threw ("engine failed: ..."), and engines whose tables failed the gate
     // (the gate's reason, Verdict::reason). The degraded engine's failure is

@@ -18,7 +18,7 @@ using routing::analysis::PairClass;
 
 struct Routed {
     Component part;
-    std::optional<routing::RoutingTables> tables;
+    std::shared_ptr<const routing::RoutingTables> tables;
     Side side;
 };
 
@@ -42,7 +42,7 @@ std::shared_ptr<const Routing> score(Side& s, const topology::Fabric& fabric, co
 Routed route(const topology::Fabric& reduced, const lidassign::LidMap& lids, const std::vector<bool>& drop,
              const Setup& setup)
 {
-    Routed r{component(reduced, lids, drop), std::nullopt, {}};
+    Routed r{component(reduced, lids, drop), nullptr, {}};
     auto outcome = routing::run_chain(routing::default_registry(), setup.chain, r.part.fabric, r.part.lids, setup.route);
     r.side.refusals = outcome.refusals;
     if (!outcome.tables) return r;

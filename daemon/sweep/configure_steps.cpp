@@ -278,10 +278,8 @@ boost::asio::awaitable<Bringup::RouteStep> Bringup::route(const DiscoveryResult&
     for (const auto& n : chain.tables->lid_notes) spdlog::info("LID note: {}: {}", chain.tables->engine, n);
     for (const auto& n : chain.tables->notes) spdlog::info("routing note: {}: {}", chain.tables->engine, n);
     step.lids = chain.tables->lids ? adopt_engine_lids(found, std::move(lids), *chain.tables->lids) : std::move(lids);
-    // How the gate ran, read before the tables move out of the outcome
-    // (gate_run() finds the kept tables' verdict by their engine's name).
     const std::string gate_how = chain.gate_run() ? ", " + chain.gate_run()->describe() : std::string();
-    step.tables = std::make_shared<const routing::RoutingTables>(std::move(*chain.tables));
+    step.tables = chain.tables; // the chain's memory holds the same tables
     const auto& t = *step.tables;
     plan_qos(step, *qos, cap);
     step.phase = clock.finish("route", "engine " + t.engine + (chain.fell_back ? " (fallback)" : "") +
