@@ -109,8 +109,9 @@ std::vector<Finding> evaluate(const HealthPolicy& policy, const Inputs& in)
             std::string what;
             for (const auto& f : check.findings) what += (what.empty() ? "" : ", ") + f;
             if (what.empty())
-                what = "width " + check.width_active + " of " + check.width_possible + ", speed " + check.speed_active +
-                       " of " + check.speed_possible;
+                what = "width " + std::string(active_width_name(check)) + " of " +
+                       std::string(possible_width_name(check)) + ", speed " + std::string(active_speed_name(check)) +
+                       " of " + std::string(possible_speed_name(check));
             out.push_back({port, Rule::downshift, std::nullopt, policy.downshift_action, "downshifted: " + what});
         }
     evaluate_unhealthy(policy, in, out);

@@ -37,29 +37,30 @@ LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, cons
         mad::widest(mine.widths_supported & mine.widths_enabled & theirs.widths_supported & theirs.widths_enabled);
     const mad::LaneSpeed speed_possible =
         mad::fastest(mine.speeds_supported & mine.speeds_enabled & theirs.speeds_supported & theirs.speeds_enabled);
-    c.width_active = mad::width_name(mine.width_active);
-    c.width_possible = width_possible ? std::string(mad::width_name(width_possible)) : std::string();
-    c.speed_active = mad::speed_name(mine.speed_active);
-    c.speed_possible = speed_possible != mad::LaneSpeed::none ? std::string(mad::speed_name(speed_possible))
-                                                               : std::string();
+    c.width_active = mine.width_active;
+    c.width_possible = width_possible;
+    c.speed_active = mine.speed_active;
+    c.speed_possible = speed_possible;
     // Nothing both ends enable in common (or a field not read): no claim.
     if (width_possible && mad::lanes(mine.width_active) < mad::lanes(width_possible)) {
         c.downshifted = true;
-        c.findings.push_back("width " + c.width_active + " of " + c.width_possible);
+        c.findings.push_back("width " + std::string(active_width_name(c)) + " of " +
+                             std::string(possible_width_name(c)));
     }
     if (speed_possible != mad::LaneSpeed::none && mine.speed_active < speed_possible) {
         c.downshifted = true;
-        c.findings.push_back("speed " + c.speed_active + " of " + c.speed_possible);
+        c.findings.push_back("speed " + std::string(active_speed_name(c)) + " of " +
+                             std::string(possible_speed_name(c)));
     }
     // A reserved code on either end (mad::mtu_bytes and vl_count answer 0)
     // makes the possible value 0: nothing is claimed.
-    c.mtu_active = mad::mtu_bytes(here.neighbor_mtu);
-    c.mtu_possible = std::min(mad::mtu_bytes(here.mtu_cap), mad::mtu_bytes(there.mtu_cap));
+    c.mtu_active = static_cast<std::uint16_t>(mad::mtu_bytes(here.neighbor_mtu));
+    c.mtu_possible = static_cast<std::uint16_t>(std::min(mad::mtu_bytes(here.mtu_cap), mad::mtu_bytes(there.mtu_cap)));
     if (c.mtu_possible && c.mtu_active < c.mtu_possible)
         c.findings.push_back("MTU " + std::to_string(c.mtu_active) + " of " + std::to_string(c.mtu_possible));
-    c.vls_active = mad::vl_count(here.operational_vls);
-    c.vls_possible =
-        std::min({mad::vl_count(here.vl_cap), mad::vl_count(there.vl_cap), mad::vl_count(options.max_vls_code)});
+    c.vls_active = static_cast<std::uint8_t>(mad::vl_count(here.operational_vls));
+    c.vls_possible = static_cast<std::uint8_t>(
+        std::min({mad::vl_count(here.vl_cap), mad::vl_count(there.vl_cap), mad::vl_count(options.max_vls_code)}));
     if (c.vls_possible && c.vls_active < c.vls_possible)
         c.findings.push_back("VLs " + std::to_string(c.vls_active) + " of " + std::to_string(c.vls_possible));
     return c;

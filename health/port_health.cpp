@@ -51,7 +51,7 @@ int state_rank(HealthState s)
     return 3;
 }
 
-std::uint64_t error_sum(const std::optional<PortCounters>& c, bool deltas)
+std::uint64_t error_sum(const Shared<PortCounters>& c, bool deltas)
 {
     if (!c) return 0;
     std::uint64_t sum = 0;
@@ -59,7 +59,7 @@ std::uint64_t error_sum(const std::optional<PortCounters>& c, bool deltas)
     return sum;
 }
 
-double traffic(const std::optional<PortCounters>& c)
+double traffic(const Shared<PortCounters>& c)
 {
     return c ? c->xmit_bytes_per_s + c->rcv_bytes_per_s : 0.0;
 }
@@ -117,6 +117,17 @@ void sort_worst_first(std::vector<PortHealth>& rows)
         rows[k] = std::move(held);
         order[k] = k;
     }
+}
+
+std::string_view active_width_name(const LinkCheck& l) { return mad::width_name(l.width_active); }
+std::string_view possible_width_name(const LinkCheck& l)
+{
+    return l.width_possible ? mad::width_name(l.width_possible) : std::string_view();
+}
+std::string_view active_speed_name(const LinkCheck& l) { return mad::speed_name(l.speed_active); }
+std::string_view possible_speed_name(const LinkCheck& l)
+{
+    return l.speed_possible != mad::LaneSpeed::none ? mad::speed_name(l.speed_possible) : std::string_view();
 }
 
 } // namespace ibsm::health

@@ -13,6 +13,7 @@
 // and the IBA name that perfquery and ibsim print.
 #pragma once
 
+#include "mad/link_speed.h"
 #include "mad/types.h"
 
 #include <array>
@@ -22,7 +23,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ibsm::health {
@@ -97,19 +100,28 @@ struct PortCounters {
 // Every polled port's counters (the poller's table after each sweep).
 using CounterTable = std::map<PortId, PortCounters>;
 
-// What the heavy sweep's link check found (link_check.h).
+// What the heavy sweep's link check found (link_check.h). Codes, not names
+// (one check per linked port end: 165 888 at 27 648 hosts); the names are
+// made where they are printed.
 struct LinkCheck {
-    bool downshifted = false;      // width or speed below what both ends could do
-    std::string width_active;      // "4x"
-    std::string width_possible;    // best width both ends support and enable
-    std::string speed_active;      // "HDR", "NDR", "QDR", ...
-    std::string speed_possible;
-    unsigned mtu_active = 0;       // bytes (NeighborMTU)
-    unsigned mtu_possible = 0;     // min of both ends' MTUCap
-    unsigned vls_active = 0;       // OperationalVLs as a count
-    unsigned vls_possible = 0;     // min of both ends' VLCap
+    bool downshifted = false;         // width or speed below what both ends could do
+    std::uint8_t width_active = 0;    // one LinkWidth bit (mad/link_speed.h): 2 = 4x
+    std::uint8_t width_possible = 0;  // best width both ends support and enable; 0: none in common
+    mad::LaneSpeed speed_active = mad::LaneSpeed::none;
+    mad::LaneSpeed speed_possible = mad::LaneSpeed::none; // none: none in common
+    std::uint16_t mtu_active = 0;     // bytes (NeighborMTU)
+    std::uint16_t mtu_possible = 0;   // min of both ends' MTUCap
+    std::uint8_t vls_active = 0;      // OperationalVLs as a count
+    std::uint8_t vls_possible = 0;    // min of both ends' VLCap
     std::vector<std::string> findings; // "width 1x of 4x", "MTU 2048 of 4096", ...
 };
+// The names state.json, `ibsm ports` and the findings use: "4x", "NDR"; an
+// active width or speed the port did not name is "?", a possible one that
+// both ends do not share is empty.
+std::string_view active_width_name(const LinkCheck& l);
+std::string_view possible_width_name(const LinkCheck& l);
+std::string_view active_speed_name(const LinkCheck& l);
+std::string_view possible_speed_name(const LinkCheck& l);
 
 // Both ends of every link the heavy sweep checked.
 using LinkChecks = std::map<PortId, LinkCheck>;
@@ -122,6 +134,30 @@ enum class HealthState : std::uint8_t {
 };
 std::string_view state_name(HealthState s); // "ok", "reported", "isolated", "isolation-refused"
 
+// A part of a row that the row shares with the table it came from (the
+// poller's counter table, the snapshot's link checks) instead of holding a
+// copy. Why: a row per linked port end is 165 888 rows at 27 648 hosts; as
+// copies, counters and link checks made each row 736 bytes and the rows the
+// largest item of the SM's memory (docs/scale.md, "Memory"). Immutable once
+// made, so the rows can be read on any thread. Assigning a plain value makes
+// it shared (tests and JSON readers build rows that way).
+template <class T>
+class Shared {
+public:
+    Shared() = default;
+    Shared(T value) : p_(std::make_shared<const T>(std::move(value))) {}
+    Shared(std::shared_ptr<const T> p) : p_(std::move(p)) {}
+
+    explicit operator bool() const { return p_ != nullptr; }
+    bool has_value() const { return p_ != nullptr; }
+    const T& operator*() const { return *p_; }
+    const T* operator->() const { return p_.get(); }
+    void reset() { p_.reset(); }
+
+private:
+    std::shared_ptr<const T> p_;
+};
+
 // One row of `ibsm ports`: everything known about one linked port.
 struct PortHealth {
     PortId id;
@@ -129,8 +165,8 @@ struct PortHealth {
     std::string node_name; // from the node-name-map; empty: none
     std::optional<PortId> remote;
     Lid lid; // the node's LID (switch port 0's for switch ports)
-    std::optional<PortCounters> counters;
-    std::optional<LinkCheck> link;
+    Shared<PortCounters> counters;
+    Shared<LinkCheck> link;
     HealthState state = HealthState::ok;
     std::vector<std::string> reasons; // one per rule that fired, newest last
     unsigned link_downs_recent = 0;   // within the flapping window

@@ -94,6 +94,26 @@ HealthState read_state(const json& j, std::string_view where)
     fail(where, "unknown state \"" + s + "\" (ok, reported, isolated, isolation-refused)");
 }
 
+// A width or speed as to_json names it ("4x", "NDR"); "?" and "" are what
+// it writes for none.
+std::uint8_t read_width(const json& v, std::string_view where)
+{
+    const std::string name = read_string(v, where);
+    if (name.empty() || name == "?") return 0;
+    for (std::uint8_t bit = 1; bit != 0 && bit <= 16; bit = static_cast<std::uint8_t>(bit << 1))
+        if (mad::width_name(bit) == name) return bit;
+    fail(where, "expected a link width (1x, 2x, 4x, 8x, 12x), got \"" + name + "\"");
+}
+
+mad::LaneSpeed read_speed(const json& v, std::string_view where)
+{
+    const std::string name = read_string(v, where);
+    if (name.empty() || name == "?") return mad::LaneSpeed::none;
+    for (auto s = static_cast<unsigned>(mad::LaneSpeed::sdr); s <= static_cast<unsigned>(mad::LaneSpeed::xdr); ++s)
+        if (mad::speed_name(static_cast<mad::LaneSpeed>(s)) == name) return static_cast<mad::LaneSpeed>(s);
+    fail(where, "expected a lane speed (SDR .. XDR), got \"" + name + "\"");
+}
+
 // Optional members: read into `out` when present.
 template <class Read, class T>
 void optional(const json& j, std::string_view where, std::string_view key, T& out, Read read)
@@ -105,9 +125,12 @@ void optional(const json& j, std::string_view where, std::string_view key, T& ou
 
 json to_json(const LinkCheck& l)
 {
-    return json{{"downshifted", l.downshifted},   {"findings", l.findings},
-                {"width_active", l.width_active}, {"width_possible", l.width_possible},
-                {"speed_active", l.speed_active}, {"speed_possible", l.speed_possible},
+    return json{{"downshifted", l.downshifted},
+                {"findings", l.findings},
+                {"width_active", active_width_name(l)},
+                {"width_possible", possible_width_name(l)},
+                {"speed_active", active_speed_name(l)},
+                {"speed_possible", possible_speed_name(l)},
                 {"mtu_active", l.mtu_active},     {"mtu_possible", l.mtu_possible},
                 {"vls_active", l.vls_active},     {"vls_possible", l.vls_possible}};
 }
@@ -158,19 +181,20 @@ LinkCheck link_check_from_json(const json& j, std::string_view where)
 {
     expect_object(j, where);
     LinkCheck l;
-    const auto uint = [](const json& v, std::string_view w) {
-        return static_cast<unsigned>(read_unsigned(v, w, std::numeric_limits<unsigned>::max()));
-    };
     optional(j, where, "downshifted", l.downshifted, read_bool);
     optional(j, where, "findings", l.findings, read_strings);
-    optional(j, where, "width_active", l.width_active, read_string);
-    optional(j, where, "width_possible", l.width_possible, read_string);
-    optional(j, where, "speed_active", l.speed_active, read_string);
-    optional(j, where, "speed_possible", l.speed_possible, read_string);
-    optional(j, where, "mtu_active", l.mtu_active, uint);
-    optional(j, where, "mtu_possible", l.mtu_possible, uint);
-    optional(j, where, "vls_active", l.vls_active, uint);
-    optional(j, where, "vls_possible", l.vls_possible, uint);
+    optional(j, where, "width_active", l.width_active, read_width);
+    optional(j, where, "width_possible", l.width_possible, read_width);
+    optional(j, where, "speed_active", l.speed_active, read_speed);
+    optional(j, where, "speed_possible", l.speed_possible, read_speed);
+    const auto mtu = [](const json& v, std::string_view w) {
+        return static_cast<std::uint16_t>(read_unsigned(v, w, 4096));
+    };
+    const auto vls = [](const json& v, std::string_view w) { return static_cast<std::uint8_t>(read_unsigned(v, w, 15)); };
+    optional(j, where, "mtu_active", l.mtu_active, mtu);
+    optional(j, where, "mtu_possible", l.mtu_possible, mtu);
+    optional(j, where, "vls_active", l.vls_active, vls);
+    optional(j, where, "vls_possible", l.vls_possible, vls);
     return l;
 }
 

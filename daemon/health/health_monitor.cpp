@@ -179,11 +179,11 @@ void HealthMonitor::on_counters(const health::CounterTable& table)
     std::set<Guid> reset;
     for (const auto& [id, c] : table) {
         asked.insert(id);
-        auto old = counters_.find(id);
-        if (c.failures > (old == counters_.end() ? 0 : old->second.failures)) timed_out.insert(id);
+        auto old = counters_->find(id);
+        if (c.failures > (old == counters_->end() ? 0 : old->second.failures)) timed_out.insert(id);
         // Counters someone reset: a reboot, unless the node was already seen
         // leaving and coming back since the last read.
-        if (old != counters_.end() && c.resets_seen > old->second.resets_seen) {
+        if (old != counters_->end() && c.resets_seen > old->second.resets_seen) {
             auto r = reboots_.find(PortId{id.node, PortNum(0)});
             if (r == reboots_.end() || r->second.empty() || r->second.back() < old->second.last_read)
                 reset.insert(id.node);
@@ -193,7 +193,7 @@ void HealthMonitor::on_counters(const health::CounterTable& table)
         spdlog::info("health: the counters of {} were reset: counted as a reboot", port_words(PortId{g, PortNum(0)}));
         note_event(reboots_, PortId{g, PortNum(0)}, policy_.reboot.window_s);
     }
-    counters_ = table;
+    counters_ = std::make_shared<const health::CounterTable>(table);
     note_timeouts(timed_out, asked);
     evaluate();
 }
@@ -316,7 +316,7 @@ void HealthMonitor::evaluate()
 {
     const double now = clock_();
     const health::LinkChecks* links = snap_ ? &snap_->link_checks : nullptr;
-    health::Inputs in{&counters_, links, &downs_, &timeouts_, now};
+    health::Inputs in{counters_.get(), links, &downs_, &timeouts_, now};
     in.reboots = &reboots_;
     in.traps = &traps_;
     in.set_errors = &set_errors_;
@@ -522,8 +522,9 @@ HealthCommandResult HealthMonitor::clear(PortId port)
         if (auto p = health::find_port(f, id))
             if (auto r = f.remote(*p)) ends.push_back(health::port_id(f, *r));
     }
+    auto counters = std::make_shared<health::CounterTable>(*counters_); // the rows share the old one
     for (const auto& end : ends) {
-        if (auto c = counters_.find(end); c != counters_.end())
+        if (auto c = counters->find(end); c != counters->end())
             for (std::size_t i = 0; i < health::error_counter_count; ++i) c->second.delta[i] = 0;
         downs_.erase(end);
         timeouts_.erase(end);
@@ -532,6 +533,7 @@ HealthCommandResult HealthMonitor::clear(PortId port)
         for (auto* times : {&reboots_, &set_errors_, &illegal_}) times->erase(PortId{end.node, PortNum(0)});
         if (rule) spared_.insert({end, *rule});
     }
+    counters_ = std::move(counters);
     spdlog::warn("health: isolation of {} lifted by the operator; the routing takes the link again", port_words(id));
     publish("isolation_cleared", port_fields(id));
     save_and_announce(port_words(id) + ": cleared");
@@ -552,7 +554,7 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
             ids.push_back(health::port_id(f, l.b));
         }
     }
-    for (const auto& entry : counters_) ids.push_back(entry.first);
+    for (const auto& entry : *counters_) ids.push_back(entry.first);
     for (const auto& entry : downs_) ids.push_back(entry.first);
     for (const auto& entry : states_) ids.push_back(entry.first);
     std::sort(ids.begin(), ids.end());
@@ -574,10 +576,11 @@ std::vector<health::PortHealth> HealthMonitor::rows() const
                 const topology::PortRef lid_port =
                     f.node(end.node).is_switch() ? topology::PortRef{end.node, PortNum(0)} : end;
                 if (auto lids = snap_->lids.lids.lids_of(lid_port)) r.lid = lids->base;
-                if (auto c = snap_->link_checks.find(r.id); c != snap_->link_checks.end()) r.link = c->second;
+                if (auto c = snap_->link_checks.find(r.id); c != snap_->link_checks.end())
+                    r.link = std::shared_ptr<const health::LinkCheck>(snap_, &c->second);
             }
     }
-    for (const auto& [id, c] : counters_) row(id).counters = c;
+    for (const auto& [id, c] : *counters_) row(id).counters = std::shared_ptr<const health::PortCounters>(counters_, &c);
     for (const auto& [id, times] : downs_) row(id).link_downs_recent = health::downs_within(times, now, policy_.flap_window_s);
     for (const auto& [id, st] : states_) {
         auto& r = row(id);

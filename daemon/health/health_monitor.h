@@ -136,7 +136,9 @@ private:
     EventSink events_;
     IsolationSink isolation_sink_;
     SnapshotPtr snap_;
-    health::CounterTable counters_;
+    // Shared with the port rows (rows() aliases its entries); replaced,
+    // never changed in place.
+    std::shared_ptr<const health::CounterTable> counters_ = std::make_shared<const health::CounterTable>();
     health::LinkDownHistory downs_;
     health::TimeoutHistory timeouts_;
     health::EventTimes reboots_, traps_, set_errors_, illegal_;

@@ -175,6 +175,9 @@ health::CounterTable PerfPoller::table() const
     return t;
 }
 
-std::vector<health::PortHealth> PerfPoller::rows() const { return perf_rows(table(), snapshot_.get()); }
+std::vector<health::PortHealth> PerfPoller::rows() const
+{
+    return perf_rows(std::make_shared<const health::CounterTable>(table()), snapshot_.get());
+}
 
 } // namespace ibsm::daemon

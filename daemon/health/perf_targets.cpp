@@ -28,14 +28,15 @@ std::vector<PerfNode> perf_targets(const SubnetSnapshot& snap)
     return switches;
 }
 
-std::vector<health::PortHealth> perf_rows(const health::CounterTable& table, const SubnetSnapshot* snap)
+std::vector<health::PortHealth> perf_rows(const std::shared_ptr<const health::CounterTable>& table,
+                                          const SubnetSnapshot* snap)
 {
     std::vector<health::PortHealth> rows;
-    rows.reserve(table.size());
-    for (const auto& [id, counters] : table) {
+    rows.reserve(table->size());
+    for (const auto& [id, counters] : *table) {
         health::PortHealth row;
         row.id = id;
-        row.counters = counters;
+        row.counters = std::shared_ptr<const health::PortCounters>(table, &counters);
         if (snap) {
             const auto& fabric = snap->found.fabric;
             if (const auto n = fabric.find_node(id.node)) {

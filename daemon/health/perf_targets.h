@@ -14,6 +14,7 @@
 #include "daemon/core/subnet.h"
 #include "health/port_health.h"
 
+#include <memory>
 #include <vector>
 
 namespace ibsm::daemon {
@@ -29,6 +30,8 @@ std::vector<PerfNode> perf_targets(const SubnetSnapshot& snap);
 
 // One row per port of `table`: node description, far end and LID from the
 // snapshot (ports the snapshot no longer has keep their counters, no names).
-std::vector<health::PortHealth> perf_rows(const health::CounterTable& table, const SubnetSnapshot* snap);
+// The rows share their counters with `table`.
+std::vector<health::PortHealth> perf_rows(const std::shared_ptr<const health::CounterTable>& table,
+                                          const SubnetSnapshot* snap);
 
 } // namespace ibsm::daemon

@@ -51,6 +51,7 @@ void set(mad::PortInfo& p, Field f, unsigned v)
 
 void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& current, mad::PortInfo& desired)
 {
+    if (kept_.empty()) return; // the usual case: four map searches per port saved on every sweep
     for (const auto& fi : fields) {
         auto it = kept_.find({node, port, fi.field});
         if (it == kept_.end()) continue;

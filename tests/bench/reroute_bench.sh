@@ -38,7 +38,10 @@
 #      LIGHT_N (quiet light sweeps timed, default 5), SKIP_QUALITY=1 (no
 #      read-back: the quality columns say n/a),
 #      ENGINES (ibsmd's chains to run, one engine each, default "ftree sftree"),
-#      SKIP_OPENSM=1, OSM_UP_S (seconds OpenSM gets to come up, default 300)
+#      SKIP_OPENSM=1, OSM_UP_S (seconds OpenSM gets to come up, default 300),
+#      PERF_OUT=PREFIX (ibsmd's re-route under `perf record -g`, from just
+#      before the Unlink to SUBNET UP, into PREFIX-FABRIC-ENGINE.data: where
+#      the re-route's CPU goes; a release build with -g names the functions)
 set -euo pipefail
 IBSMD=$(realpath "$1"); IBSM=$(realpath "$2"); shift 2
 fabrics=("$@")
@@ -127,9 +130,16 @@ for fab in "${fabrics[@]}"; do
     light_max=$(printf '%s\n' "${light_all[@]}" | sort -g | tail -n1 | awk '{ printf "%.1f", $1 * 1000 }')
     before=$(xmit_pkts)
     mark=$(sm_lines)
+    perf_pid=""
+    if [ -n "${PERF_OUT:-}" ]; then
+        perf record -g -F 2000 -p "$SM_PID" -o "$PERF_OUT-$tag.data" > /dev/null 2>&1 &
+        perf_pid=$!
+        sleep 1 # perf attaches
+    fi
     t0=$(sod_now)
     ibsim_cmd "$UNLINK"
     sm_wait_for "$mark" "SUBNET (UP|DEGRADED)" 120
+    [ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid" || true; echo "perf profile of the re-route: $PERF_OUT-$tag.data" >&2; }
     line=$(sm_since "$mark" | grep -m1 -E "SUBNET (UP|DEGRADED)")
     ours_t=$(minus "$(echo "$line" | sod_ibsmd)" "$t0")
     ours_own=$(echo "$line" | sed -n 's/.* s, \([0-9]*\) SMPs (.*/\1/p')

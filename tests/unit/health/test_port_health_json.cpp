@@ -36,10 +36,10 @@ PortHealth sample()
     r.counters = c;
     LinkCheck l;
     l.downshifted = true;
-    l.width_active = "1x";
-    l.width_possible = "4x";
-    l.speed_active = "NDR";
-    l.speed_possible = "NDR";
+    l.width_active = 1;   // 1x
+    l.width_possible = 2; // 4x
+    l.speed_active = mad::LaneSpeed::ndr;
+    l.speed_possible = mad::LaneSpeed::ndr;
     l.mtu_active = 2048;
     l.mtu_possible = 4096;
     l.vls_active = 4;
@@ -141,6 +141,12 @@ TEST_CASE("port health JSON: errors name the path of the bad value")
           "ports[0].rates.xmit_bytes_per_s: expected a number");
     CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "link": {"findings": "slow"}}]})") ==
           "ports[0].link.findings: expected a list of strings");
+    CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "link": {"width_active": "3x"}}]})") ==
+          "ports[0].link.width_active: expected a link width (1x, 2x, 4x, 8x, 12x), got \"3x\"");
+    CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "link": {"speed_possible": "fast"}}]})") ==
+          "ports[0].link.speed_possible: expected a lane speed (SDR .. XDR), got \"fast\"");
+    CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "link": {"vls_active": 16}}]})") ==
+          "ports[0].link.vls_active: above 15");
     CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "remote": {"node_guid": "0x2"}}]})") ==
           "ports[0].remote.port: missing");
     CHECK(error_of(R"({"ports": [{"node_guid": "0x1", "port": 1, "future_key": 1}]})") == "no error");

@@ -97,21 +97,24 @@ TEST_CASE("health overlay: utilisation, errors, downshift, isolation per cable a
     // Cable 0: 50 % one way (a transmits 12.5 GB/s; b's receive says less),
     // errors at both ends.
     PortHealth a0 = row_at(f, up[0].a), b0 = row_at(f, up[0].b);
-    a0.counters = polled(12.5e9, 1e9);
-    a0.counters->delta[index(Counter::symbol_errors)] = 3;
-    a0.counters->total[index(Counter::symbol_errors)] = 10;
-    b0.counters = polled(2e9, 10e9);
-    b0.counters->delta[index(Counter::link_downed)] = 1;
-    b0.counters->total[index(Counter::link_downed)] = 2;
+    auto ac = polled(12.5e9, 1e9);
+    ac.delta[index(Counter::symbol_errors)] = 3;
+    ac.total[index(Counter::symbol_errors)] = 10;
+    a0.counters = ac;
+    auto bc = polled(2e9, 10e9);
+    bc.delta[index(Counter::link_downed)] = 1;
+    bc.total[index(Counter::link_downed)] = 2;
     // Traffic is not an error.
-    b0.counters->delta[index(Counter::xmit_data)] = 1000;
+    bc.delta[index(Counter::xmit_data)] = 1000;
+    b0.counters = bc;
     rows.push_back(a0);
     rows.push_back(b0);
     // Cable 1: one end checked, downshifted; no counters.
     PortHealth b1 = row_at(f, up[1].b);
-    b1.link = health::LinkCheck{};
-    b1.link->downshifted = true;
-    b1.link->findings = {"width 1x of 4x"};
+    health::LinkCheck slow;
+    slow.downshifted = true;
+    slow.findings = {"width 1x of 4x"};
+    b1.link = slow;
     rows.push_back(b1);
     // Cable 2: isolated by the policy.
     PortHealth a2 = row_at(f, up[2].a);
@@ -207,8 +210,9 @@ TEST_CASE("health overlay: no capacity without width and speed; folded hosts' ca
     PortHealth a = row_at(f, up[0].a);
     a.counters = polled(1e9, 1e9);
     PortHealth h = row_at(f, host_cable.a);
-    h.counters = polled(0, 0);
-    h.counters->delta[index(Counter::rcv_errors)] = 7;
+    auto host_counters = polled(0, 0);
+    host_counters.delta[index(Counter::rcv_errors)] = 7;
+    h.counters = host_counters;
     add_health(m, f, {a, h}, "x");
 
     const CableHealth& c = cable_of(m, f, up[0]);

@@ -49,14 +49,17 @@ std::vector<health::PortHealth> fabric_rows()
         row(h1, 1, s1, 2, 10, 100), // host ends
         row(h2, 1, s1, 3, 20, 200),
     };
-    auto& h1c = *rows[4].counters;
+    auto h1c = *rows[4].counters;
     h1c.total[health::index(Counter::symbol_errors)] = 5;
     h1c.delta[health::index(Counter::symbol_errors)] = 2;
-    auto& s1c = *rows[3].counters;
+    rows[4].counters = h1c;
+    auto s1c = *rows[3].counters;
     s1c.total[health::index(Counter::rcv_errors)] = 4;
     s1c.delta[health::index(Counter::rcv_errors)] = 3;
-    auto& s2c = *rows[1].counters;
+    rows[3].counters = s1c;
+    auto s2c = *rows[1].counters;
     s2c.total[health::index(Counter::link_downed)] = 1; // no delta: counted once, long ago
+    rows[1].counters = s2c;
     return rows;
 }
 
@@ -174,11 +177,14 @@ TEST_CASE("a series appears on the first error and stays")
     PortSelection sel{PortSeries::fabric, switch_guids({s1, s2})};
     auto before = samples(port_metrics({}, rows, sel));
     CHECK(before.at("ibsmd_port_xmit_discards_total").empty());
-    rows[0].counters->total[health::index(Counter::xmit_discards)] = 1;
-    rows[0].counters->delta[health::index(Counter::xmit_discards)] = 1;
+    auto c = *rows[0].counters;
+    c.total[health::index(Counter::xmit_discards)] = 1;
+    c.delta[health::index(Counter::xmit_discards)] = 1;
+    rows[0].counters = c;
     auto after = samples(port_metrics({}, rows, sel));
     CHECK(after.at("ibsmd_port_xmit_discards_total") == std::map<std::string, double>{{s1.str() + "/1", 1}});
-    rows[0].counters->delta[health::index(Counter::xmit_discards)] = 0; // a quiet interval: the total stays
+    c.delta[health::index(Counter::xmit_discards)] = 0; // a quiet interval: the total stays
+    rows[0].counters = c;
     CHECK(samples(port_metrics({}, rows, sel)).at("ibsmd_port_xmit_discards_total").size() == 1);
 }
 
