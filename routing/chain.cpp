@@ -143,14 +143,14 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
 
     // True when `name`'s tables passed (out.tables are they); otherwise
     // records the refusal and keeps the tables if they are the least bad.
-    auto try_engine = [&](const std::string& name, bool fallback) {
+    // A re-route whose tables fail the gate is run again in full (an engine
+    // that is not deadlock-free by construction, minhop, sssp, can close a
+    // credit loop a full run does not): the delta is no reason to program
+    // worse tables than a full run gives. `failed_incremental` is that
+    // gate's reason on the second run.
+    auto run_engine = [&](auto& self, const std::string& name, bool fallback,
+                          const std::string& failed_incremental) -> bool {
         auto engine = registry.create(name);
-        // A re-route whose tables fail the gate is run again in full (an
-        // engine that is not deadlock-free by construction, minhop, sssp,
-        // can close a credit loop a full run does not): the delta is no
-        // reason to program worse tables than a full run gives.
-        std::string failed_incremental;
-    again:
         // The engine's own progress (if it reports any) shows as this stage.
         const std::string stage = "route (" + name + ")";
         std::optional<analysis::StageProgress> progress(std::in_place, options.progress, stage, 1);
@@ -213,9 +213,8 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         const Verdict& v = out.verdicts.back();
         const bool pass = v.passed();
         if (!pass && run.incremental) {
-            failed_incremental = v.reason;
             out.refusals.push_back(Refusal{t.engine, "incremental re-route: " + v.reason});
-            goto again;
+            return self(self, name, fallback, v.reason);
         }
         if (!pass) out.refusals.push_back(Refusal{t.engine, v.reason});
         if (pass || !least_bad || less_bad(v, out.verdicts[*least_bad])) {
@@ -228,6 +227,7 @@ ChainOutcome run_chain(const Registry& registry, const ChainSpec& spec, const to
         }
         return pass;
     };
+    auto try_engine = [&](const std::string& name, bool fallback) { return run_engine(run_engine, name, fallback, {}); };
     auto finish = [&](bool passed) {
         out.fell_back = out.tables && kept_fallback;
         if (out.tables) {
