@@ -137,10 +137,10 @@ TEST_CASE("a bring-up of an NDR fabric is confirmed, checks its links, and a sec
     const Found at{snap->found, t.f};
     CHECK(snap->link_checks.size() == 2 * 5);
     const auto& isl = check_of(*snap, at(t.s1, 4));
-    CHECK(isl.speed_active == "NDR");
-    CHECK(isl.speed_possible == "NDR");
+    CHECK(health::active_speed_name(isl) == "NDR");
+    CHECK(health::possible_speed_name(isl) == "NDR");
     CHECK_FALSE(isl.downshifted);
-    CHECK(check_of(*snap, at(t.s1, 1)).speed_active == "QDR");
+    CHECK(health::active_speed_name(check_of(*snap, at(t.s1, 1))) == "QDR");
     for (const auto& [id, c] : snap->link_checks) {
         INFO(id.node.str() << " " << int(id.port.value()));
         CHECK(c.findings.empty());
