@@ -303,7 +303,11 @@ void check_sequence(const std::string& name, Fabric whole, const ChainSpec& spec
         if (exact)
             incremental += re.incremental;
         else
-            CHECK_FALSE(re.incremental);
+            // nue and dfsssp run in full; with enough hosts or cables gone
+            // a ring or a random fabric can become a tree ftree routes, and
+            // from then on ftree re-routes it incrementally (the long mode
+            // gets there).
+            CHECK_FALSE((re.incremental && re.engine() != "ftree"));
         // A re-route from a verified routing of the same engine says which
         // it ran; the first delta after a failed gate is a full run.
         CHECK((re.route_how.rfind("incremental", 0) == 0 || re.route_how.rfind("full run", 0) == 0));
