@@ -185,8 +185,9 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
 {
     std::size_t max_blocks = 0;
     for (const auto& t : targets) max_blocks = std::max(max_blocks, t.blocks);
+    std::vector<BlockAt> blocks; // after the rounds: the last round's list
     for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
-        std::vector<BlockAt> blocks;
+        blocks.clear();
         for (std::size_t b = 0; b < max_blocks; ++b) {
             for (std::size_t i = 0; i < targets.size(); ++i) {
                 if (b >= targets[i].blocks || targets[i].confirmed_as_desired(b)) continue;
@@ -225,10 +226,13 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
             });
     }
     // Blocks no Set could place count as dirty whatever the rounds did.
+    // Only the last round's blocks can still differ: every other block was
+    // confirmed as desired when that round was listed, and a round changes
+    // only what it sends. (Checking every block again cost a second digest
+    // of all of them: 1.4 million at 27 648 hosts, on every re-route.)
     report.blocks_dirty = report.blocks_unsendable;
-    for (const auto& t : targets)
-        for (std::size_t b = 0; b < t.blocks; ++b)
-            if (!t.confirmed_as_desired(b)) ++report.blocks_dirty;
+    for (const auto& at : blocks)
+        if (!targets[at.target()].confirmed_as_desired(at.block())) ++report.blocks_dirty;
 }
 
 boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& transport, std::vector<Target>& targets,
