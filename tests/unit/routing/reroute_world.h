@@ -1,5 +1,5 @@
 // A fabric and the random deltas a re-route test applies to it
-// (test_reroute_engines.cpp): the whole fabric, what a sequence of deltas has
+// (test_reroute_property.cpp, test_reroute_engines.cpp): the whole fabric, what a sequence of deltas has
 // taken out of it (cables, switches, hosts), and the LIDs of the whole
 // fabric kept by GUID, as guid2lid keeps them.
 #pragma once
@@ -89,7 +89,7 @@ inline bool random_delta(World& w, std::mt19937_64& rng, std::string& what)
     for (int attempt = 0; attempt < 40; ++attempt) {
         World next = w;
         const auto kind = rng() % 6;
-        if (kind <= 1) {
+        if (kind <= 1) { // a switch-to-switch cable down (or an isolated port)
             std::vector<Cable> cables;
             for (const auto& l : now.links())
                 if (now.node(l.a.node).is_switch() && now.node(l.b.node).is_switch())
@@ -98,24 +98,24 @@ inline bool random_delta(World& w, std::mt19937_64& rng, std::string& what)
             if (cables.empty()) continue;
             next.cables_out.insert(cables[rng() % cables.size()]);
             what = "cable down";
-        } else if (kind == 2 && !w.cables_out.empty()) {
+        } else if (kind == 2 && !w.cables_out.empty()) { // a cable back (an isolation cleared)
             auto it = w.cables_out.begin();
             std::advance(it, static_cast<long>(rng() % w.cables_out.size()));
             next.cables_out.erase(*it);
             what = "cable up";
-        } else if (kind == 3) {
+        } else if (kind == 3) { // a switch without hosts gone
             std::vector<Guid> spines;
             for (auto id : now.node_ids())
                 if (now.node(id).is_switch() && !has_host(now, id)) spines.push_back(now.node(id).guid);
             if (spines.empty()) continue;
             next.nodes_out.insert(spines[rng() % spines.size()]);
             what = "switch gone";
-        } else if (kind == 4 && !w.nodes_out.empty()) {
+        } else if (kind == 4 && !w.nodes_out.empty()) { // a node back or added
             auto it = w.nodes_out.begin();
             std::advance(it, static_cast<long>(rng() % w.nodes_out.size()));
             next.nodes_out.erase(*it);
             what = "node back";
-        } else if (kind == 5) {
+        } else if (kind == 5) { // a host leaves (to come back as a new node later)
             std::vector<Guid> hosts;
             for (auto id : now.node_ids())
                 if (!now.node(id).is_switch()) hosts.push_back(now.node(id).guid);
