@@ -1,6 +1,7 @@
 #include "routing/analysis/connectivity.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ibsm::routing::analysis {
 
@@ -163,6 +164,29 @@ void ConnectivityCounter::add(const DestinationTree& t)
         note_example(from_ca.unreachable_examples, e, t.lid, seq_ca_unr++);
     }
 
+    // The CA sources cabled to switch s (less the destination port itself)
+    // and the one named in examples.
+    auto ca_sources = [&](std::size_t s) {
+        std::uint64_t n = ca_at_[s];
+        std::int32_t example = first_ca_at_[s];
+        if (to_ca && dst_switch == static_cast<std::int32_t>(s)) {
+            --n;
+            if (example == t.owner) example = second_ca_at_[s];
+        }
+        return std::pair{n, example};
+    };
+    // n pairs of class c from `example`'s switch that do not arrive, by why.
+    auto undelivered = [&](PairStats& c, Reach r, std::uint64_t n, std::int32_t example, std::uint32_t& seq_unr,
+                           std::uint32_t& seq_loop) {
+        if (r == Reach::unreachable) {
+            c.unreachable += n;
+            note_example(c.unreachable_examples, example, t.lid, seq_unr++);
+        } else {
+            c.loops += n;
+            note_example(c.loop_examples, example, t.lid, seq_loop++);
+        }
+    };
+
     const std::size_t nsw = net.switch_count();
     if (!sp_) {
         // Counts only (the gate): the pairs of every switch are known in
@@ -176,34 +200,16 @@ void ConnectivityCounter::add(const DestinationTree& t)
         for (std::size_t s = 0; s < nsw; ++s) {
             const Reach r = status[s];
             if (r == Reach::delivered) continue;
-            const auto si = static_cast<std::int32_t>(s);
-            std::uint64_t n = ca_at_[s];
-            std::int32_t example = first_ca_at_[s];
-            if (to_ca && dst_switch == si) {
-                --n;
-                if (example == t.owner) example = second_ca_at_[s];
-            }
+            const auto [n, example] = ca_sources(s);
             if (n > 0) {
                 ca_bad += n;
-                if (r == Reach::unreachable) {
-                    from_ca.unreachable += n;
-                    note_example(from_ca.unreachable_examples, example, t.lid, seq_ca_unr++);
-                } else {
-                    from_ca.loops += n;
-                    note_example(from_ca.loop_examples, example, t.lid, seq_ca_loop++);
-                }
+                undelivered(from_ca, r, n, example, seq_ca_unr, seq_ca_loop);
             }
             if (!result_.switch_sources) continue;
-            std::int32_t self = net.switch_endpoint(si);
+            std::int32_t self = net.switch_endpoint(static_cast<std::int32_t>(s));
             if (self < 0 || self == t.owner) continue;
             ++sw_bad;
-            if (r == Reach::unreachable) {
-                ++from_sw.unreachable;
-                note_example(from_sw.unreachable_examples, self, t.lid, seq_sw_unr++);
-            } else {
-                ++from_sw.loops;
-                note_example(from_sw.loop_examples, self, t.lid, seq_sw_loop++);
-            }
+            undelivered(from_sw, r, 1, self, seq_sw_unr, seq_sw_loop);
         }
         from_ca.pairs += ca_pairs;
         from_ca.delivered += ca_pairs - ca_bad;
@@ -215,12 +221,7 @@ void ConnectivityCounter::add(const DestinationTree& t)
         const auto si = static_cast<std::int32_t>(s);
         const Reach r = t.status[s];
         // CA sources cabled to this switch.
-        std::uint64_t n = ca_at_[s];
-        std::int32_t example = first_ca_at_[s];
-        if (to_ca && dst_switch == si) {
-            --n; // the destination port itself
-            if (example == t.owner) example = second_ca_at_[s];
-        }
+        const auto [n, example] = ca_sources(s);
         if (n > 0) {
             from_ca.pairs += n;
             if (r == Reach::delivered) {
@@ -230,12 +231,8 @@ void ConnectivityCounter::add(const DestinationTree& t)
                 } else {
                     from_ca.delivered += n;
                 }
-            } else if (r == Reach::unreachable) {
-                from_ca.unreachable += n;
-                note_example(from_ca.unreachable_examples, example, t.lid, seq_ca_unr++);
             } else {
-                from_ca.loops += n;
-                note_example(from_ca.loop_examples, example, t.lid, seq_ca_loop++);
+                undelivered(from_ca, r, n, example, seq_ca_unr, seq_ca_loop);
             }
         }
         // The switch itself as a source.
@@ -248,12 +245,8 @@ void ConnectivityCounter::add(const DestinationTree& t)
                 from_sw.add_delivered(t.hops[s], sp_->between(si, dst_switch) + (to_ca ? 1u : 0u), 1);
             else
                 ++from_sw.delivered;
-        } else if (r == Reach::unreachable) {
-            ++from_sw.unreachable;
-            note_example(from_sw.unreachable_examples, self, t.lid, seq_sw_unr++);
         } else {
-            ++from_sw.loops;
-            note_example(from_sw.loop_examples, self, t.lid, seq_sw_loop++);
+            undelivered(from_sw, r, 1, self, seq_sw_unr, seq_sw_loop);
         }
     }
 }
