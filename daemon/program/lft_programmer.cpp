@@ -26,14 +26,42 @@ namespace {
 // FNV-1a over the 64 entries, never 0 (0 means unknown): each step (xor a
 // byte, multiply by an odd prime) is a bijection of the state, so blocks
 // that differ in a single entry always differ here.
-std::uint64_t block_digest(const mad::LinearForwardingTable& block)
+template <class Entries>
+std::uint64_t fnv_digest(Entries entry)
 {
     std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (std::uint8_t port : block.ports) {
-        h ^= port;
+    for (std::size_t i = 0; i < mad::lft_block_size; ++i) {
+        h ^= entry(i);
         h *= 0x100000001b3ULL;
     }
     return h == 0 ? 1 : h;
+}
+
+std::uint64_t block_digest(const mad::LinearForwardingTable& block)
+{
+    return fnv_digest([&](std::size_t i) { return block.ports[i]; });
+}
+
+// block_digest(desired_block(lft, b)), read from the row in place.
+std::uint64_t row_block_digest(const routing::Lft& lft, std::size_t b)
+{
+    const std::size_t first = b * mad::lft_block_size;
+    return fnv_digest([&](std::size_t i) {
+        return first + i < lft.port.size() ? lft.port[first + i] : routing::no_route;
+    });
+}
+
+// desired_block(a, b) == desired_block(c, b), without building either.
+bool same_block(const routing::Lft& a, const routing::Lft& c, std::size_t b)
+{
+    const std::size_t first = b * mad::lft_block_size, end = first + mad::lft_block_size;
+    if (a.port.size() >= end && c.port.size() >= end)
+        return std::equal(a.port.begin() + static_cast<std::ptrdiff_t>(first),
+                          a.port.begin() + static_cast<std::ptrdiff_t>(end),
+                          c.port.begin() + static_cast<std::ptrdiff_t>(first));
+    for (std::size_t l = first; l < end; ++l)
+        if (a.at(Lid(static_cast<std::uint16_t>(l))) != c.at(Lid(static_cast<std::uint16_t>(l)))) return false;
+    return true;
 }
 
 // A block to read or send: the target's index and the block number in 32
@@ -50,6 +78,32 @@ private:
     std::uint32_t packed_;
 };
 static_assert((0xBFFF / mad::lft_block_size) < (1u << BlockAt::block_bits));
+
+// The blocks the switches do not hold as desired (Target: LftProgrammer's).
+template <class Target>
+std::vector<BlockAt> differing_blocks(const std::vector<Target>& targets, LftReport& report)
+{
+    // Switch by switch, so each row and its confirmed digests are read in
+    // order, then block-major (block 0 of every switch, then block 1, ...)
+    // by a counting sort that keeps the switches' order.
+    std::vector<BlockAt> found;
+    std::vector<std::size_t> per_block;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        const auto& t = targets[i];
+        if (per_block.size() < t.blocks + 1) per_block.resize(t.blocks + 1);
+        for (std::size_t b = 0; b < t.blocks; ++b) {
+            if (t.unchanged_since_last(b)) continue;
+            ++report.blocks_digested;
+            if (t.confirmed_as_desired(b)) continue;
+            found.emplace_back(i, b);
+            ++per_block[b + 1];
+        }
+    }
+    for (std::size_t b = 1; b < per_block.size(); ++b) per_block[b] += per_block[b - 1];
+    std::vector<BlockAt> out(found.size(), BlockAt(0, 0));
+    for (const auto at : found) out[per_block[at.block()]++] = at;
+    return out;
+}
 
 } // namespace
 
@@ -73,12 +127,19 @@ struct LftProgrammer::Target {
     mad::SwitchInfo current;
     Confirmed* confirmed = nullptr;
     bool first_contact = false;
+    std::vector<bool> held; // after send_blocks: block b confirmed as desired (Confirmed::as_last to be)
 
     mad::LinearForwardingTable desired(std::size_t b) const { return desired_block(*lft, b); }
     bool confirmed_as_desired(std::size_t b) const
     {
         const std::uint64_t c = confirmed->blocks[b];
-        return c != 0 && c == block_digest(desired(b));
+        return c != 0 && c == row_block_digest(*lft, b);
+    }
+    // Held as the last tables' block, whose entries are the same now.
+    bool unchanged_since_last(std::size_t b) const
+    {
+        const auto& c = *confirmed;
+        return c.last_row && b < c.as_last.size() && c.as_last[b] && same_block(*c.last_row, *lft, b);
     }
 
     std::string where(std::size_t block) const
@@ -88,8 +149,9 @@ struct LftProgrammer::Target {
 };
 
 boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transport, const DiscoveryResult& found,
-                                                         const routing::RoutingTables& tables)
+                                                         std::shared_ptr<const routing::RoutingTables> shared)
 {
+    const routing::RoutingTables& tables = *shared;
     LftReport report;
     std::vector<Target> targets;
     const auto& fabric = found.fabric;
@@ -140,6 +202,17 @@ boost::asio::awaitable<LftReport> LftProgrammer::program(mad::Transport& transpo
 
     co_await read_first_contact(transport, targets, report);
     co_await send_blocks(transport, targets, report);
+    // What the blocks confirmed is held against these tables from now on;
+    // no row of the tables before survives them.
+    for (auto& [guid, c] : confirmed_) {
+        c.last_row = nullptr;
+        c.as_last.clear();
+    }
+    for (auto& t : targets) {
+        t.confirmed->last_row = t.lft;
+        t.confirmed->as_last = std::move(t.held);
+    }
+    last_ = std::move(shared);
     co_await send_switch_info(transport, targets, report);
     co_return report;
 }
@@ -183,17 +256,12 @@ boost::asio::awaitable<void> LftProgrammer::read_first_contact(mad::Transport& t
 boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transport, std::vector<Target>& targets,
                                                         LftReport& report)
 {
-    std::size_t max_blocks = 0;
-    for (const auto& t : targets) max_blocks = std::max(max_blocks, t.blocks);
-    std::vector<BlockAt> blocks; // after the rounds: the last round's list
+    std::vector<BlockAt> blocks = differing_blocks(targets, report); // after the rounds: the last round's list
     for (unsigned round = 0; round < std::max(1u, settings_.rounds); ++round) {
-        blocks.clear();
-        for (std::size_t b = 0; b < max_blocks; ++b) {
-            for (std::size_t i = 0; i < targets.size(); ++i) {
-                if (b >= targets[i].blocks || targets[i].confirmed_as_desired(b)) continue;
-                blocks.emplace_back(i, b);
-            }
-        }
+        // A round changes only what it sends, so only the last round's
+        // blocks can still differ.
+        if (round > 0)
+            std::erase_if(blocks, [&](BlockAt at) { return targets[at.target()].confirmed_as_desired(at.block()); });
         if (blocks.empty()) break;
         // One batch per round: the transport pulls the blocks as its window
         // frees up; each answer confirms its block (or leaves it dirty for
@@ -231,8 +299,12 @@ boost::asio::awaitable<void> LftProgrammer::send_blocks(mad::Transport& transpor
     // only what it sends. (Checking every block again cost a second digest
     // of all of them: 1.4 million at 27 648 hosts, on every re-route.)
     report.blocks_dirty = report.blocks_unsendable;
+    for (auto& t : targets) t.held.assign(t.blocks, true);
     for (const auto& at : blocks)
-        if (!targets[at.target()].confirmed_as_desired(at.block())) ++report.blocks_dirty;
+        if (!targets[at.target()].confirmed_as_desired(at.block())) {
+            ++report.blocks_dirty;
+            targets[at.target()].held[at.block()] = false;
+        }
 }
 
 boost::asio::awaitable<void> LftProgrammer::send_switch_info(mad::Transport& transport, std::vector<Target>& targets,

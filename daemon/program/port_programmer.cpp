@@ -176,6 +176,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
     mad::encode(pi, std::span<std::uint8_t, 64>(data));
     auto done = [&](const mad::PortInfo& got) {
         e.current = got;
+        e.answered = true;
         for (auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired)) {
             auto& n = kept_notes_[std::move(m.text)];
             n.warn = m.warn;

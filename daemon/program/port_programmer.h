@@ -95,6 +95,7 @@ struct PortPlanEntry {
     bool activate = false;  // cabled, far end known, in INIT or ARMED
     bool reregister = false;
     bool carries_lid = false; // CA port or switch port 0: LID, LMC, MasterSMLID live here
+    bool answered = false;    // `current` is a Set's answer or a read-back, no longer discovery's PortInfo
 };
 
 // Pure: does `got` (a port read back) show the effect of a Set of `desired`

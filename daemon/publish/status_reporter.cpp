@@ -124,7 +124,12 @@ std::vector<health::PortHealth> notable_ports(const std::vector<health::PortHeal
 
 std::shared_ptr<const std::vector<health::PortHealth>> StatusReporter::port_rows() const
 {
-    if (ports_ && (ports_dirty_ || !port_rows_)) {
+    // While a sweep runs, the rows of the last one stand: building them is
+    // a pass over every port end on the loop (about 0.1 s at 27 648 hosts,
+    // with a sort), which a status tick or a counter sweep's end would
+    // otherwise put in the middle of a re-route. The sweep's outcome marks
+    // them dirty and publishes, after the scheduler is no longer busy.
+    if (ports_ && (!port_rows_ || (ports_dirty_ && !scheduler_.busy()))) {
         auto rows = ports_();
         health::sort_worst_first(rows);
         port_rows_ = std::make_shared<const std::vector<health::PortHealth>>(std::move(rows));

@@ -117,7 +117,7 @@ private:
     // The port rows, asked of the port source only after something that can
     // change them (a counter sweep, an outcome, an event): asking builds a
     // row per port, and the periodic publish must stay cheap at 40 000
-    // ports.
+    // ports. Not while the scheduler is busy: a sweep's outcome rebuilds them.
     // Shared with the writer thread, which formats metrics.prom from it;
     // a new vector replaces it, the old one is never changed.
     std::shared_ptr<const std::vector<health::PortHealth>> port_rows() const;

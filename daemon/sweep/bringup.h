@@ -255,7 +255,7 @@ private:
     // the rules the last sweep ran on goes to the log and `o`.
     std::shared_ptr<const partition::Partitions> resolve_partitions(const DiscoveryResult& found, SweepOutcome& o);
     boost::asio::awaitable<ProgramReport> run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
-                                                          const routing::RoutingTables& tables,
+                                                          std::shared_ptr<const routing::RoutingTables> tables,
                                                           const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy);
     void forget_relinked(const DiscoveryResult& found);
     // Runs f() on the worker thread; resumes the caller on its own executor.

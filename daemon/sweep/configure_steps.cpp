@@ -361,9 +361,10 @@ void Bringup::forget_relinked(const DiscoveryResult& found)
 }
 
 boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryResult& found, const LidAssignment& lids,
-                                                               const routing::RoutingTables& tables,
+                                                               std::shared_ptr<const routing::RoutingTables> shared,
                                                                const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy)
 {
+    const routing::RoutingTables& tables = *shared;
     ProgramReport report;
     // Two strands share the transport's window, so neither drains it
     // waiting for the other: the LFT blocks (then SwitchInfo), and the
@@ -403,7 +404,7 @@ boost::asio::awaitable<ProgramReport> Bringup::run_programmers(const DiscoveryRe
         report.vls = co_await vls_.program(transport_, std::move(vl_plan));
         report.ports = co_await ports_.configure(transport_, PortSide::switches);
     };
-    auto lft_report = co_await (lfts_.program(transport_, found, tables) && port_side());
+    auto lft_report = co_await (lfts_.program(transport_, found, std::move(shared)) && port_side());
     report.lfts = std::move(lft_report);
     report.ports.add(co_await ports_.configure(transport_, PortSide::end_ports));
     // Published only with an up outcome, i.e. once every table is confirmed.
@@ -418,7 +419,7 @@ boost::asio::awaitable<Bringup::ProgramStep> Bringup::program(const DiscoveryRes
     if (!resuming) forget_relinked(found);
     PhaseClock clock(transport_);
     ProgramStep step;
-    step.report = co_await run_programmers(found, lids, tables, *routed.sl_vl, routed.policy.get());
+    step.report = co_await run_programmers(found, lids, routed.tables, *routed.sl_vl, routed.policy.get());
     const auto& r = step.report;
     step.phase = clock.finish("program", program_detail(r, partitions_ != nullptr));
     if (r.vls.switches_left && kind == SweepKind::heavy)

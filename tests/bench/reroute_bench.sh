@@ -132,7 +132,7 @@ for fab in "${fabrics[@]}"; do
     mark=$(sm_lines)
     perf_pid=""
     if [ -n "${PERF_OUT:-}" ]; then
-        perf record -g -F 2000 -p "$SM_PID" -o "$PERF_OUT-$tag.data" > /dev/null 2>&1 &
+        perf record -g -F 2000 -k realtime -p "$SM_PID" -o "$PERF_OUT-$tag.data" > /dev/null 2>&1 &
         perf_pid=$!
         sleep 1 # perf attaches
     fi

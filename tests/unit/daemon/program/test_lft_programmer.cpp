@@ -67,7 +67,8 @@ struct FakeSwitch {
 
 daemon::LftReport program(test::Loop& loop, daemon::LftProgrammer& p, const OneSwitch& s)
 {
-    return loop.run([&] { return p.program(loop.transport, s.found, s.tables); });
+    // A new copy each time, as each sweep routes into tables of its own.
+    return loop.run([&] { return p.program(loop.transport, s.found, std::make_shared<const routing::RoutingTables>(s.tables)); });
 }
 
 } // namespace
@@ -203,4 +204,63 @@ TEST_CASE("a rejected LFT Set leaves its block dirty and is retried; persistent 
         CHECK(again.complete());
         CHECK(again.blocks_sent == 1);
     }
+}
+
+TEST_CASE("a re-route digests only the blocks whose entries changed since the tables last confirmed", "[lft]")
+{
+    OneSwitch s(0);
+    FakeSwitch sw;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
+    daemon::LftProgrammer p(daemon::LftSettings{18, 3, 16});
+    auto first = program(loop, p, s);
+    REQUIRE(first.complete());
+    CHECK(first.blocks_digested == 3); // nothing held yet: every block by digest
+    s.found.switch_info[s.sw] = sw.info;
+
+    auto same = program(loop, p, s);
+    CHECK(same.blocks_digested == 0);
+    CHECK(same.blocks_sent == 0);
+
+    auto& ports = s.tables.lfts.at(s.sw).port;
+    ports[3] = ports[3] == 1 ? 2 : 1; // block 0
+    auto one = program(loop, p, s);
+    CHECK(one.blocks_digested == 1);
+    CHECK(one.blocks_sent == 1);
+    CHECK(sw.blocks.at(0).ports[3] == ports[3]);
+
+    // The last LID's block grows: LID 131 in block 2 is no longer padding.
+    ports.push_back(2);
+    s.tables.linear_fdb_top = Lid(131);
+    auto grown = program(loop, p, s);
+    CHECK(grown.blocks_digested == 1);
+    CHECK(grown.blocks_sent == 1);
+    CHECK(sw.blocks.at(2).ports[131 - 128] == 2);
+}
+
+TEST_CASE("unchanged rows are sent again to a switch that lost its tables, and after a failed Set", "[lft]")
+{
+    OneSwitch s(0);
+    FakeSwitch sw;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return sw.handle(r); };
+    daemon::LftProgrammer p(daemon::LftSettings{18, 1, 16});
+    sw.fail_sets = {1};
+    auto first = program(loop, p, s); // one round: block 1 stays dirty
+    CHECK(first.blocks_dirty == 1);
+    s.found.switch_info[s.sw] = sw.info;
+
+    auto again = program(loop, p, s); // same rows: block 1 is not taken as held
+    CHECK(again.complete());
+    CHECK(again.blocks_sent == 1);
+    CHECK(again.blocks_digested == 1);
+
+    // A reset: LinearFDBTop 0 and nothing held; the rows did not change.
+    sw.blocks.clear();
+    sw.info.linear_fdb_top = 0;
+    s.found.switch_info[s.sw] = sw.info;
+    auto reset = program(loop, p, s);
+    CHECK(reset.complete());
+    CHECK(reset.blocks_sent == 3);
+    CHECK(sw.blocks.size() == 3);
 }

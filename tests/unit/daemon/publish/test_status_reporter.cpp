@@ -122,3 +122,59 @@ TEST_CASE("status files follow a bring-up and a re-route, and say stopped at the
     for (const auto& e : std::filesystem::directory_iterator(dir.path))
         CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
 }
+
+TEST_CASE("the port rows are not rebuilt while a sweep runs; the sweep's outcome rebuilds them", "[status]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    test::TwoSwitches t;
+    test::FabricLoop loop(t.f, test::FakeFabricOptions{});
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::Bringup b(loop.transport, test::bringup_settings(dir.path));
+    daemon::SchedulerSettings ss;
+    ss.light_interval = std::chrono::seconds(0);
+    daemon::SweepScheduler scheduler(loop.transport, b, events, nullptr, ss);
+    daemon::DumpWriter dumps(dir.path, config::DumpConfig{});
+    daemon::StatusReporter status(loop.io.get_executor(), loop.transport, scheduler, nullptr, dumps, "0x0000000000000100");
+    unsigned built = 0, built_busy = 0, ticks_busy = 0;
+    status.set_port_source(
+        [&] {
+            ++built;
+            built_busy += scheduler.busy();
+            return std::vector<health::PortHealth>(1);
+        },
+        [] { return daemon::StatusPerf{}; });
+    unsigned built_at_outcome = 0;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        status.on_outcome(o, snap);
+        built_at_outcome = built;
+        events.push(daemon::ShutdownEvent{});
+    });
+    // A counter sweep ending and a scrape, on every turn of the loop the
+    // bring-up leaves free.
+    boost::asio::steady_timer tick(loop.io);
+    std::function<void()> arm = [&] {
+        tick.expires_after(std::chrono::microseconds(200));
+        tick.async_wait([&](auto ec) {
+            if (ec) return;
+            if (scheduler.busy()) {
+                ++ticks_busy;
+                status.on_port_counters();
+                (void)status.current();
+            }
+            arm();
+        });
+    };
+    arm();
+    status.start(std::chrono::milliseconds(1));
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        co_await scheduler.run();
+        tick.cancel();
+        status.stop();
+        co_return 0;
+    });
+    REQUIRE(ticks_busy > 0);
+    CHECK(built_busy == 0);
+    CHECK(built_at_outcome == 2); // at start, and for the outcome
+    CHECK(status.current().perf.ports_monitored == 1);
+}

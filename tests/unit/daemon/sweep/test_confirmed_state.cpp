@@ -105,6 +105,23 @@ TEST_CASE("a Set unanswered: the ports hold what they last answered", "[confirme
     CHECK(held.switch_info.at(p.s.sw).linear_fdb_top == 130);
 }
 
+TEST_CASE("a Set's answer replaces what discovery read, a port no Set reached keeps it", "[confirmed]")
+{
+    Programmed p;
+    auto& e = p.plan.front();
+    const auto discovered = e.current;
+    e.current.port_state = mad::PortState::armed; // what the Set's answer said
+    e.answered = true;
+    auto held = p.held(false);
+    CHECK(held.port_info.at(p.ca).port_state == mad::PortState::armed);
+    CHECK(held.fabric.port(p.ca).state == topology::PortState::armed);
+    // Unanswered: `current` is what discovery read, and the map keeps it.
+    e.current = discovered;
+    e.answered = false;
+    held = p.held(false);
+    CHECK(held.port_info.at(p.ca) == discovered);
+}
+
 TEST_CASE("SwitchInfo: LinearFDBTop and LifeTimeValue only when every LFT block and SwitchInfo Set confirmed",
           "[confirmed]")
 {
