@@ -2,6 +2,7 @@
 
 #include "mad/link_speed.h"
 #include "mad/port_codes.h"
+#include "topology/port_index.h"
 
 #include <algorithm>
 #include <string>
@@ -19,13 +20,12 @@ bool link_up(mad::PortState s)
 
 // The capability masks that speak for a port (IBA 14.2.5.6: a switch states
 // its capabilities on port 0); the port's own when port 0 was not read.
-mad::PortSpeeds speeds_of(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis, PortRef p,
+mad::PortSpeeds speeds_of(const topology::Fabric& f, const topology::PortIndex<mad::PortInfo>& pis, PortRef p,
                           const mad::PortInfo& pi)
 {
-    if (f.node(p.node).is_switch()) {
-        auto zero = pis.find(PortRef{p.node, PortNum(0)});
-        if (zero != pis.end()) return mad::port_speeds(pi, zero->second.capability_mask, zero->second.capability_mask2);
-    }
+    if (f.node(p.node).is_switch())
+        if (const auto* zero = pis.find(PortRef{p.node, PortNum(0)}))
+            return mad::port_speeds(pi, zero->capability_mask, zero->capability_mask2);
     return mad::port_speeds(pi);
 }
 
@@ -72,15 +72,16 @@ LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::P
                        const LinkCheckOptions& options)
 {
     LinkChecks out;
+    const topology::PortIndex<mad::PortInfo> index(f, pis);
     for (const auto& [a, pa] : pis) {
         if (a.port.value() == 0) continue; // no cable on a switch's port 0 (nor a CA's)
         const auto b = f.remote(a);
         if (!b) continue;
-        const auto pb = pis.find(*b);
-        if (pb == pis.end() || !link_up(pa.port_state) || !link_up(pb->second.port_state)) continue;
-        const auto sa = speeds_of(f, pis, a, pa);
-        const auto sb = speeds_of(f, pis, *b, pb->second);
-        out[PortId{f.node(a.node).guid, a.port}] = check_end(pa, sa, pb->second, sb, options);
+        const auto* pb = index.find(*b);
+        if (!pb || !link_up(pa.port_state) || !link_up(pb->port_state)) continue;
+        const auto sa = speeds_of(f, index, a, pa);
+        const auto sb = speeds_of(f, index, *b, *pb);
+        out[PortId{f.node(a.node).guid, a.port}] = check_end(pa, sa, *pb, sb, options);
     }
     return out;
 }

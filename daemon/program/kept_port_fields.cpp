@@ -51,14 +51,19 @@ void set(mad::PortInfo& p, Field f, unsigned v)
 
 void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& current, mad::PortInfo& desired)
 {
-    if (kept_.empty()) return; // the usual case: four map searches per port saved on every sweep
-    for (const auto& fi : fields) {
-        auto it = kept_.find({node, port, fi.field});
-        if (it == kept_.end()) continue;
-        if (it->second.asked != get(desired, fi.field))
-            kept_.erase(it); // a new value: try it once more
-        else if (get(current, fi.field) == it->second.held)
-            set(desired, fi.field, it->second.held);
+    if (kept_.empty()) return; // the usual case
+    // A port's fields are neighbours in the map (the field is the key's
+    // last part): one search per port, not one per field. ibsim keeps
+    // SubnetTimeout on every port, 165 888 entries at 27 648 hosts.
+    auto it = kept_.lower_bound({node, port, Field::vl_high_limit});
+    while (it != kept_.end() && std::get<0>(it->first) == node && std::get<1>(it->first) == port) {
+        const Field f = std::get<2>(it->first);
+        if (it->second.asked != get(desired, f)) {
+            it = kept_.erase(it); // a new value: try it once more
+            continue;
+        }
+        if (get(current, f) == it->second.held) set(desired, f, it->second.held);
+        ++it;
     }
 }
 

@@ -76,15 +76,9 @@ std::vector<PKeyTarget> pkey_targets(const DiscoveryResult& found, const partiti
     return out;
 }
 
-boost::asio::awaitable<std::map<std::pair<Guid, std::uint8_t>, PKeyProgrammer::FirstRead>>
-PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryResult& found,
-                                   const partition::Partitions& partitions, PKeyReport& report)
+bool PKeyProgrammer::any_new(const DiscoveryResult& found) const
 {
-    std::map<std::pair<Guid, std::uint8_t>, FirstRead> out;
     const auto& f = found.fabric;
-    // Every port known already (each sweep after a process's first): no
-    // second layout of the whole fabric's tables.
-    bool any_new = false;
     for (const auto& [ref, pi] : found.port_info) {
         const auto& node = f.node(ref.node);
         if (node.is_switch() && ref.port.value() != 0) {
@@ -94,12 +88,20 @@ PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryRes
                 si->second.partition_enforcement_cap == 0)
                 continue;
         }
-        if (!confirmed_.count({node.guid, ref.port.value()})) {
-            any_new = true;
-            break;
-        }
+        if (!confirmed_.count({node.guid, ref.port.value()})) return true;
     }
-    if (!any_new) co_return out;
+    return false;
+}
+
+boost::asio::awaitable<std::map<std::pair<Guid, std::uint8_t>, PKeyProgrammer::FirstRead>>
+PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryResult& found,
+                                   const partition::Partitions& partitions, PKeyReport& report)
+{
+    std::map<std::pair<Guid, std::uint8_t>, FirstRead> out;
+    const auto& f = found.fabric;
+    // Every port known already (each sweep after a process's first): no
+    // second layout of the whole fabric's tables.
+    if (!any_new(found)) co_return out;
     // Which ports and blocks, as this sweep would write them, without
     // placing anything in the book yet.
     auto scratch = book_;
@@ -174,6 +176,14 @@ std::set<std::pair<Guid, std::uint8_t>> PKeyProgrammer::unenforced(const Discove
 {
     book_.set_allow_both(partitions.settings().allow_both_pkeys);
     std::set<std::pair<Guid, std::uint8_t>> out;
+    laid_.reset();
+    if (!any_new(found)) {
+        // No first contact to read: this layout is program()'s.
+        laid_ = Laid{&found, &partitions, pkey_targets(found, partitions, book_, settings_.peer_tables)};
+        for (const auto& t : laid_->targets)
+            if (!t.faces.empty() && t.dropped) out.insert({t.node_guid, t.port});
+        return out;
+    }
     if (!settings_.peer_tables) return out;
     // On a scratch book: placing keys in book_ here would make the first
     // contact's reads (read_first_contact) take every port as known and
@@ -206,7 +216,12 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
             }
             book_.learn(port.first, port.second, entries);
         }
-    auto targets = pkey_targets(found, partitions, book_, settings_.peer_tables);
+    std::vector<PKeyTarget> targets;
+    if (laid_ && laid_->found == &found && laid_->partitions == &partitions && first.empty())
+        targets = std::move(laid_->targets);
+    else
+        targets = pkey_targets(found, partitions, book_, settings_.peer_tables);
+    laid_.reset();
     for (auto& [port, blocks] : first) confirmed_[port] = std::move(blocks.blocks);
     report.ports = targets.size();
     for (auto& t : targets) {

@@ -115,10 +115,14 @@ public:
 
     boost::asio::awaitable<PKeyReport> program(mad::Transport& transport, const DiscoveryResult& found,
                                                const partition::Partitions& partitions);
-    // This sweep's tables laid out before program() (which lays them out
-    // again, the same way): the switch ports facing CAs whose keys do not
-    // fit their enforcement table, by (node GUID, port). The port programmer
-    // turns partition enforcement off there.
+    // This sweep's tables laid out before program(): the switch ports
+    // facing CAs whose keys do not fit their enforcement table, by (node
+    // GUID, port). The port programmer turns partition enforcement off
+    // there. With no port new to this process (every sweep after the
+    // first), the layout is final and program() with the same `found` and
+    // `partitions` sends from it instead of laying the tables out again;
+    // otherwise it is made on a copy of the book, and program() lays them
+    // out after the first contact's reads.
     std::set<std::pair<Guid, std::uint8_t>> unenforced(const DiscoveryResult& found,
                                                        const partition::Partitions& partitions);
     // Ports (node GUID, port number) whose tables are unknown again.
@@ -130,6 +134,9 @@ public:
     std::shared_ptr<const PKeyTablesHeld> held() const { return held_; }
 
 private:
+    // Whether some port program() would write has no confirmed table yet.
+    bool any_new(const DiscoveryResult& found) const;
+
     struct FirstRead {
         std::vector<std::optional<mad::PKeyTable>> blocks; // as read (nullopt: not answered)
         bool learn = false;                                // CA port or switch port 0: the book learns it
@@ -143,6 +150,13 @@ private:
     std::map<std::pair<Guid, std::uint8_t>, std::vector<std::optional<mad::PKeyTable>>> confirmed_;
     partition::IndexBook book_;
     std::shared_ptr<const PKeyTablesHeld> held_;
+    // unenforced()'s final layout, for the program() of the same sweep.
+    struct Laid {
+        const DiscoveryResult* found = nullptr;
+        const partition::Partitions* partitions = nullptr;
+        std::vector<PKeyTarget> targets;
+    };
+    std::optional<Laid> laid_;
 };
 
 } // namespace ibsm::daemon

@@ -4,6 +4,7 @@
 #include "daemon/core/smp_ops.h"
 #include "daemon/core/work_pool.h"
 #include "daemon/program/port_vl_tables.h"
+#include "topology/port_index.h"
 
 #include <spdlog/spdlog.h>
 
@@ -25,6 +26,16 @@ std::uint8_t operational_vls_code(unsigned vls)
 mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                                 const PortSettings& settings, PortRef port, const mad::PortInfo& current,
                                 const routing::SlTable* sls, const MkeySettings* mkeys)
+{
+    const mad::PortInfo* far = nullptr;
+    if (auto r = found.fabric.remote(port))
+        if (auto it = found.port_info.find(*r); it != found.port_info.end()) far = &it->second;
+    return desired_port_info(found, lids, sm_lid, settings, port, current, far, sls, mkeys);
+}
+
+mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                                const PortSettings& settings, PortRef port, const mad::PortInfo& current,
+                                const mad::PortInfo* far, const routing::SlTable* sls, const MkeySettings* mkeys)
 {
     const auto& f = found.fabric;
     mad::PortInfo d = mad::without_commands(current);
@@ -51,11 +62,9 @@ mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::L
             d.mkey_lease_period = d.mkey != 0 ? mkeys->lease_period_s : 0;
         }
     }
-    if (auto r = f.remote(port)) {
-        if (auto far = found.port_info.find(*r); far != found.port_info.end()) {
-            d.neighbor_mtu = std::min(current.mtu_cap, far->second.mtu_cap);
-            d.operational_vls = std::min({current.vl_cap, far->second.vl_cap, settings.max_operational_vls});
-        }
+    if (far) {
+        d.neighbor_mtu = std::min(current.mtu_cap, far->mtu_cap);
+        d.operational_vls = std::min({current.vl_cap, far->vl_cap, settings.max_operational_vls});
     }
     // As OpenSM's osm_pkey_mgr.c, on switches with an enforcement table.
     if (settings.enforce_partitions && sw && port.port.value() != 0) {
@@ -92,7 +101,9 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
                              const routing::SlTable* sls, const qos::SlVlPlan* sl_vl, const qos::QosPolicy* policy)
 {
     plan_.clear();
+    found_ = &found;
     const auto& f = found.fabric;
+    const topology::PortIndex<mad::PortInfo> index(f, found.port_info);
     // Port-major order (port 1 of every node, then port 2, ...): consecutive
     // Sets go to different switches, so no switch's SMA queue grows. The
     // order is settled on the small (port, entry) pairs before the entries
@@ -102,7 +113,7 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
     for (const auto& [ref, pi] : found.port_info) {
         const bool port0 = f.node(ref.node).is_switch() && ref.port.value() == 0;
         const auto remote = f.remote(ref);
-        if (port0 || (remote && found.port_info.count(*remote) != 0)) order.emplace_back(ref, &pi);
+        if (port0 || (remote && index.find(*remote))) order.emplace_back(ref, &pi);
     }
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
         return std::pair(a.first.port, a.first.node) < std::pair(b.first.port, b.first.node);
@@ -112,18 +123,17 @@ void PortProgrammer::prepare(const DiscoveryResult& found, const lidassign::LidM
         const auto& pi = *pip;
         const auto& node = f.node(ref.node);
         const bool port0 = node.is_switch() && ref.port.value() == 0;
+        const auto remote = f.remote(ref);
         PortPlanEntry e;
         e.port = ref;
         e.node_guid = node.guid;
-        e.name = port_name(f, ref);
-        e.path = path_to_port(found, ref);
         // Bit 31 on the Set as on the Get: without it the port would ignore
         // the LinkSpeedExt fields written back and answer them as zero, so
         // no answer would ever match the desired PortInfo.
         e.attr_mod = port_info_attr_mod(found, ref);
         e.current = pi;
-        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, sls,
-                                      mkey_settings_ ? &*mkey_settings_ : nullptr);
+        e.desired = desired_port_info(found, lids, sm_lid, settings_, ref, pi, remote ? index.find(*remote) : nullptr,
+                                      sls, mkey_settings_ ? &*mkey_settings_ : nullptr);
         if (!clear_keys_.empty() && clear_keys_.count(node.is_switch() ? node.guid : f.port(ref).guid)) {
             e.desired.mkey = 0;
             e.desired.mkey_protect_bits = 0;
@@ -148,6 +158,7 @@ void PortProgrammer::release_plan()
     // Move-assigned, not `plan_ = {}`: that assigns an empty list and keeps
     // the capacity (51 MB at 27 648 hosts).
     plan_ = std::vector<PortPlanEntry>();
+    found_ = nullptr;
 }
 
 bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port)
@@ -180,7 +191,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
         for (auto& m : kept_.note(e.node_guid, e.port.port.value(), got, e.desired)) {
             auto& n = kept_notes_[std::move(m.text)];
             n.warn = m.warn;
-            if (++n.ports <= 3) n.names.push_back(e.name);
+            if (++n.ports <= 3) n.names.push_back(port_name(found_->fabric, e.port));
         }
         e.config_differs = mad::without_commands(got) != e.desired;
         if (reregister) {
@@ -189,9 +200,10 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
         }
     };
     const auto state_text = [](mad::PortState s) { return std::to_string(static_cast<int>(s)); };
+    const DrPath path = path_to_port(*found_, e.port);
     std::string why;
     for (unsigned round = 0; round < std::max(1u, settings_.set_rounds); ++round) {
-        auto r = co_await dr_set(transport, e.path, mad::attr::port_info, e.attr_mod, data);
+        auto r = co_await dr_set(transport, path, mad::attr::port_info, e.attr_mod, data);
         ++report.sets;
         if (r.ok()) {
             auto got = mad::decode_port_info(r.smp.data());
@@ -205,7 +217,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
             why = "PortInfo Set " + failure_text(r);
         }
         // The Set may have been applied with its answer lost: read the port.
-        auto g = co_await dr_get(transport, e.path, mad::attr::port_info, e.attr_mod);
+        auto g = co_await dr_get(transport, path, mad::attr::port_info, e.attr_mod);
         ++report.reads;
         auto got = g.ok() ? mad::decode_port_info(g.smp.data()) : std::nullopt;
         if (!got) {
@@ -225,7 +237,7 @@ boost::asio::awaitable<bool> PortProgrammer::set_state(mad::Transport& transport
             break;
         }
     }
-    note_failure(report, e.name + ": " + why);
+    note_failure(report, port_name(found_->fabric, e.port) + ": " + why);
     co_return false;
 }
 

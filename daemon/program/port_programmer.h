@@ -6,10 +6,13 @@
 // INIT -> ARMED -> ACTIVE, and a port can go ACTIVE only when its neighbour
 // is ARMED or ACTIVE, so arming must finish fabric-wide before activation.
 //
-// Data structures: the plan, one entry per port to touch: its DR path and
-// attribute modifier, the PortInfo read during discovery and the desired one
-// (a read-modify-write of it, with the "no change" encodings in the
-// state fields). `contacted_` (node GUID, port) remembers which ports this
+// Data structures: the plan, one entry per port to touch: its attribute
+// modifier, the PortInfo read during discovery and the desired one (a
+// read-modify-write of it, with the "no change" encodings in the state
+// fields). A port's DR path and name are made from the sweep's discovery
+// result when an SMP goes to it or a message names it: on a re-route
+// nearly every port is planned and none is sent to (165 888 ports at
+// 27 648 hosts, a string allocated for each). `contacted_` (node GUID, port) remembers which ports this
 // process has configured, for ClientReregister on first contact.
 //
 // Algorithm: prepare() builds the plan from the discovery result and the
@@ -86,8 +89,6 @@ std::uint8_t operational_vls_code(unsigned vls);
 struct PortPlanEntry {
     topology::PortRef port;
     Guid node_guid;
-    std::string name; // "0x... (desc) port 3" for messages
-    DrPath path;
     std::uint32_t attr_mod = 0;
     mad::PortInfo current;
     mad::PortInfo desired;  // PortState no_change
@@ -105,7 +106,12 @@ struct PortPlanEntry {
 // where one was asked for; the fields every SMA stores as written.
 bool shows_effect(const mad::PortInfo& got, const mad::PortInfo& desired, mad::PortState asked, bool lid_port);
 
-// The desired PortInfo of one port (pure): see the header comment.
+// The desired PortInfo of one port (pure): see the header comment. `far`:
+// the PortInfo of the port cabled to it (null: none read).
+mad::PortInfo desired_port_info(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
+                                const PortSettings& settings, topology::PortRef port, const mad::PortInfo& current,
+                                const mad::PortInfo* far, const routing::SlTable* sls, const MkeySettings* mkeys);
+// The same, with the far end's PortInfo looked up in `found`.
 // `sls`: the routing's SL per (source port, destination LID) when it uses
 // several (dfsssp); MasterSMSL becomes the SL of the port's route to the SM,
 // so its traps and SA queries travel on a deadlock-free layer. `mkeys`:
@@ -143,14 +149,16 @@ public:
     // `sls`: see desired_port_info. With a QoS plan (`sl_vl` from a policy),
     // VLHighLimit is the high limit of the port's arbitration tables
     // (port_vl_tables.h; `policy` places CA ports in their groups); without
-    // one each port keeps its own.
+    // one each port keeps its own. `found` must outlive the sweep's
+    // configure() and activate() (they make paths and names from it) and
+    // the release_plan() that ends them.
     void prepare(const DiscoveryResult& found, const lidassign::LidMap& lids, Lid sm_lid,
                  const routing::SlTable* sls = nullptr, const qos::SlVlPlan* sl_vl = nullptr,
                  const qos::QosPolicy* policy = nullptr);
     const std::vector<PortPlanEntry>& plan() const { return plan_; }
     // Once the sweep's confirmed state is taken from it: the plan (two
-    // PortInfo, a DR path and a name per port: 64 MB at 27 648 hosts) is
-    // not kept between sweeps; the next prepare() builds it again.
+    // PortInfo per port: 36 MB at 27 648 hosts) is not kept between
+    // sweeps; the next prepare() builds it again.
     void release_plan();
     void set_max_operational_vls(std::uint8_t code) { settings_.max_operational_vls = code; }
     void set_partition_enforcement(bool in, bool out)
@@ -197,6 +205,7 @@ private:
 
     PortSettings settings_;
     std::vector<PortPlanEntry> plan_;
+    const DiscoveryResult* found_ = nullptr; // prepare()'s, until release_plan()
     std::map<std::string, KeptNotes> kept_notes_;
     std::set<std::pair<Guid, std::uint8_t>> contacted_;
     KeptPortFields kept_;

@@ -61,8 +61,8 @@ TableWrite sl2vl_write(std::string name, const DrPath& path, std::uint32_t mod, 
 
 // Blocks of one priority's table that the port implements (cap entries,
 // 32 per block): the plan's entries, or the default content without one.
-void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool high, unsigned operational_vls,
-                      const qos::PortVlTables* planned)
+void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, const std::string& name,
+                      const DrPath& path, bool high, unsigned operational_vls, const qos::PortVlTables* planned)
 {
     const unsigned cap = high ? e.current.vl_arb_high_cap : e.current.vl_arb_low_cap;
     for (unsigned half = 0; half < 2 && half * mad::vl_arb_block_entries < cap; ++half) {
@@ -75,8 +75,8 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
                                        : mad::VlArbitrationTable{};
         const unsigned entries = std::min<unsigned>(mad::vl_arb_block_entries, cap - half * mad::vl_arb_block_entries);
         TableWrite t;
-        t.name = e.name + (high ? ": VLArb high block " : ": VLArb low block ") + std::to_string(half + 1);
-        t.path = e.path;
+        t.name = name + (high ? ": VLArb high block " : ": VLArb low block ") + std::to_string(half + 1);
+        t.path = path;
         t.attr = mad::attr::vl_arbitration;
         t.mod = mad::vl_arb_attr_mod(block, e.port.port);
         mad::encode(table, std::span<std::uint8_t, 64>(t.desired));
@@ -93,9 +93,10 @@ void add_vlarb_writes(std::vector<TableWrite>& out, const PortPlanEntry& e, bool
 // Per-port tables: SL2VL on CA ports that map SLs, both VLArb priorities
 // on every port but switch port 0. The plan is port-major, so consecutive
 // SMPs already go to different nodes.
-std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector<PortPlanEntry>& plan,
+std::vector<TableWrite> port_tables(const DiscoveryResult& found, const std::vector<PortPlanEntry>& plan,
                                     const qos::SlVlPlan& sl_vl, const qos::QosPolicy* policy)
 {
+    const auto& f = found.fabric;
     const unsigned vls_needed = sl_vl.layers;
     std::vector<TableWrite> out;
     // SL2VL and two VLArb blocks per port: without the reserve, growing the
@@ -107,14 +108,16 @@ std::vector<TableWrite> port_tables(const topology::Fabric& f, const std::vector
         const unsigned opvls = data_vls(e.desired.operational_vls);
         const qos::PortVlTables* planned =
             sl_vl.from_policy ? &port_vl_tables(sl_vl, policy, sw, e.port.port, f.port(e.port).guid) : nullptr;
+        const std::string name = port_name(f, e.port);
+        const DrPath path = path_to_port(found, e.port);
         if (!sw && (e.current.capability_mask & cap_sl_mapping))
-            out.push_back(sl2vl_write(e.name + ": SL2VL", e.path, 0,
+            out.push_back(sl2vl_write(name + ": SL2VL", path, 0,
                                       planned ? sl2vl_for_port(planned->sl2vl, opvls)
                                               : identity_sl2vl(std::min(vls_needed, opvls)),
                                       configured_before(e.current),
                                       TableKey{e.node_guid, e.port.port.value(), mad::attr::sl2vl_table, 0}));
-        add_vlarb_writes(out, e, false, opvls, planned);
-        add_vlarb_writes(out, e, true, opvls, planned);
+        add_vlarb_writes(out, e, name, path, false, opvls, planned);
+        add_vlarb_writes(out, e, name, path, true, opvls, planned);
     }
     return out;
 }
@@ -278,7 +281,7 @@ std::vector<TableWrite> plan_vl_tables(const DiscoveryResult& found, const std::
                 return !(found.fabric.node(e.port.node).is_switch() && e.port.port.value() == 0);
             }));
     } else {
-        out = port_tables(found.fabric, plan, sl_vl, policy);
+        out = port_tables(found, plan, sl_vl, policy);
     }
     // Every SL on VL 0 on every switch hop: any switch table gives a one-VL
     // routing's deadlock freedom, so switches keep their own.
