@@ -339,3 +339,37 @@ TEST_CASE("forget() makes a port's P_Key table unknown: only its blocks are sent
     CHECK(std::set(fake.sets.begin(), fake.sets.end()) ==
           std::set<FakePKeys::Key>{{"0,1,2", 0}, {"0,1", mad::pkey_attr_mod(0, 2)}});
 }
+
+TEST_CASE("unenforced() then program(), as a sweep calls them: one layout sends what program() alone sends",
+          "[pkey]")
+{
+    PKeyFabric f;
+    FakePKeys fake;
+    test::Loop loop;
+    loop.port.responder = [&](const mad::Smp& r) { return fake.handle(r); };
+    daemon::PKeyProgrammer p(daemon::PKeySettings{3, 8});
+    auto sweep = [&](const partition::Partitions& parts) {
+        fake.sets.clear();
+        (void)p.unenforced(f.found, parts);
+        return program(loop, p, f, parts);
+    };
+    const auto with_h1 = storage();
+    const auto first = sweep(with_h1); // every port new: laid out on a copy of the book, then again
+    CHECK(first.complete());
+    CHECK(first.blocks_sent == 7);
+    const auto again = sweep(with_h1); // none new: program() sends from unenforced()'s layout
+    CHECK(again.complete());
+    CHECK(again.blocks_sent == 0);
+    const auto without_h1 = storage(false);
+    const auto left = sweep(without_h1);
+    CHECK(left.blocks_sent == 2);
+    CHECK(fake.keys("0,1,2", 0) == std::vector<std::uint16_t>{0xffff});
+    CHECK(fake.keys("0,1", mad::pkey_attr_mod(0, 2)) == std::vector<std::uint16_t>{0xffff});
+    // A port forgotten between the two: its table is unknown again and sent.
+    fake.sets.clear();
+    (void)p.unenforced(f.found, without_h1);
+    p.forget({{Guid(0x300), 1}});
+    const auto relinked = program(loop, p, f, without_h1);
+    CHECK(relinked.complete());
+    CHECK(fake.sets == std::vector<FakePKeys::Key>{{"0,1,2", 0}});
+}
