@@ -102,8 +102,7 @@ PKeyProgrammer::read_first_contact(mad::Transport& transport, const DiscoveryRes
     // Every port known already (each sweep after a process's first): no
     // second layout of the whole fabric's tables. unenforced() found that
     // already when it laid this sweep's tables out.
-    const bool laid = laid_ && laid_->found == &found && laid_->partitions == &partitions;
-    if (laid || !any_new(found)) co_return out;
+    if (laid_for(found, partitions) || !any_new(found)) co_return out;
     // Which ports and blocks, as this sweep would write them, without
     // placing anything in the book yet.
     auto scratch = book_;
@@ -219,7 +218,7 @@ boost::asio::awaitable<PKeyReport> PKeyProgrammer::program(mad::Transport& trans
             book_.learn(port.first, port.second, entries);
         }
     std::vector<PKeyTarget> targets;
-    if (laid_ && laid_->found == &found && laid_->partitions == &partitions)
+    if (laid_for(found, partitions))
         targets = std::move(laid_->targets); // no first contact: nothing read changes the layout
     else
         targets = pkey_targets(found, partitions, book_, settings_.peer_tables);

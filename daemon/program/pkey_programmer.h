@@ -157,6 +157,10 @@ private:
         std::vector<PKeyTarget> targets;
     };
     std::optional<Laid> laid_;
+    bool laid_for(const DiscoveryResult& found, const partition::Partitions& partitions) const
+    {
+        return laid_ && laid_->found == &found && laid_->partitions == &partitions;
+    }
 };
 
 } // namespace ibsm::daemon
