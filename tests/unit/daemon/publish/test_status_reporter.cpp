@@ -152,11 +152,15 @@ TEST_CASE("the port rows are not rebuilt while a sweep runs; the sweep's outcome
     });
     // A counter sweep ending and a scrape, on every turn of the loop the
     // bring-up leaves free.
+    // `done`, not only the cancel, ends the ticks: a wait that has already
+    // completed when the sweep ends is not cancelled, and would re-arm for
+    // ever.
     boost::asio::steady_timer tick(loop.io);
+    bool done = false;
     std::function<void()> arm = [&] {
         tick.expires_after(std::chrono::microseconds(200));
         tick.async_wait([&](auto ec) {
-            if (ec) return;
+            if (ec || done) return;
             if (scheduler.busy()) {
                 ++ticks_busy;
                 status.on_port_counters();
@@ -169,6 +173,7 @@ TEST_CASE("the port rows are not rebuilt while a sweep runs; the sweep's outcome
     status.start(std::chrono::milliseconds(1));
     loop.run([&]() -> boost::asio::awaitable<int> {
         co_await scheduler.run();
+        done = true;
         tick.cancel();
         status.stop();
         co_return 0;
