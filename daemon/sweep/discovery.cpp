@@ -483,6 +483,17 @@ private:
 };
 
 
+void add_changes(FabricChanges& changes, const FabricChanges& more)
+{
+    changes.links_down += more.links_down;
+    changes.links_up += more.links_up;
+    changes.ports_down.insert(changes.ports_down.end(), more.ports_down.begin(), more.ports_down.end());
+    changes.ports_up.insert(changes.ports_up.end(), more.ports_up.begin(), more.ports_up.end());
+    changes.nodes_new += more.nodes_new;
+    changes.ports_changed += more.ports_changed;
+    changes.text.insert(changes.text.end(), more.text.begin(), more.text.end());
+}
+
 // One more refresh pass over `found` with DR paths recomputed over the
 // links now known up: the nodes named by `guids` that are still reachable
 // (the rest are lost: appended to `gone`, nothing to ask). Its changes are
@@ -505,16 +516,60 @@ awaitable<void> follow_up(mad::Transport& transport, DiscoveryResult& found, con
                     retry.ports.push_back(PortRef{*id, PortNum(static_cast<std::uint8_t>(p))});
     }
     Sweep pass(transport, std::move(again));
-    auto more = co_await pass.run_refresh(retry);
-    changes.links_down += more.links_down;
-    changes.links_up += more.links_up;
-    changes.ports_down.insert(changes.ports_down.end(), more.ports_down.begin(), more.ports_down.end());
-    changes.ports_up.insert(changes.ports_up.end(), more.ports_up.begin(), more.ports_up.end());
-    changes.nodes_new += more.nodes_new;
-    changes.ports_changed += more.ports_changed;
-    changes.text.insert(changes.text.end(), more.text.begin(), more.text.end());
+    add_changes(changes, co_await pass.run_refresh(retry));
     found = pass.take();
     for (auto id : pass.far_ends()) far.insert(found.fabric.node(id).guid);
+}
+
+// Before a switch at the far end of a link found down is asked anything:
+// the ports that face it on its other switch neighbours (those no pass
+// re-read), over DR paths that do not cross it. A switch unlinked whole or
+// switched off answers nothing, and its queries would wait out the
+// transport's timeout and retries (0.75 s for a top switch of 48 ports at
+// 27 648 hosts) and then fail the refresh into a heavy sweep; its
+// neighbours answer at once, and when all of them see their link down the
+// switch is lost with no query sent to it. Returns the switches of
+// `switches` that still have a link after this: those are asked next.
+awaitable<std::vector<Guid>> ask_neighbours(mad::Transport& transport, DiscoveryResult& found,
+                                           const std::vector<Guid>& switches, const std::set<Guid>& read,
+                                           FabricChanges& changes)
+{
+    const auto& f = found.fabric;
+    std::vector<bool> avoid(f.node_count());
+    for (auto g : switches)
+        if (auto id = f.find_node(g)) avoid[id->value] = true;
+    const auto paths = shortest_paths(found, avoid);
+    RefreshRequest ask;
+    for (auto g : switches) {
+        auto id = f.find_node(g);
+        if (!id) continue;
+        for (unsigned p = 1; p <= f.node(*id).num_ports(); ++p) {
+            auto r = f.remote(PortRef{*id, PortNum(static_cast<std::uint8_t>(p))});
+            if (!r || !f.node(r->node).is_switch() || avoid[r->node.value] || !paths[r->node.value] ||
+                read.count(f.node(r->node).guid))
+                continue;
+            // A path the final reachable_part recomputes anyway.
+            found.paths[r->node.value] = *paths[r->node.value];
+            ask.ports.push_back(*r);
+        }
+    }
+    if (!ask.ports.empty()) {
+        Sweep pass(transport, std::move(found));
+        add_changes(changes, co_await pass.run_refresh(ask));
+        found = pass.take();
+    }
+    std::vector<Guid> linked;
+    for (auto g : switches) {
+        auto id = found.fabric.find_node(g);
+        if (!id) continue;
+        const auto& n = found.fabric.node(*id);
+        for (unsigned p = 1; p <= n.num_ports(); ++p)
+            if (n.ports[p].remote) {
+                linked.push_back(g);
+                break;
+            }
+    }
+    co_return linked;
 }
 
 } // namespace
@@ -547,16 +602,20 @@ awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResul
         co_await follow_up(transport, found, retry_guids, gone, out.changes, far);
     }
     // A switch at the far end of a link found down that no pass re-read is
-    // asked too, after the passes above (their findings shape its path),
-    // when the snapshot still reaches it another way: a switch unlinked
-    // whole (or switched off) leaves neighbours whose traps cannot reach the
-    // SM any more (their way back ran through it), so the snapshot would
-    // keep it and route through it. Not answering, it lands in `missing`
-    // and the caller runs a heavy sweep before anything is programmed. A
-    // switch that lost its links to every re-read neighbour is just lost.
+    // confirmed too, after the passes above (their findings shape its
+    // path): a switch unlinked whole (or switched off) leaves neighbours
+    // whose traps cannot reach the SM any more (their way back ran through
+    // it), so the snapshot would keep it and route through it. Its other
+    // neighbours are asked first (ask_neighbours); when one still sees a
+    // link to it, it is asked itself, over the paths recomputed. Not
+    // answering then, it lands in `missing` and the caller runs a heavy
+    // sweep before anything is programmed. A switch that no neighbour sees
+    // any more is just lost.
     std::vector<Guid> unconfirmed;
     for (auto g : far)
         if (!read.count(g)) unconfirmed.push_back(g);
+    if (!unconfirmed.empty() && found.missing.empty())
+        unconfirmed = co_await ask_neighbours(transport, found, unconfirmed, read, out.changes);
     if (!unconfirmed.empty() && found.missing.empty()) {
         std::set<Guid> ignored;
         co_await follow_up(transport, found, unconfirmed, gone, out.changes, ignored);

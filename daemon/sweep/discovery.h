@@ -66,6 +66,12 @@ boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const D
 // 27 648 hosts a copy is 165 888 PortInfo map entries).
 DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost);
 
+// Pure: a shortest DR path from the SM's port to every node it reaches over
+// links that are up, indexed by NodeId, entering no node `avoid` marks
+// (indexed by NodeId; shorter than the node count: the rest are not
+// avoided). Nullopt for a node not reached.
+std::vector<std::optional<DrPath>> shortest_paths(const DiscoveryResult& found, const std::vector<bool>& avoid);
+
 // Pure: `found` with its nodes numbered in node GUID order (paths and
 // attribute maps re-keyed), so what comes after discovery sees the same
 // graph wherever the SM sits and in whatever order the DR paths met the

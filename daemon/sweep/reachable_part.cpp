@@ -12,10 +12,11 @@
 // tables, and a takeover would move traffic. Numbering nodes by node GUID
 // makes the graph, and so the tables, the same whoever discovers it.
 //
-// Algorithm: breadth-first search from the SM's node over cabled ports (a
-// refresh disconnects ports that went down), entering switches and leaving
-// only through switches (a CA does not forward) or the SM's own port; the
-// first path found to a node is a shortest one. When every node is reached
+// Algorithm (shortest_paths): breadth-first search from the SM's node over
+// cabled ports (a refresh disconnects ports that went down), leaving only
+// through switches (a CA does not forward) or the SM's own port, and never
+// entering a node the caller avoids; the first path found to a node is a
+// shortest one. When every node is reached
 // and the nodes are already in GUID order, the fabric is kept as is and only
 // the paths change; otherwise a new Fabric is built with the reached nodes
 // in GUID order and the attribute maps are re-keyed.
@@ -88,7 +89,7 @@ DiscoveryResult renumbered(DiscoveryResult found, std::vector<NodeId> keep, std:
 
 } // namespace
 
-DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost)
+std::vector<std::optional<DrPath>> shortest_paths(const DiscoveryResult& found, const std::vector<bool>& avoid)
 {
     const auto& f = found.fabric;
     const auto n = f.node_count();
@@ -99,6 +100,7 @@ DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost)
     auto reach = [&](NodeId from, PortNum out) {
         auto r = f.remote(PortRef{from, out});
         if (!r || path[r->node.value]) return;
+        if (r->node.value < avoid.size() && avoid[r->node.value]) return;
         const auto& p = *path[from.value];
         if (p.full()) return;
         path[r->node.value] = p.extended(out);
@@ -116,6 +118,14 @@ DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost)
         if (!node.is_switch()) continue;
         for (unsigned p = 1; p <= node.num_ports(); ++p) reach(id, PortNum(static_cast<std::uint8_t>(p)));
     }
+    return path;
+}
+
+DiscoveryResult reachable_part(DiscoveryResult found, std::vector<Guid>* lost)
+{
+    const auto n = found.fabric.node_count();
+    const auto path = shortest_paths(found, {});
+    const auto& f = found.fabric;
 
     std::vector<NodeId> keep;
     keep.reserve(n);

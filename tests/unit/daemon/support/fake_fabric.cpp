@@ -1144,6 +1144,13 @@ void FakeFabric::drop_next(Guid node, unsigned count, std::optional<std::uint16_
     reject_next(node, count, 0, attr);
 }
 
+void FakeFabric::clear_faults(Guid node)
+{
+    const auto id = fabric_.find_node(node);
+    if (!id) throw std::invalid_argument("FakeFabric: no node " + node.str());
+    nodes_.at(id->value).faults.clear();
+}
+
 void FakeFabric::drop_sets_next(Guid node, unsigned count, std::uint16_t attr)
 {
     const auto id = fabric_.find_node(node);

@@ -252,6 +252,8 @@ public:
     void drop_next(Guid node, unsigned count, std::optional<std::uint16_t> attr = std::nullopt);
     // ... Sets of `attr` only (the Gets that read the port pass).
     void drop_sets_next(Guid node, unsigned count, std::uint16_t attr);
+    // Every drop, rejection or loss still pending at `node` is forgotten.
+    void clear_faults(Guid node);
     // ... or answered with `status` and nothing applied.
     void reject_next(Guid node, unsigned count, std::uint16_t status, std::optional<std::uint16_t> attr = std::nullopt);
 

@@ -168,11 +168,14 @@ TEST_CASE("a switch cut off is forgotten, a new CA is discovered, both without a
 // A switch unlinked whole while only some neighbours' traps arrive (the
 // others' way back to the SM ran through it): after the refresh of those
 // neighbours the snapshot still reaches it over a neighbour not re-read.
-// The refresh asks it over that path before anything is programmed; it
-// does not answer, so the re-route asks for a heavy sweep and has sent no
-// LFT block to a fabric that is not there (reroute-events' unlink-spine
-// step on ibsim). Cut only from the re-read neighbours, it answers and the
-// re-route goes on.
+// Before anything is programmed the refresh asks that neighbour's port
+// facing it (over a path that does not cross it): seen down there too, the
+// switch is lost and the re-route goes on with no query sent to it (each
+// would wait out a timeout) and no heavy sweep (reroute-events'
+// unlink-spine step on ibsim). Seen up, the switch itself is asked; not
+// answering (hung), the re-route asks for a heavy sweep and has sent no LFT
+// block to a fabric that is not there. Cut only from the re-read
+// neighbours, it answers and the re-route goes on.
 TEST_CASE("a re-route confirms the far end of links found down before programming", "[reroute]")
 {
     QuietLogs quiet;
@@ -196,6 +199,25 @@ TEST_CASE("a re-route confirms the far end of links found down before programmin
     CHECK(b.snapshot()->found.fabric.find_node(Guid(0x10000)));
     CHECK(loop.fabric.switch_info(t.spines[0]).port_state_change == false);
 
+    // Cabled again (a heavy sweep takes it back), cut from L0 and L1 again,
+    // and hung: L2 still sees its link up, P0 answers nothing.
+    loop.fabric.relink({t.spines[0], PortNum(1)});
+    loop.fabric.relink({t.spines[0], PortNum(2)});
+    REQUIRE(loop.run([&] { return b.sweep(); }).up);
+    REQUIRE(b.snapshot()->found.fabric.node_count() == 14);
+    loop.fabric.unlink({t.spines[0], PortNum(1)});
+    loop.fabric.unlink({t.spines[0], PortNum(2)});
+    loop.fabric.drop_next(Guid(0x10000), 1000);
+    loop.fabric.reset_counters();
+    auto hung = loop.run([&] { return b.reroute(req); });
+    INFO(hung.reason);
+    CHECK_FALSE(hung.up);
+    CHECK(hung.needs_heavy);
+    CHECK(hung.reason.find("refresh queries failed") != std::string::npos);
+    CHECK(loop.fabric.counters().dropped_injected > 0);
+    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::linear_forwarding_table) == 0);
+    loop.fabric.clear_faults(Guid(0x10000));
+
     // Cabled again (a heavy sweep takes it back), then unlinked whole, but
     // L2 is not re-read (its trap is lost).
     loop.fabric.relink({t.spines[0], PortNum(1)});
@@ -207,14 +229,14 @@ TEST_CASE("a re-route confirms the far end of links found down before programmin
     req.switches = in_snapshot(b, loop.fabric, {t.leaves[0], t.leaves[1]});
     auto o2 = loop.run([&] { return b.reroute(req); });
     INFO(o2.reason);
-    CHECK_FALSE(o2.up);
-    CHECK(o2.needs_heavy);
-    CHECK(o2.reason.find("refresh queries failed") != std::string::npos);
-    CHECK(loop.fabric.counters().count(mad::Method::set, mad::attr::linear_forwarding_table) == 0);
-
-    auto heavy = loop.run([&] { return b.sweep(); });
-    REQUIRE(heavy.up);
+    REQUIRE(o2.up);
+    CHECK_FALSE(o2.needs_heavy);
+    CHECK(o2.changes.links_down == 3);
+    CHECK(o2.changes.nodes_lost == 1);
     CHECK_FALSE(b.snapshot()->found.fabric.find_node(Guid(0x10000)));
+    // No SwitchInfo to P0: L0's, L1's over its snapshot path through P0
+    // (no answer) and L1's again over the path recomputed without it.
+    CHECK(loop.fabric.counters().count(mad::Method::get, mad::attr::switch_info) == 3);
     auto rep = analyze_read_back(loop.fabric.read_back());
     CHECK(rep.of(routing::analysis::PairClass::ca_to_ca).unreachable == 0);
 }
