@@ -51,28 +51,41 @@ SlLookup::SlLookup(const Network& net, const RoutingTables& tables, const std::a
 }
 
 CdgBuilder::CdgBuilder(const Network& net, const SlLookup& sls, bool switch_traffic)
-    : net_(&net), sls_(&sls), vls_(sls.vl_count()), switch_traffic_(switch_traffic), sw_offset_(net.switch_count()), sw_stride_(net.switch_count()),
-      mask_ca_(net.switch_count(), 0), mask_all_(net.switch_count(), 0), listed_(net.switch_count(), 0),
-      ca_at_(net.switch_count(), 0)
+    : vls_(sls.vl_count()), switch_traffic_(switch_traffic)
 {
-    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+    lay_out(net, sls);
+    bits_.assign(2u * vls_, std::vector<Word>());
+    for (std::size_t m = 0; m < bits_.size(); ++m)
+        if (m < vls_ || switch_traffic_) bits_[m].assign(words_, 0);
+    used_vls_.assign(2u * vls_, 0);
+}
+
+void CdgBuilder::lay_out(const Network& net, const SlLookup& sls)
+{
+    net_ = &net;
+    sls_ = &sls;
+    const std::size_t n = net.switch_count();
+    sw_offset_.assign(n, 0);
+    sw_stride_.assign(n, 0);
+    mask_ca_.assign(n, 0);
+    mask_all_.assign(n, 0);
+    listed_.assign(n, 0);
+    ca_at_.assign(n, 0);
+    words_ = 0;
+    for (std::size_t s = 0; s < n; ++s) {
         std::size_t ports = net.switch_ports(static_cast<std::int32_t>(s)) + 1u;
         sw_stride_[s] = (ports + 63) / 64;
         sw_offset_[s] = words_;
         words_ += ports * sw_stride_[s];
     }
-    bits_.assign(2u * vls_, std::vector<Word>());
-    for (std::size_t m = 0; m < bits_.size(); ++m)
-        if (m < vls_ || switch_traffic_) bits_[m].assign(words_, 0);
-    used_vls_.assign(2u * vls_, 0);
     for (const Endpoint& e : net.endpoints())
         if (!e.is_switch && e.attach_switch >= 0) ++ca_at_[static_cast<std::size_t>(e.attach_switch)];
     // What add_tree computes for tables without SLs, but for the
     // destination's own switch (fixed there per tree).
     const std::uint16_t sl0 = sls.vls_of(0);
-    base_ca_.assign(net.switch_count(), 0);
-    base_all_.assign(net.switch_count(), 0);
-    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+    base_ca_.assign(n, 0);
+    base_all_.assign(n, 0);
+    for (std::size_t s = 0; s < n; ++s) {
         if (ca_at_[s] > 0) base_ca_[s] = sl0;
         base_all_[s] = base_ca_[s];
         if (net.switch_endpoint(static_cast<std::int32_t>(s)) >= 0) base_all_[s] |= sl0;
@@ -151,6 +164,46 @@ void CdgBuilder::rebind(const Network& net, const SlLookup& sls)
             throw std::logic_error("CdgBuilder::rebind: other ports");
     net_ = &net;
     sls_ = &sls;
+}
+
+void CdgBuilder::remap(const Network& net, const SlLookup& sls, const std::vector<std::int32_t>& old_switch_of,
+                       const std::vector<std::vector<std::uint8_t>>& cut_in)
+{
+    if (!counting() || delta_) throw std::logic_error("CdgBuilder::remap: not a counting graph");
+    if (sls.vl_count() != vls_) throw std::logic_error("CdgBuilder::remap: other VLs");
+    if (old_switch_of.size() != net.switch_count() || cut_in.size() != net.switch_count())
+        throw std::logic_error("CdgBuilder::remap: other switches");
+    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+        const auto o = static_cast<std::size_t>(old_switch_of[s]);
+        if (o >= sw_offset_.size() ||
+            cnt_offset_[o + 1] - cnt_offset_[o] != std::size_t{net.switch_ports(static_cast<std::int32_t>(s)) + 1u} *
+                                                       (net.switch_ports(static_cast<std::int32_t>(s)) + 1u))
+            throw std::logic_error("CdgBuilder::remap: other ports");
+    }
+    const auto old_offset = std::move(sw_offset_);
+    const auto old_stride = std::move(sw_stride_);
+    const auto old_cnt_offset = std::move(cnt_offset_);
+    const auto old_bits = std::move(bits_);
+    const auto old_counts = std::move(counts_);
+    lay_out(net, sls);
+    bits_.assign(old_bits.size(), std::vector<Word>());
+    for (std::size_t m = 0; m < bits_.size(); ++m)
+        if (!old_bits[m].empty()) bits_[m].assign(words_, 0);
+    enable_counts();
+    for (std::size_t s = 0; s < net.switch_count(); ++s) {
+        const auto o = static_cast<std::size_t>(old_switch_of[s]);
+        const unsigned ports = net.switch_ports(static_cast<std::int32_t>(s)) + 1u;
+        for (unsigned in = 0; in < ports; ++in) {
+            if (in < cut_in[s].size() && cut_in[s][in]) continue;
+            for (std::size_t m = 0; m < bits_.size(); ++m) {
+                if (bits_[m].empty()) continue;
+                std::copy_n(&old_bits[m][old_offset[o] + in * old_stride[o]], sw_stride_[s],
+                            &bits_[m][sw_offset_[s] + in * sw_stride_[s]]);
+                std::copy_n(&old_counts[m][old_cnt_offset[o] + in * ports], ports,
+                            &counts_[m][cnt_offset_[s] + in * ports]);
+            }
+        }
+    }
 }
 
 void CdgBuilder::depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port)

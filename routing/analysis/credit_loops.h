@@ -111,6 +111,14 @@ public:
     // the incremental gate removes old trees on the old view and adds new
     // ones on the new. The dependency layout is per (switch, port, port).
     void rebind(const Network& net, const SlLookup& sls);
+    // Lays the graph out for `net`, a view with fewer switches than the one
+    // it was built for (the incremental gate after a node left): new switch
+    // s keeps the dependencies of old switch old_switch_of[s] (the same
+    // port count), but for those arriving by an in-port cut_in[s] marks
+    // (non-zero: its cable led to a node that left), which are dropped.
+    // Counting builders only; `sls` must give as many VLs as before.
+    void remap(const Network& net, const SlLookup& sls, const std::vector<std::int32_t>& old_switch_of,
+               const std::vector<std::vector<std::uint8_t>>& cut_in);
     void add(const DestinationTree& tree);
     // Takes back what add(tree) added (counting builders only).
     void remove(const DestinationTree& tree);
@@ -140,6 +148,9 @@ private:
     // Sets (or, counting, counts by sign_) the dependency in_port -> out_port at sw.
     void depend(int mode, unsigned vl, std::int32_t sw, unsigned in_port, unsigned out_port);
     void add_tree(const DestinationTree& tree);
+    // The per-view layout and masks (the constructor's and remap's): offsets,
+    // strides, the CA count and base masks per switch; no bits or counts.
+    void lay_out(const Network& net, const SlLookup& sls);
 
     const Network* net_;
     const SlLookup* sls_;
