@@ -2,6 +2,7 @@
 // multi-core trees (see sftree.h, step 2a).
 #include "routing/fattree/sftree.h"
 
+#include "common/parallel_for.h"
 #include "routing/fattree/reverse_hops.h"
 
 #include <algorithm>
@@ -722,16 +723,36 @@ private:
 
     // Dependencies per switch as [in port][out port] bits. Switch-major:
     // a switch's row and its neighbours' rows are read in LID order, which
-    // stays in cache (LID-major would miss on every row).
+    // stays in cache (LID-major would miss on every row). On large trees
+    // (88 M turns at 27 648 hosts, 0.7 s on one core) the source switches
+    // are shared over the cores, each worker setting bits in its own copy
+    // (a turn is recorded at the next switch, which several sources share),
+    // OR-ed together at the end: the same bits whatever the thread count.
     std::vector<std::vector<std::uint64_t>> dependencies() const
     {
-        std::vector<std::vector<std::uint64_t>> bits(S_);
-        for (std::uint32_t s = 0; s < S_; ++s) bits[s].assign(peer_[s].size() * stride_, 0);
-        for (std::uint32_t u = 0; u < S_; ++u) {
-            if (!t_.in_tree(u)) continue;
-            for (auto dst : dests_) add_turn(bits, u, dst);
+        auto empty = [&] {
+            std::vector<std::vector<std::uint64_t>> bits(S_);
+            for (std::uint32_t s = 0; s < S_; ++s) bits[s].assign(peer_[s].size() * stride_, 0);
+            return bits;
+        };
+        const unsigned workers = std::max(1u, std::min({common::worker_count(0), 4u, static_cast<unsigned>(S_)}));
+        std::vector<std::vector<std::vector<std::uint64_t>>> part(workers);
+        common::parallel_for(S_, workers, [&](std::size_t u, unsigned w) {
+            if (!t_.in_tree(static_cast<std::uint32_t>(u))) return;
+            if (part[w].empty()) part[w] = empty();
+            for (auto dst : dests_) add_turn(part[w], static_cast<std::uint32_t>(u), dst);
+        });
+        std::vector<std::vector<std::uint64_t>> bits;
+        for (auto& p : part) {
+            if (p.empty()) continue;
+            if (bits.empty()) {
+                bits = std::move(p);
+                continue;
+            }
+            for (std::uint32_t s = 0; s < S_; ++s)
+                for (std::size_t i = 0; i < bits[s].size(); ++i) bits[s][i] |= p[s][i];
         }
-        return bits;
+        return bits.empty() ? empty() : bits;
     }
 
     // The turn at the switch after u toward dst: (its in port, its out port).
