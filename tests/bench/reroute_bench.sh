@@ -41,7 +41,9 @@
 #      SKIP_OPENSM=1, OSM_UP_S (seconds OpenSM gets to come up, default 300),
 #      DELTA=spine (the first top switch loses every cable, ibsim's
 #      `Unlink "<top>"`, instead of one leaf-to-spine cable; ibsmd only,
-#      the quality columns then score the fabric without it),
+#      the quality columns then score the fabric without it), or
+#      DELTA=host (the cable of leaf 5's first host: the host leaves, and
+#      its LID with it),
 #      PERF_OUT=PREFIX (ibsmd's re-route under `perf record -g`, from just
 #      before the Unlink to SUBNET UP, into PREFIX-FABRIC-ENGINE.data: where
 #      the re-route's CPU goes; a release build with -g names the functions)
@@ -107,6 +109,9 @@ for fab in "${fabrics[@]}"; do
         TOP=S-0002c90203000000
         grep -q "^Switch.*\"$TOP\"" "$net" || fail "no top switch $TOP in $net"
         UNLINK="Unlink \"$TOP\""
+        SKIP_OPENSM=1
+    elif [ "${DELTA:-cable}" = host ]; then
+        UNLINK="Unlink \"$LEAF\"[1]"
         SKIP_OPENSM=1
     fi
 
@@ -216,7 +221,7 @@ for fab in "${fabrics[@]}"; do
 done
 
 echo
-echo "re-route after $UNLINK ($([ "${DELTA:-cable}" = spine ] && echo "every cable of the first top switch" || echo "first up port of leaf 5")); ibsmd --foreground --smp-window $WINDOW (engines: $ENGINES) vs opensm -R ftree, light sweeps every $LIGHT_S s; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "re-route after $UNLINK ($(case "${DELTA:-cable}" in spine) echo "every cable of the first top switch" ;; host) echo "the cable of leaf 5's first host" ;; *) echo "first up port of leaf 5" ;; esac)); ibsmd --foreground --smp-window $WINDOW (engines: $ENGINES) vs opensm -R ftree, light sweeps every $LIGHT_S s; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-7s %9s %7s %7s %7s  %-30s %-35s %6s %6s %8s\n' hosts "SM/eng." "re-route" "SMPs" "xmit" "of full" \
     "unreachable ca2ca/ca2sw/sw2ca/sw2sw" "what ran" "EBB" "shift" "light sweep"
 for r in "${results[@]}"; do echo "$r"; done
