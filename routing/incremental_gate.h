@@ -15,11 +15,24 @@
 // (LidTally), so the totals and the examples follow without a full pass.
 //
 // Algorithm: the new fabric must be comparable with the remembered one:
-// same LIDs on the same ports, same switches with the same port counts,
-// every CA cabled to the same switch (the sources each switch stands for),
-// and the tables must agree on everything but the LFTs (SLs, no per-pair
-// DLIDs, LinearFDBTop, VLs, the switch-pair promise, the gate's VL masks);
-// otherwise the caller runs the full gate. A destination's trace reads, at
+// the same LIDs on the same ports, or some of them gone with the nodes
+// that left; the same switches with the same port counts, or some gone;
+// every CA cabled to the same switch (the sources each switch stands for);
+// and the tables must agree on everything but the LFTs and LinearFDBTop
+// (SLs, no per-pair DLIDs, VLs, the switch-pair promise, the gate's VL
+// masks); otherwise the caller runs the full gate. Nodes that left (a top
+// switch failed, a host switched off) are followed when that keeps the
+// graph exact without them, with no SLs (every source on SL 0): a CA that
+// left leaves another CA on its switch, whose traffic makes the same
+// dependencies beyond it (when one CA is left there, that CA's own LIDs
+// are traced again); a switch that left had no CA, its neighbours have
+// LIDs (their own traffic makes what its traffic made past them), and the
+// turns into them from it are dropped. The lost sources' pairs come off
+// every destination's counts (they were delivered: a destination with an
+// undelivered pair is traced again, its example could be the lost
+// source), the lost LIDs' trees come out of the graph, and the graph is
+// laid out for the smaller view (CdgBuilder::remap) between taking the old
+// trees out and putting the new ones in. A destination's trace reads, at
 // every switch, its LFT entry and where the cable on that port leads; so a
 // destination is traced again when an entry differs on some switch, or when
 // its old entry at some switch names a port whose cable changed (pulled,

@@ -51,10 +51,12 @@ struct RefreshResult {
 // or an earlier refresh's result), follows ports that came up (discovering
 // new nodes behind them as a heavy sweep would), and drops links whose
 // ports went down. A switch at the far end of a link found down that the
-// snapshot still reaches another way is re-read too (a switch unlinked
-// whole: neighbours whose way back ran through it send no trap). Queries
-// that fail land in found.missing, like in a heavy sweep; callers fall back
-// to one then.
+// snapshot still reaches another way is confirmed too (a switch unlinked
+// whole: neighbours whose way back ran through it send no trap): the ports
+// facing it on its other neighbours are read first, over paths that avoid
+// it, and it is re-read itself only when one of them still sees the link.
+// Queries that fail land in found.missing, like in a heavy sweep; callers
+// fall back to one then.
 boost::asio::awaitable<RefreshResult> refresh(mad::Transport& transport, const DiscoveryResult& previous,
                                               const RefreshRequest& request);
 
