@@ -6,6 +6,7 @@
 #include "routing/fattree/reverse_hops.h"
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 
 namespace ibsm::routing::fattree {
@@ -306,7 +307,7 @@ private:
         ++pairs_routed_;
         written_.clear();
         if (assign_entry(src, dst) && get_path_length(src, dst)) {
-            auto& log = alg2_[dst];
+            auto& log = alg2_log(dst);
             log.insert(log.end(), written_.begin(), written_.end());
             return;
         }
@@ -340,7 +341,16 @@ private:
     bool get_path_length(std::uint32_t src, Lid dst)
     {
         auto& h = hops_for(dst);
-        std::vector<std::uint32_t> walk_;
+        // A scratch walk per depth (assign_entry may walk the sibling's path
+        // from inside this walk): no allocation per pair.
+        if (walks_.size() <= walk_depth_) walks_.resize(walk_depth_ + 1);
+        auto& walk_ = walks_[walk_depth_];
+        walk_.clear();
+        ++walk_depth_;
+        struct Leave {
+            std::size_t& depth;
+            ~Leave() { --depth; }
+        } leave{walk_depth_};
         std::uint32_t cur = src;
         while (h[cur] == unknown_hops) {
             if (walk_.size() > S_) return false;
@@ -391,6 +401,7 @@ private:
         pairs_routed_ = 0;
         r_.failed.clear();
         alg2_.clear();
+        alg2_log_.clear();
         for (auto& h : hops_) h.clear();
     }
 
@@ -518,7 +529,7 @@ private:
         for (std::size_t lid = 0; lid < col_changed_.size(); ++lid)
             if (col_changed_[lid]) {
                 hops_[lid].clear();
-                alg2_.erase(Lid(static_cast<std::uint16_t>(lid)));
+                alg2_erase(Lid(static_cast<std::uint16_t>(lid)));
             }
         for (std::uint32_t src = 0; src < holes_.size(); ++src)
             for (auto dst : holes_[src])
@@ -689,7 +700,7 @@ private:
             r_.failed.emplace_back(t_.switches[s], dst);
         }
         if (dst.value() < hops_.size()) hops_[dst.value()].clear();
-        alg2_.erase(it);
+        alg2_erase(dst);
     }
 
     int dir(std::uint32_t from, std::uint32_t to) const
@@ -832,6 +843,25 @@ private:
     }
 
     std::map<Lid, std::vector<std::uint32_t>> alg2_; // switches given an Algorithm 2 entry, per LID
+    // alg2_'s lists by LID (map nodes stay put): a whole Algorithm 2 logs
+    // 2.8 million pairs at 27 648 hosts, a map search each otherwise.
+    std::vector<std::vector<std::uint32_t>*> alg2_log_;
+    std::vector<std::uint32_t>& alg2_log(Lid dst)
+    {
+        if (alg2_log_.size() <= dst.value()) alg2_log_.resize(static_cast<std::size_t>(dst.value()) + 1, nullptr);
+        auto*& list = alg2_log_[dst.value()];
+        if (!list) list = &alg2_[dst];
+        return *list;
+    }
+    void alg2_erase(Lid dst)
+    {
+        alg2_.erase(dst);
+        if (dst.value() < alg2_log_.size()) alg2_log_[dst.value()] = nullptr;
+    }
+    // get_path_length's, by depth; a deque, so growing it for a nested walk
+    // leaves the outer walk's vector where it is.
+    std::deque<std::vector<std::uint32_t>> walks_;
+    std::size_t walk_depth_ = 0;
     std::vector<std::vector<std::uint32_t>> peer_;
     std::vector<std::vector<std::uint8_t>> peer_port_; // [switch][port] -> the peer's port
     std::size_t words_ = 0, stride_ = 4;
