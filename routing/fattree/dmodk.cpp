@@ -155,9 +155,22 @@ public:
                         to_old[proxies_[A][k].first] != old.proxies[oA][k].first;
             col_dirty[A] = dirty;
         }
+        // When both runs number the switches alike (no switch came or went:
+        // a cable, a port), whole rows are compared first and only a row
+        // that differs is read bit by bit: 8.3 million tests at 27 648 hosts
+        // were 50 ms of every one-cable re-route.
+        bool same_numbering = oS == S_;
+        for (std::uint32_t s = 0; s < S_ && same_numbering; ++s) same_numbering = to_old[s] == s;
+        const std::size_t words = down_.words();
+        auto same_row = [&](std::uint32_t s) {
+            return std::equal(down_.row(s), down_.row(s) + words, old.down.row(s)) &&
+                   std::equal(reach_.row(s), reach_.row(s) + words, old.reach.row(s)) &&
+                   std::equal(&first_down_[s * S_], &first_down_[s * S_] + S_, &old.first_down[s * S_]);
+        };
         for (std::uint32_t s = 0; s < S_; ++s) {
             const auto os = to_old[s];
             if (os == no_switch) continue; // a new switch: its neighbours' rows are re-decided
+            if (same_numbering && same_row(s)) continue;
             const auto* fd = &first_down_[s * S_];
             const auto* ofd = &old.first_down[os * oS];
             for (std::uint32_t A = 0; A < S_; ++A) {
@@ -387,6 +400,10 @@ private:
         std::vector<std::pair<std::uint32_t, Guid>> keys;
         for (std::uint32_t P = 0; P < S_; ++P) {
             if (t_.level[P] < 2) continue;
+            // A re-route takes the kept digits below; one parent without a
+            // kept digit sends it to a full run that numbers afresh, so the
+            // search (30 ms at 27 648 hosts) would be thrown away.
+            if (kept_digits_) continue;
             keys.clear();
             for (const auto& d : t_.down[P])
                 for (const auto& u : t_.up[d.peer]) keys.push_back(key(u.peer));

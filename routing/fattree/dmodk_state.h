@@ -52,6 +52,9 @@ public:
     {
         for (std::size_t i = 0; i < words_; ++i) data_[into * words_ + i] |= data_[from * words_ + i];
     }
+    // Row r's words, for comparing whole rows of two runs.
+    const std::uint64_t* row(std::size_t r) const { return data_.data() + r * words_; }
+    std::size_t words() const { return words_; }
     template <class F> void for_each(std::size_t r, F f) const
     {
         for (std::size_t i = 0; i < words_; ++i)

@@ -340,21 +340,29 @@ std::variant<FatTree, std::string> rank_graph(const Fabric& f, const std::vector
         // A switch without CAs cabled like a leaf (its neighbours are a
         // subset of some leaf's neighbours) is an empty leaf: it starts the
         // upward BFS too, or it would look like a switch above the tops.
+        // Each switch's neighbour set is sorted once and each candidate
+        // leaf tried once per switch: rebuilt per (switch, neighbour,
+        // candidate) this was 0.1 s at 27 648 hosts, on every re-route.
         auto sources = leaves;
+        std::vector<std::vector<std::uint32_t>> neighbours(S);
+        for (std::uint32_t s = 0; s < S; ++s) {
+            auto& n = neighbours[s];
+            for (const auto& l : g.links[s]) n.push_back(l.peer);
+            std::sort(n.begin(), n.end());
+            n.erase(std::unique(n.begin(), n.end()), n.end());
+        }
+        std::vector<std::uint32_t> tried(S, no_switch); // the switch a candidate leaf was last tried for
         for (std::uint32_t e = 0; e < S; ++e) {
             if (!g.ca_ports[e].empty() || g.links[e].empty()) continue;
-            std::vector<std::uint32_t> mine;
-            for (const auto& l : g.links[e]) mine.push_back(l.peer);
-            std::sort(mine.begin(), mine.end());
-            mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+            const auto& mine = neighbours[e];
             bool twin = false;
-            for (const auto& n : g.links[e]) {
-                for (const auto& cand : g.links[n.peer]) {
-                    if (g.ca_ports[cand.peer].empty()) continue;
-                    std::vector<std::uint32_t> theirs;
-                    for (const auto& l : g.links[cand.peer]) theirs.push_back(l.peer);
-                    std::sort(theirs.begin(), theirs.end());
-                    if (std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end())) {
+            for (auto n : mine) {
+                for (auto cand : neighbours[n]) {
+                    if (g.ca_ports[cand].empty() || tried[cand] == e) continue;
+                    tried[cand] = e;
+                    const auto& theirs = neighbours[cand];
+                    if (theirs.size() >= mine.size() &&
+                        std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end())) {
                         twin = true;
                         break;
                     }
