@@ -71,7 +71,8 @@ LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, cons
 LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis,
                        const LinkCheckOptions& options)
 {
-    LinkChecks out;
+    std::vector<LinkChecks::value_type> out;
+    out.reserve(pis.size());
     const topology::PortIndex<mad::PortInfo> index(f, pis);
     for (const auto& [a, pa] : pis) {
         if (a.port.value() == 0) continue; // no cable on a switch's port 0 (nor a CA's)
@@ -81,9 +82,9 @@ LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::P
         if (!pb || !link_up(pa.port_state) || !link_up(pb->port_state)) continue;
         const auto sa = speeds_of(f, index, a, pa);
         const auto sb = speeds_of(f, index, *b, *pb);
-        out[PortId{f.node(a.node).guid, a.port}] = check_end(pa, sa, *pb, sb, options);
+        out.emplace_back(PortId{f.node(a.node).guid, a.port}, check_end(pa, sa, *pb, sb, options));
     }
-    return out;
+    return LinkChecks(std::move(out));
 }
 
 } // namespace ibsm::health

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <tuple>
 
 namespace ibsm::health {
@@ -128,6 +129,48 @@ std::string_view active_speed_name(const LinkCheck& l) { return mad::speed_name(
 std::string_view possible_speed_name(const LinkCheck& l)
 {
     return l.speed_possible != mad::LaneSpeed::none ? mad::speed_name(l.speed_possible) : std::string_view();
+}
+
+} // namespace ibsm::health
+
+namespace ibsm::health {
+
+LinkChecks::LinkChecks(std::vector<value_type> entries) : v_(std::move(entries))
+{
+    std::stable_sort(v_.begin(), v_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Of equal ports the last given is kept (as repeated map assignments).
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < v_.size(); ++i) {
+        if (kept > 0 && v_[kept - 1].first == v_[i].first) v_[kept - 1] = std::move(v_[i]);
+        else if (kept++ != i) v_[kept - 1] = std::move(v_[i]);
+    }
+    v_.erase(v_.begin() + static_cast<std::ptrdiff_t>(kept), v_.end());
+}
+
+LinkChecks::const_iterator LinkChecks::find(const PortId& id) const
+{
+    auto it = std::lower_bound(v_.begin(), v_.end(), id, [](const value_type& e, const PortId& k) { return e.first < k; });
+    return it != v_.end() && it->first == id ? it : v_.end();
+}
+
+LinkChecks::iterator LinkChecks::find(const PortId& id)
+{
+    auto it = std::lower_bound(v_.begin(), v_.end(), id, [](const value_type& e, const PortId& k) { return e.first < k; });
+    return it != v_.end() && it->first == id ? it : v_.end();
+}
+
+const LinkCheck& LinkChecks::at(const PortId& id) const
+{
+    auto it = find(id);
+    if (it == end()) throw std::out_of_range("no link check for that port");
+    return it->second;
+}
+
+LinkCheck& LinkChecks::operator[](const PortId& id)
+{
+    auto it = std::lower_bound(v_.begin(), v_.end(), id, [](const value_type& e, const PortId& k) { return e.first < k; });
+    if (it == v_.end() || it->first != id) it = v_.insert(it, value_type{id, LinkCheck{}});
+    return it->second;
 }
 
 } // namespace ibsm::health

@@ -123,8 +123,37 @@ std::string_view possible_width_name(const LinkCheck& l);
 std::string_view active_speed_name(const LinkCheck& l);
 std::string_view possible_speed_name(const LinkCheck& l);
 
-// Both ends of every link the heavy sweep checked.
-using LinkChecks = std::map<PortId, LinkCheck>;
+// Both ends of every link the sweep checked, by port. A sorted vector, not
+// a map: made whole for every generation (165 888 ends at 27 648 hosts), a
+// map's node per entry was most of the 0.1 s between activation and SUBNET
+// UP of a re-route, and 17 MB per snapshot. Immutable once in a snapshot;
+// operator[] (an insertion in order) is for tests and small tables.
+class LinkChecks {
+public:
+    using value_type = std::pair<PortId, LinkCheck>;
+    using const_iterator = std::vector<value_type>::const_iterator;
+    using iterator = std::vector<value_type>::iterator;
+
+    LinkChecks() = default;
+    // From entries in any order; for a port named twice the last one counts.
+    explicit LinkChecks(std::vector<value_type> entries);
+
+    const_iterator begin() const { return v_.begin(); }
+    const_iterator end() const { return v_.end(); }
+    iterator begin() { return v_.begin(); }
+    iterator end() { return v_.end(); }
+    std::size_t size() const { return v_.size(); }
+    bool empty() const { return v_.empty(); }
+
+    const_iterator find(const PortId& id) const;
+    iterator find(const PortId& id);
+    std::size_t count(const PortId& id) const { return find(id) != end() ? 1 : 0; }
+    const LinkCheck& at(const PortId& id) const; // std::out_of_range when absent
+    LinkCheck& operator[](const PortId& id);
+
+private:
+    std::vector<value_type> v_; // ascending by PortId, no two alike
+};
 
 enum class HealthState : std::uint8_t {
     ok,

@@ -60,6 +60,7 @@ void KeptPortFields::apply(Guid node, std::uint8_t port, const mad::PortInfo& cu
         const Field f = std::get<2>(it->first);
         if (it->second.asked != get(desired, f)) {
             it = kept_.erase(it); // a new value: try it once more
+            ++revision_;
             continue;
         }
         if (get(current, f) == it->second.held) set(desired, f, it->second.held);
@@ -77,8 +78,9 @@ std::vector<KeptPortFields::Message> KeptPortFields::note(Guid node, std::uint8_
     for (const auto& fi : fields) {
         const unsigned asked = get(desired, fi.field), held = get(got, fi.field);
         if (asked == held) continue;
-        const auto [it, added] = kept_.insert_or_assign({node, port, fi.field}, Kept{asked, held});
-        (void)it;
+        auto [it, added] = kept_.try_emplace({node, port, fi.field}, Kept{asked, held});
+        if (added || it->second.asked != asked || it->second.held != held) ++revision_;
+        it->second = Kept{asked, held};
         if (added)
             out.push_back({std::string("keeps ") + fi.name + " " + std::to_string(held) + ", " + fi.whose + " " +
                                std::to_string(asked) + " is not applied",

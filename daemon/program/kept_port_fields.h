@@ -66,6 +66,10 @@ public:
     std::string text() const;
     static KeptPortFields parse(const std::string& text);
     bool empty() const { return kept_.empty(); }
+    // Counts the changes to the records: the caller writes text() only when
+    // it moved (rendering 165 888 records at 27 648 hosts to compare them
+    // cost every re-route 20 ms and the text a copy in memory).
+    std::uint64_t revision() const { return revision_; }
 
 private:
     struct Kept {
@@ -73,6 +77,7 @@ private:
         unsigned held = 0;
     };
     std::map<std::tuple<Guid, std::uint8_t, Field>, Kept> kept_;
+    std::uint64_t revision_ = 0;
 };
 
 } // namespace ibsm::daemon

@@ -66,8 +66,9 @@ void Bringup::load_kept_fields()
     text << in.rdbuf();
     try {
         ports_.set_kept(KeptPortFields::parse(text.str()));
-        kept_saved_ = text.str();
+        kept_saved_ = ports_.kept().revision();
     } catch (const std::invalid_argument& e) {
+        kept_saved_.reset(); // written at the next sweep, whatever it holds
         spdlog::warn("{}:{}; ignored: ports holding fields the SM cannot set are asked once more, and the file "
                      "is rewritten",
                      file.string(), e.what());
@@ -77,12 +78,12 @@ void Bringup::load_kept_fields()
 void Bringup::save_kept_fields()
 {
     if (settings_.state_dir.empty()) return;
-    auto text = ports_.kept().text();
-    if (text == kept_saved_) return;
+    const auto revision = ports_.kept().revision();
+    if (kept_saved_ == revision) return;
     const auto file = settings_.state_dir / kept_fields_file;
     try {
-        write_file_atomically(file, text);
-        kept_saved_ = std::move(text);
+        write_file_atomically(file, ports_.kept().text());
+        kept_saved_ = revision;
     } catch (const std::exception& e) {
         spdlog::warn("{} (what the ports keep of PortInfo): {}; a restart asks the ports again", file.string(),
                      e.what());

@@ -277,7 +277,9 @@ private:
     static constexpr const char* kept_fields_file = "port_fields_kept";
     void load_kept_fields();
     void save_kept_fields();
-    std::string kept_saved_; // the file's content as last read or written
+    // The records' revision the file holds (as last read or written);
+    // none: the file is to be written (unreadable).
+    std::optional<std::uint64_t> kept_saved_ = 0;
     // Every port GUID -> base LID this process has handed out or read from
     // guid2lid: the file's content, kept in memory so a state directory
     // that fails does not lose LIDs.

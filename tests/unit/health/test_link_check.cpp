@@ -159,3 +159,32 @@ TEST_CASE("link check: extended speeds count under the switch's port 0 capabilit
     CHECK_FALSE(x.at(x.sw1, 1, c).downshifted);
     CHECK(active_speed_name(x.at(x.sw1, 1, c)) == "NDR");
 }
+
+TEST_CASE("link checks: a table sorted by port, the last of two entries for a port kept")
+{
+    using health::PortId;
+    auto pid = [](std::uint64_t g, std::uint8_t p) { return PortId{Guid(g), PortNum(p)}; };
+    std::vector<LinkChecks::value_type> in;
+    LinkCheck a, b, c;
+    a.vls_active = 1;
+    b.vls_active = 2;
+    c.vls_active = 3;
+    in.emplace_back(pid(0x20, 1), a);
+    in.emplace_back(pid(0x10, 2), b);
+    in.emplace_back(pid(0x20, 1), c);
+    const LinkChecks checks(std::move(in));
+    REQUIRE(checks.size() == 2);
+    CHECK(checks.begin()->first == pid(0x10, 2));
+    CHECK(checks.at(pid(0x20, 1)).vls_active == 3);
+    CHECK(checks.count(pid(0x10, 2)) == 1);
+    CHECK(checks.find(pid(0x10, 1)) == checks.end());
+    CHECK_THROWS_AS(checks.at(pid(0x30, 1)), std::out_of_range);
+
+    LinkChecks made;
+    made[pid(0x30, 1)].vls_active = 4;
+    made[pid(0x10, 1)].vls_active = 5;
+    made[pid(0x30, 1)].vls_active = 6;
+    REQUIRE(made.size() == 2);
+    CHECK(made.begin()->first == pid(0x10, 1));
+    CHECK(made.at(pid(0x30, 1)).vls_active == 6);
+}

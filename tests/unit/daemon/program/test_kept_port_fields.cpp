@@ -113,3 +113,38 @@ TEST_CASE("kept fields: the state directory's text reads back to the same record
     CHECK_THROWS_WITH(KeptPortFields::parse("0xzz 1 SubnetTimeout 18 31\n"), "1: '0xzz' is not a GUID");
     CHECK_THROWS_WITH(KeptPortFields::parse("0x10 1 SubnetTimeout\n"), "1: expected '0xGUID PORT FIELD ASKED HELD'");
 }
+
+TEST_CASE("kept fields: the revision moves with the records and only then", "[port]")
+{
+    // The sweep writes the state file only when the revision moved.
+    KeptPortFields k;
+    const auto r0 = k.revision();
+    mad::PortInfo desired = desired_info();
+    mad::PortInfo got = desired;
+    got.subnet_timeout = 31;
+    k.note(Guid(0x10), 1, got, desired);
+    const auto r1 = k.revision();
+    CHECK(r1 != r0);
+
+    // A plan that keeps the record and the same answer noted again: no move.
+    mad::PortInfo next = desired_info();
+    k.apply(Guid(0x10), 1, got, next);
+    mad::PortInfo again = desired_info();
+    k.note(Guid(0x10), 1, got, again);
+    CHECK(k.revision() == r1);
+
+    // The port keeps another value for the same asked one: the record changes.
+    mad::PortInfo other = desired_info();
+    got.subnet_timeout = 30;
+    k.note(Guid(0x10), 1, got, other);
+    const auto r2 = k.revision();
+    CHECK(r2 != r1);
+    CHECK(k.kept(Guid(0x10), 1, KeptPortFields::Field::subnet_timeout) == 30u);
+
+    // A new asked value drops the record.
+    mad::PortInfo reloaded = desired_info();
+    reloaded.subnet_timeout = 12;
+    k.apply(Guid(0x10), 1, got, reloaded);
+    CHECK(k.revision() != r2);
+    CHECK_FALSE(k.kept(Guid(0x10), 1, KeptPortFields::Field::subnet_timeout));
+}
