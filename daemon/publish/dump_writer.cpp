@@ -16,6 +16,7 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#include <utility>
 
 namespace ibsm::daemon {
 
@@ -166,8 +167,16 @@ void DumpWriter::write_report(const SnapshotPtr& snap, const HealthRows& health)
 void DumpWriter::publish_status(StatusFiles files)
 {
     const auto seq = ++newest_status_;
-    boost::asio::post(pool_, [this, seq, files = std::move(files), which = which_] {
-        if (seq == newest_status_) write_status(files, which);
+    boost::asio::post(pool_, [this, seq, files = std::move(files), which = which_]() mutable {
+        // A newer status replaces this one; its metrics.prom waits for the
+        // newer one when that has none of its own.
+        if (seq != newest_status_) {
+            if (files.metrics) held_metrics_ = std::move(files.metrics);
+            return;
+        }
+        if (!files.metrics) files.metrics = std::exchange(held_metrics_, {});
+        held_metrics_ = {};
+        write_status(files, which);
     });
 }
 
@@ -175,7 +184,7 @@ void DumpWriter::write_status(const StatusFiles& files, config::DumpConfig which
 {
     try {
         write_file_atomically(dir_ / "state.json", files.state_json);
-        write_file_atomically(dir_ / "metrics.prom", files.metrics ? files.metrics() : std::string());
+        if (files.metrics) write_file_atomically(dir_ / "metrics.prom", files.metrics());
         if (status_failing_) spdlog::info("status files written to {} again", dir_.string());
         status_failing_ = false;
     } catch (const std::exception& e) {

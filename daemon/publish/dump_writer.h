@@ -61,6 +61,7 @@ struct StatusFiles {
     std::string state_json; // state.json
     // metrics.prom, formatted on the writer thread: with a row per monitored
     // port it runs to tens of megabytes, too long to build on the event loop.
+    // Empty: metrics.prom stays as it is (a status tick during a sweep).
     std::function<std::string()> metrics;
     std::string summary_tail; // appended to summary.txt
 };
@@ -119,6 +120,9 @@ private:
     std::atomic<std::uint64_t> newest_{0};
     std::atomic<std::uint64_t> written_{0}, unchanged_{0}, failed_{0};
     std::atomic<std::uint64_t> newest_status_{0};
+    // Writer thread: the metrics of a status a newer one without metrics
+    // replaced, written with that one.
+    std::function<std::string()> held_metrics_;
     std::map<std::string, std::uint64_t> fingerprints_; // writer thread only
     std::string summary_, summary_tail_;                // writer thread only
     bool status_failing_ = false;                       // writer thread only

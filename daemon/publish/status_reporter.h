@@ -14,7 +14,8 @@
 // Algorithm: every sweep outcome publishes at once; between sweeps a timer
 // re-reads the counters every `period` and publishes when the status
 // differs from the last one handed over (traps and light sweeps count up
-// between sweeps); the exit publishes state "stopped".
+// between sweeps); during a sweep that tick writes state.json only, and
+// metrics.prom waits for the outcome; the exit publishes state "stopped".
 #pragma once
 
 #include "daemon/core/sweep_outcome.h"
@@ -112,6 +113,11 @@ public:
     // `ibsm ports` (the control socket asks the health monitor).
     static constexpr std::size_t state_ports = 100;
 
+    // Status files handed to the writer, and those of them with
+    // metrics.prom (tests: none while a sweep runs but the forced ones).
+    std::uint64_t published() const { return published_; }
+    std::uint64_t metrics_published() const { return metrics_published_; }
+
 private:
     void publish(bool force);
     // The port rows, asked of the port source only after something that can
@@ -143,6 +149,7 @@ private:
     mutable bool ports_dirty_ = true;
     std::uint64_t ports_published_ = 0; // version of port_rows_ last written
     mutable std::uint64_t ports_version_ = 0;
+    std::uint64_t published_ = 0, metrics_published_ = 0;
     PortSelection selection_{config::PortSeries::fabric, nullptr}; // switches: the last snapshot's
 };
 

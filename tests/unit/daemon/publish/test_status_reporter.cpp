@@ -183,3 +183,39 @@ TEST_CASE("the port rows are not rebuilt while a sweep runs; the sweep's outcome
     CHECK(built_at_outcome == 2); // at start, and for the outcome
     CHECK(status.current().perf.ports_monitored == 1);
 }
+
+TEST_CASE("a status tick during a sweep writes state.json and leaves metrics.prom to the outcome", "[status]")
+{
+    QuietLogs quiet;
+    TempDir dir;
+    test::TwoSwitches t;
+    test::FabricLoop loop(t.f, test::FakeFabricOptions{});
+    daemon::EventQueue events(loop.io.get_executor());
+    daemon::Bringup b(loop.transport, test::bringup_settings(dir.path));
+    daemon::SchedulerSettings ss;
+    ss.light_interval = std::chrono::seconds(0);
+    daemon::SweepScheduler scheduler(loop.transport, b, events, nullptr, ss);
+    daemon::DumpWriter dumps(dir.path, config::DumpConfig{});
+    daemon::StatusReporter status(loop.io.get_executor(), loop.transport, scheduler, nullptr, dumps, "0x0000000000000100");
+    std::uint64_t metrics_at_outcome = 0, published_at_outcome = 0;
+    scheduler.on_outcome([&](const daemon::SweepOutcome& o, const daemon::SnapshotPtr& snap) {
+        status.on_outcome(o, snap);
+        metrics_at_outcome = status.metrics_published();
+        published_at_outcome = status.published();
+        events.push(daemon::ShutdownEvent{});
+    });
+    // Ticks on every turn of the loop: the bring-up's SMP counters change
+    // between them, so each one publishes.
+    status.start(std::chrono::milliseconds(0));
+    loop.run([&]() -> boost::asio::awaitable<int> {
+        co_await scheduler.run();
+        status.stop();
+        co_return 0;
+    });
+    dumps.drain();
+    CHECK(published_at_outcome > 2); // state.json went out during the sweep
+    CHECK(metrics_at_outcome == 2);  // metrics.prom at start and for the outcome only
+    // The outcome's metrics.prom was written, whatever tick came after it.
+    const std::string prom = slurp(dir.path / "metrics.prom");
+    CHECK(prom.find("ibsmd_generation 1\n") != std::string::npos);
+}
