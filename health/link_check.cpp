@@ -71,18 +71,27 @@ LinkCheck check_end(const mad::PortInfo& here, const mad::PortSpeeds& mine, cons
 LinkChecks check_links(const topology::Fabric& f, const std::map<PortRef, mad::PortInfo>& pis,
                        const LinkCheckOptions& options)
 {
+    // Nodes in GUID order and their ports in order, found through the flat
+    // index: the checks come out in the table's order (no sort) and the map
+    // is walked once, to build the index.
+    std::vector<topology::NodeId> nodes = f.node_ids();
+    std::sort(nodes.begin(), nodes.end(), [&](auto x, auto y) { return f.node(x).guid < f.node(y).guid; });
     std::vector<LinkChecks::value_type> out;
     out.reserve(pis.size());
     const topology::PortIndex<mad::PortInfo> index(f, pis);
-    for (const auto& [a, pa] : pis) {
-        if (a.port.value() == 0) continue; // no cable on a switch's port 0 (nor a CA's)
-        const auto b = f.remote(a);
-        if (!b) continue;
-        const auto* pb = index.find(*b);
-        if (!pb || !link_up(pa.port_state) || !link_up(pb->port_state)) continue;
-        const auto sa = speeds_of(f, index, a, pa);
-        const auto sb = speeds_of(f, index, *b, *pb);
-        out.emplace_back(PortId{f.node(a.node).guid, a.port}, check_end(pa, sa, *pb, sb, options));
+    for (const auto n : nodes) {
+        const auto& node = f.node(n);
+        for (std::size_t p = 1; p < node.ports.size(); ++p) { // no cable on a switch's port 0 (nor a CA's)
+            const PortRef a{n, PortNum(static_cast<std::uint8_t>(p))};
+            const auto* pa = index.find(a);
+            const auto& b = node.ports[p].remote;
+            if (!pa || !b) continue;
+            const auto* pb = index.find(*b);
+            if (!pb || !link_up(pa->port_state) || !link_up(pb->port_state)) continue;
+            const auto sa = speeds_of(f, index, a, *pa);
+            const auto sb = speeds_of(f, index, *b, *pb);
+            out.emplace_back(PortId{node.guid, a.port}, check_end(*pa, sa, *pb, sb, options));
+        }
     }
     return LinkChecks(std::move(out));
 }

@@ -137,7 +137,9 @@ namespace ibsm::health {
 
 LinkChecks::LinkChecks(std::vector<value_type> entries) : v_(std::move(entries))
 {
-    std::stable_sort(v_.begin(), v_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // check_links gives them in order: then this is one pass.
+    auto before = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(v_.begin(), v_.end(), before)) std::stable_sort(v_.begin(), v_.end(), before);
     // Of equal ports the last given is kept (as repeated map assignments).
     std::size_t kept = 0;
     for (std::size_t i = 0; i < v_.size(); ++i) {
